@@ -1,0 +1,49 @@
+# Riverbeam: the two commands are `make up` and `make test`.
+SHELL := /bin/bash
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: up test proto lint fmt bench soak clean venv
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	@touch $(STAMP)
+
+venv: $(STAMP)
+
+## Start a local NATS and the four services (in-memory store); Ctrl-C stops everything.
+up: $(STAMP)
+	$(BIN)/riverbeam up
+
+## Run the whole test suite, starting what it needs.
+test: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
+
+## Regenerate libs/riverbeam/v1 from protos/.
+proto: $(STAMP)
+	$(BIN)/python scripts/gen_proto.py
+
+lint: $(STAMP)
+	$(BIN)/ruff check libs services tests bench scripts
+	$(BIN)/ruff format --check libs services tests bench scripts
+	$(BIN)/mypy libs services
+	$(BIN)/buf lint
+
+fmt: $(STAMP)
+	$(BIN)/ruff format libs services tests bench scripts
+	$(BIN)/ruff check --fix libs services tests bench scripts
+
+## Benchmarks: each prints our figure against a bare baseline measured in the same run.
+bench: $(STAMP)
+	$(BIN)/python -m pytest -m slow bench $(PYTEST_ARGS) -s
+
+## Soak/load tests.
+soak: $(STAMP)
+	$(BIN)/python -m pytest -m slow tests $(PYTEST_ARGS)
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

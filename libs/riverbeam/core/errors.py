@@ -1,0 +1,71 @@
+"""The error root of Riverbeam.
+
+    RiverbeamError            every error a caller can see; .code is an ErrorCode (BEM-NNN)
+      carries: message, details (str -> str), http_status, grpc_status
+
+Errors from lower layers (asyncpg, pygit2, httpx, grpc) are translated to a RiverbeamError at
+the boundary where they occur, never passed through.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import grpc
+
+from riverbeam.core._catalog import ErrorCode, ErrorSpec, by_code, catalog
+
+__all__ = ["ErrorCode", "ErrorSpec", "RiverbeamError", "by_code", "catalog"]
+
+
+class RiverbeamError(Exception):
+    """An error with a stable catalog code and structured details."""
+
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str | None = None,
+        /,
+        **details: object,
+    ) -> None:
+        self.code = code
+        self.message = message or code.spec.title
+        self.details: dict[str, str] = {k: str(v) for k, v in details.items() if v is not None}
+        super().__init__(f"{code.code}: {self.message}")
+
+    @property
+    def bem(self) -> str:
+        """The "BEM-NNN" string."""
+        return self.code.code
+
+    @property
+    def http_status(self) -> int:
+        return self.code.spec.http_status
+
+    @property
+    def grpc_status(self) -> grpc.StatusCode:
+        return self.code.spec.grpc_status
+
+    @property
+    def hint(self) -> str:
+        return self.code.spec.hint
+
+    def with_details(self, details: Mapping[str, object]) -> RiverbeamError:
+        """A copy with more details."""
+        merged: dict[str, object] = {**self.details, **details}
+        return RiverbeamError(self.code, self.message, **merged)
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-friendly form, as error frames and the CLI show it."""
+        out: dict[str, object] = {"code": self.bem, "message": self.message}
+        if self.details:
+            out["details"] = dict(self.details)
+        return out
+
+    def __reduce__(self) -> tuple[object, ...]:  # pickling across process pools
+        return (_rebuild, (self.code.code, self.message, self.details))
+
+
+def _rebuild(code: str, message: str, details: dict[str, str]) -> RiverbeamError:
+    member = by_code(code) or ErrorCode.INTERNAL
+    return RiverbeamError(member, message, **details)

@@ -1,0 +1,110 @@
+"""Requests: who is calling, the invocation, and answers to pending actions."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Literal
+
+from pydantic import AliasChoices, AwareDatetime, Field
+
+from riverbeam.types._base import JsonObject, UUIDStr, WireModel
+from riverbeam.types._content import ContentPart
+from riverbeam.v1 import riverbeam_service_pb2, types_pb2
+
+__all__ = [
+    "ActionResponseEnvelope",
+    "ActionResponseStatus",
+    "InvokeAuthContext",
+    "InvokePayload",
+    "InvokeRequest",
+    "ResumePayload",
+]
+
+ActionResponseStatus = Literal["submitted", "cancelled", "expired", "invalid"]
+
+
+class InvokeAuthContext(WireModel):
+    """Who is calling. `org_id` is also accepted as `organization_id`."""
+
+    _proto = types_pb2.InvokeAuthContext
+
+    user_id: str | None = None
+    profile_id: str | None = None
+    org_id: str | None = Field(default=None, validation_alias=AliasChoices("org_id", "organization_id"))
+    mcp_token: str | None = None
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class ActionResponseEnvelope(WireModel):
+    """A client's answer to one pending action."""
+
+    _proto = types_pb2.ActionResponseEnvelope
+    _always = frozenset({"status", "responded_at"})
+
+    action_id: str
+    kind: str
+    request_id: UUIDStr
+    status: ActionResponseStatus = "submitted"
+    payload: JsonObject | None = None
+    errors: list[str] = Field(default_factory=list)
+    responder_id: str | None = None
+    responded_at: AwareDatetime = Field(default_factory=_now)
+    lc_action_id: str | None = None
+
+
+class InvokePayload(WireModel):
+    """The public invoke command: no interaction_id or actions (they are filled in)."""
+
+    _proto = types_pb2.InvokeRequest
+    _always = frozenset({"content"})
+
+    agent_name: str = Field(min_length=1)
+    content: list[ContentPart]
+    session_id: UUIDStr
+    model_override: str | None = None
+    metadata: JsonObject | None = None
+    request_id: UUIDStr | None = None
+    stream: bool = False
+    auth_context: InvokeAuthContext | None = None
+
+
+class InvokeRequest(InvokePayload):
+    """API -> runner: the body of one invocation (seed 001)."""
+
+    interaction_id: UUIDStr | None = None
+    actions: list[ActionResponseEnvelope] = Field(default_factory=list)
+
+
+class ResumePayload(WireModel):
+    """The resume command: the interaction to resume and one answer per pending action."""
+
+    _proto = riverbeam_service_pb2.ResumeRequest
+    _always = frozenset({"content"})
+
+    agent_name: str = Field(min_length=1)
+    session_id: UUIDStr
+    interaction_id: UUIDStr
+    content: list[ContentPart] = Field(default_factory=list)
+    actions: list[ActionResponseEnvelope]
+    auth_context: InvokeAuthContext | None = None
+    metadata: JsonObject | None = None
+    request_id: UUIDStr | None = None
+    model_override: str | None = None
+
+    def as_invoke_request(self, *, request_id: str) -> InvokeRequest:
+        """The InvokeRequest this resume runs as (resume always streams)."""
+        return InvokeRequest(
+            agent_name=self.agent_name,
+            content=self.content,
+            session_id=self.session_id,
+            model_override=self.model_override,
+            metadata=self.metadata,
+            request_id=request_id,
+            stream=True,
+            auth_context=self.auth_context,
+            interaction_id=self.interaction_id,
+            actions=self.actions,
+        )

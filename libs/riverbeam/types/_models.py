@@ -1,0 +1,58 @@
+"""Model configuration, agent metadata and stream acknowledgements."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from riverbeam.types._base import WireModel
+from riverbeam.types._content import Modality
+from riverbeam.v1 import types_pb2
+
+__all__ = ["AgentMetadata", "ModelConfig", "Provider", "StreamAck"]
+
+Provider = Literal["openai", "anthropic", "custom", "ollama", "groq", "nvidia"]
+
+
+class ModelConfig(WireModel):
+    """One model the router may pick."""
+
+    _proto = types_pb2.ModelConfig
+    _always = frozenset({"modalities", "capabilities", "cost_per_1k_tokens", "max_tokens"})
+
+    name: str = Field(min_length=1)
+    provider: Provider
+    modalities: list[Modality] = Field(default_factory=lambda: ["text"])
+    capabilities: list[str] = Field(default_factory=list)
+    cost_per_1k_tokens: float = Field(default=0.0, ge=0)
+    max_tokens: int = Field(default=4096, gt=0)
+    api_key: str | None = None
+    provider_config: Any = None
+    extra: Any = None
+
+
+class AgentMetadata(WireModel):
+    _proto = types_pb2.AgentMetadata
+    _always = frozenset({"supported_modalities", "output_modalities"})
+
+    name: str = Field(min_length=1)
+    description: str | None = None
+    supported_modalities: list[Modality] = Field(default_factory=lambda: ["text"])
+    output_modalities: list[Modality] = Field(default_factory=lambda: ["text"])
+    tags: list[str] = Field(default_factory=list)
+    version: str | None = None
+    agent_id: str | None = None
+
+
+class StreamAck(WireModel):
+    """Returned at once when a request's frames go to the stream channel."""
+
+    _proto = types_pb2.StreamAck
+
+    request_id: str
+    interaction_id: str
+    session_id: str
+    subject: str
+    stream_name: str
+    run_id: str | None = None

@@ -1,0 +1,75 @@
+from riverbeam.v1 import riverbeam_service_pb2 as _riverbeam_service_pb2
+from riverbeam.v1 import types_pb2 as _types_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class CallerGrant(_message.Message):
+    __slots__ = ("may_confirm", "subject")
+    MAY_CONFIRM_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_FIELD_NUMBER: _ClassVar[int]
+    may_confirm: bool
+    subject: str
+    def __init__(self, may_confirm: _Optional[bool] = ..., subject: _Optional[str] = ...) -> None: ...
+
+class RunInvokeRequest(_message.Message):
+    __slots__ = ("request", "model", "grant")
+    REQUEST_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    GRANT_FIELD_NUMBER: _ClassVar[int]
+    request: _types_pb2.InvokeRequest
+    model: _types_pb2.ModelConfig
+    grant: CallerGrant
+    def __init__(self, request: _Optional[_Union[_types_pb2.InvokeRequest, _Mapping]] = ..., model: _Optional[_Union[_types_pb2.ModelConfig, _Mapping]] = ..., grant: _Optional[_Union[CallerGrant, _Mapping]] = ...) -> None: ...
+
+class RunInvokeResponse(_message.Message):
+    __slots__ = ("result", "ack")
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    ACK_FIELD_NUMBER: _ClassVar[int]
+    result: _types_pb2.AgentResult
+    ack: _types_pb2.StreamAck
+    def __init__(self, result: _Optional[_Union[_types_pb2.AgentResult, _Mapping]] = ..., ack: _Optional[_Union[_types_pb2.StreamAck, _Mapping]] = ...) -> None: ...
+
+class RunResumeRequest(_message.Message):
+    __slots__ = ("request", "model", "grant")
+    REQUEST_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    GRANT_FIELD_NUMBER: _ClassVar[int]
+    request: _riverbeam_service_pb2.ResumeRequest
+    model: _types_pb2.ModelConfig
+    grant: CallerGrant
+    def __init__(self, request: _Optional[_Union[_riverbeam_service_pb2.ResumeRequest, _Mapping]] = ..., model: _Optional[_Union[_types_pb2.ModelConfig, _Mapping]] = ..., grant: _Optional[_Union[CallerGrant, _Mapping]] = ...) -> None: ...
+
+class RunResumeResponse(_message.Message):
+    __slots__ = ("ack",)
+    ACK_FIELD_NUMBER: _ClassVar[int]
+    ack: _types_pb2.StreamAck
+    def __init__(self, ack: _Optional[_Union[_types_pb2.StreamAck, _Mapping]] = ...) -> None: ...
+
+class CancelRunRequest(_message.Message):
+    __slots__ = ("request_id", "reason")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    reason: str
+    def __init__(self, request_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class CancelRunResponse(_message.Message):
+    __slots__ = ("cancelled",)
+    CANCELLED_FIELD_NUMBER: _ClassVar[int]
+    cancelled: bool
+    def __init__(self, cancelled: _Optional[bool] = ...) -> None: ...
+
+class ListRegisteredAgentsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListRegisteredAgentsResponse(_message.Message):
+    __slots__ = ("agents",)
+    AGENTS_FIELD_NUMBER: _ClassVar[int]
+    agents: _containers.RepeatedCompositeFieldContainer[_types_pb2.AgentMetadata]
+    def __init__(self, agents: _Optional[_Iterable[_Union[_types_pb2.AgentMetadata, _Mapping]]] = ...) -> None: ...
