@@ -1,0 +1,112 @@
+"""What an agent receives: its input (the request) and its context (history, model, memory)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from riverbeam.types import (
+    ActionResponseEnvelope,
+    ContentPart,
+    InvokeAuthContext,
+    MemoryEntry,
+    Message,
+    ModelConfig,
+    TokenUsage,
+)
+
+__all__ = ["AgentContext", "AgentInput", "MemoryWriter", "ResumedAction", "UsageMeter"]
+
+
+@dataclass(frozen=True, slots=True)
+class ResumedAction:
+    """One answered pending action, as the pipeline hands it to the agent on resume.
+
+    tool, args and tool_call_id are the ones stored with the pending action: the agent runs
+    those, never anything from the response payload. response is the client's answer; only a
+    response whose status is "submitted" approves the call.
+    """
+
+    action_id: str
+    tool: str
+    args: dict[str, Any]
+    tool_call_id: str | None
+    response: ActionResponseEnvelope
+
+    @property
+    def approved(self) -> bool:
+        return self.response.status == "submitted"
+
+
+@dataclass(slots=True)
+class AgentInput:
+    """The request an agent runs for."""
+
+    content: list[ContentPart]
+    session_id: str
+    run_id: str
+    agent_name: str
+    interaction_id: str | None = None
+    request_id: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    auth_context: InvokeAuthContext | None = None
+    actions: list[ResumedAction] = field(default_factory=list)
+    # Set by the pipeline, never by the caller: the caller may approve its own
+    # confirm_required tools, so metadata.confirm is honoured.
+    confirm_allowed: bool = False
+
+    @property
+    def text(self) -> str:
+        return "".join(p.text or "" for p in self.content if p.type == "text")
+
+    @property
+    def confirmed(self) -> bool:
+        """metadata.confirm, honoured only when the pipeline marked the caller as allowed."""
+        return self.confirm_allowed and self.metadata.get("confirm") is True
+
+
+class MemoryWriter(Protocol):
+    """Where the remember tool writes. The store implements it."""
+
+    async def remember(
+        self,
+        *,
+        scope_name: str,
+        scope_id: str,
+        content: str,
+        metadata: dict[str, Any] | None = None,
+    ) -> MemoryEntry: ...
+
+
+@dataclass(slots=True)
+class UsageMeter:
+    """Token usage accumulated during a run, readable at any time (a cancelled run reports it)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def add(self, usage: TokenUsage | None) -> None:
+        if usage is not None:
+            self.prompt_tokens += usage.prompt_tokens
+            self.completion_tokens += usage.completion_tokens
+
+    def snapshot(self) -> TokenUsage:
+        return TokenUsage(
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            total_tokens=self.prompt_tokens + self.completion_tokens,
+        )
+
+
+@dataclass(slots=True)
+class AgentContext:
+    """What the pipeline gives an agent besides the request."""
+
+    history: list[Message] = field(default_factory=list)
+    memory: list[MemoryEntry] = field(default_factory=list)
+    model_config_resolved: ModelConfig | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    memory_writer: MemoryWriter | None = None
+    # Memory scopes (name, id) this request may read and write.
+    memory_scopes: list[tuple[str, str]] = field(default_factory=list)
+    usage: UsageMeter = field(default_factory=UsageMeter)

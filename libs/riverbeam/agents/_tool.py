@@ -1,0 +1,56 @@
+"""Tools: the Tool protocol, ToolSpec and json_params."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from riverbeam.agents._io import AgentInput
+from riverbeam.core.errors import ErrorCode, RiverbeamError
+
+__all__ = ["TOOL_NAME_PATTERN", "Tool", "ToolSpec", "json_params"]
+
+TOOL_NAME_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def json_params(properties: dict[str, Any], required: list[str] | tuple[str, ...] = ()) -> dict[str, Any]:
+    """A JSON Schema object for a tool's parameters."""
+    return {
+        "type": "object",
+        "properties": dict(properties),
+        "required": list(required),
+        "additionalProperties": False,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """What the model sees of a tool."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any] = field(default_factory=lambda: json_params({}))
+    confirm_required: bool = False
+    # Seconds before a call is abandoned with BEM-091; None uses the runner's default.
+    timeout_s: float | None = None
+
+    def __post_init__(self) -> None:
+        if not TOOL_NAME_PATTERN.fullmatch(self.name):
+            raise RiverbeamError(ErrorCode.INVALID_TOOL_NAME, f"invalid tool name {self.name!r}", tool=self.name)
+
+    def openai(self) -> dict[str, Any]:
+        """The OpenAI chat-completions `tools` entry."""
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
+
+
+@runtime_checkable
+class Tool(Protocol):
+    """A callable the model can use."""
+
+    def spec(self) -> ToolSpec: ...
+
+    async def invoke(self, args: dict[str, Any], input: AgentInput) -> Any: ...
