@@ -1,0 +1,96 @@
+"""RiverbeamError <-> gRPC status with google.rpc.ErrorInfo, both directions."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+
+from riverbeam.core.errors import ErrorCode, RiverbeamError, by_code
+
+__all__ = [
+    "DOMAIN",
+    "STATUS_DETAILS_KEY",
+    "error_from_rpc",
+    "rich_status",
+    "translate_rpc_errors",
+    "translate_rpc_errors_sync",
+]
+
+DOMAIN = "riverbeam"
+STATUS_DETAILS_KEY = "grpc-status-details-bin"
+
+
+def rich_status(err: RiverbeamError) -> status_pb2.Status:
+    """The google.rpc.Status for an error: its code, message and an ErrorInfo detail."""
+    info = error_details_pb2.ErrorInfo(reason=err.bem, domain=DOMAIN, metadata=err.details)
+    detail = any_pb2.Any()
+    detail.Pack(info)
+    return status_pb2.Status(
+        code=err.grpc_status.value[0], message=err.message, details=[detail]
+    )
+
+
+def _details_from_metadata(metadata: Any) -> status_pb2.Status | None:
+    for key, value in metadata or ():
+        if key == STATUS_DETAILS_KEY:
+            status = status_pb2.Status()
+            status.ParseFromString(value)
+            return status
+    return None
+
+
+_FALLBACK: dict[grpc.StatusCode, ErrorCode] = {
+    grpc.StatusCode.UNAVAILABLE: ErrorCode.STORE_UNAVAILABLE,
+    grpc.StatusCode.DEADLINE_EXCEEDED: ErrorCode.STREAM_TIMEOUT,
+    grpc.StatusCode.UNAUTHENTICATED: ErrorCode.UNAUTHENTICATED,
+    grpc.StatusCode.PERMISSION_DENIED: ErrorCode.PERMISSION_DENIED,
+    grpc.StatusCode.INVALID_ARGUMENT: ErrorCode.INVALID_ARGUMENT,
+    grpc.StatusCode.CANCELLED: ErrorCode.RUN_CANCELLED,
+}
+
+
+def error_from_rpc(exc: grpc.RpcError) -> RiverbeamError:
+    """Turn a gRPC error back into the RiverbeamError the server raised.
+
+    A status without Riverbeam ErrorInfo (a proxy's, or a transport failure) becomes the
+    closest catalog code, with the gRPC code in the details.
+    """
+    code = exc.code() if hasattr(exc, "code") else grpc.StatusCode.UNKNOWN
+    message = exc.details() if hasattr(exc, "details") else str(exc)
+    trailing = exc.trailing_metadata() if hasattr(exc, "trailing_metadata") else None
+    status = _details_from_metadata(trailing)
+    if status is not None:
+        for detail in status.details:
+            info = error_details_pb2.ErrorInfo()
+            if detail.Is(info.DESCRIPTOR) and detail.Unpack(info) and info.domain == DOMAIN:
+                member = by_code(info.reason) or ErrorCode.INTERNAL
+                return RiverbeamError(member, status.message or message, **dict(info.metadata))
+    member = _FALLBACK.get(code, ErrorCode.INTERNAL) if isinstance(code, grpc.StatusCode) else ErrorCode.INTERNAL
+    name = code.name if isinstance(code, grpc.StatusCode) else str(code)
+    return RiverbeamError(member, f"{name}: {message or 'no details'}", grpc_code=name)
+
+
+@contextlib.asynccontextmanager
+async def translate_rpc_errors() -> AsyncIterator[None]:
+    """Client side: raise RiverbeamError instead of grpc.RpcError inside the block."""
+    try:
+        yield
+    except grpc.RpcError as exc:
+        raise error_from_rpc(exc) from None
+
+
+@contextlib.contextmanager
+def translate_rpc_errors_sync() -> Iterator[None]:
+    """The same, for synchronous code and async generators that cannot use `async with`."""
+    try:
+        yield
+    except grpc.RpcError as exc:
+        raise error_from_rpc(exc) from None
+
+
+assert code_pb2.OK == 0  # google.rpc.Code and grpc.StatusCode share numbering
