@@ -2,6 +2,8 @@
 
 from riverbeam.server._grpc_server import CHANNEL_OPTIONS, GrpcServer, ServiceBinding, open_channel
 from riverbeam.server._interceptor import ErrorInterceptor, abort_with
+from riverbeam.server._lifecycle import ServiceApp, run_service
+from riverbeam.server._logging import JsonFormatter, configure_logging
 from riverbeam.server._status import (
     DOMAIN,
     error_from_rpc,
@@ -15,11 +17,15 @@ __all__ = [
     "DOMAIN",
     "ErrorInterceptor",
     "GrpcServer",
+    "JsonFormatter",
+    "ServiceApp",
     "ServiceBinding",
     "abort_with",
+    "configure_logging",
     "error_from_rpc",
     "open_channel",
     "rich_status",
+    "run_service",
     "translate_rpc_errors",
     "translate_rpc_errors_sync",
 ]

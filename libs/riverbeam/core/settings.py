@@ -1,0 +1,104 @@
+"""Service settings: RIVERBEAM_* environment variables (and CLI flags) via pydantic-settings.
+
+Nothing reads the environment at import time: build a settings object explicitly
+(`RunnerSettings()` reads the environment when called) and pass it in.
+"""
+
+from __future__ import annotations
+
+import socket
+import uuid
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+__all__ = [
+    "CommonSettings",
+    "RouterSettings",
+    "RunnerSettings",
+    "SandboxSettings",
+    "StoreSettings",
+]
+
+DEFAULT_HOME = Path.home() / ".riverbeam"
+
+
+class CommonSettings(BaseSettings):
+    """Settings every service has."""
+
+    model_config = SettingsConfigDict(env_prefix="RIVERBEAM_", extra="ignore")
+
+    listen: str = "127.0.0.1:0"
+    log_level: str = "INFO"
+    log_format: Literal["text", "json"] = "text"
+    # Prometheus metrics on this port at /metrics; None turns them off.
+    metrics_port: int | None = None
+    shutdown_grace_s: float = Field(default=30.0, ge=0)
+    # OpenTelemetry: on when an OTLP endpoint is configured (OTEL_EXPORTER_OTLP_ENDPOINT).
+    otel_enabled: bool = False
+
+
+class StoreSettings(CommonSettings):
+    listen: str = "127.0.0.1:50054"
+    # postgresql://... ; None keeps everything in memory (development).
+    database_url: str | None = None
+    db_schema: str = "ref_beam"
+    db_pool_min: int = 1
+    db_pool_max: int = 10
+
+
+class SandboxSettings(CommonSettings):
+    listen: str = "127.0.0.1:50053"
+    workspace_base: Path = DEFAULT_HOME / "workspaces"
+    protected_refs: list[str] = Field(default_factory=lambda: ["main", "master"])
+    # Origin URLs a workspace may push to must start with one of these; empty allows local
+    # paths under origin_base only.
+    allowed_origin_prefixes: list[str] = Field(default_factory=list)
+    origin_base: Path | None = None
+    allow_request_workspace: bool = False
+    git_author_name: str = "Riverbeam Agent"
+    git_author_email: str = "agent@riverbeam.invalid"
+    max_read_bytes: int = 256 * 1024
+    max_diff_bytes: int = 256 * 1024
+    max_write_bytes: int = 4 * 1024 * 1024
+
+
+def _runner_id() -> str:
+    return f"{socket.gethostname()}-{uuid.uuid4().hex[:8]}"
+
+
+class RunnerSettings(CommonSettings):
+    listen: str = "127.0.0.1:50052"
+    store_url: str | None = "127.0.0.1:50054"
+    sandbox_url: str | None = "127.0.0.1:50053"
+    nats_url: str = "nats://127.0.0.1:4222"
+    stream_name: str = "RIVERBEAM_STREAM"
+    stream_max_age_s: float = 24 * 3600
+    # module:function that registers the deployment's agents.
+    agents: str | None = None
+    # The workspace the author skill's tools are bound to.
+    workspace: str = "default"
+    workspace_origin: str | None = None
+    runner_id: str = Field(default_factory=_runner_id)
+    lease_ttl_s: float = Field(default=15.0, gt=0)
+    reap_interval_s: float = Field(default=5.0, gt=0)
+    # One run at a time per session: reject a second invoke (BEM-030) or queue it.
+    busy_session_policy: Literal["reject", "queue"] = "reject"
+    queue_timeout_s: float = 60.0
+    max_history_messages: int = 200
+
+
+class RouterSettings(CommonSettings):
+    listen: str = "127.0.0.1:50051"
+    runner_url: str = "127.0.0.1:50052"
+    store_url: str = "127.0.0.1:50054"
+    nats_url: str = "nats://127.0.0.1:4222"
+    stream_name: str = "RIVERBEAM_STREAM"
+    tokens_file: Path | None = None
+    # Unauthenticated calls allowed; said loudly at start-up. Only for local development.
+    dev_mode: bool = False
+    models_file: Path | None = None
+    max_content_bytes: int = 1024 * 1024
+    max_metadata_bytes: int = 64 * 1024

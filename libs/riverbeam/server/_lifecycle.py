@@ -1,0 +1,69 @@
+"""Running one service process: logging, metrics, the gRPC server, signals and draining."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from collections.abc import Awaitable, Callable
+
+from riverbeam.core.settings import CommonSettings
+from riverbeam.server._grpc_server import GrpcServer, ServiceBinding
+from riverbeam.server._logging import configure_logging
+
+__all__ = ["ServiceApp", "run_service"]
+
+log = logging.getLogger("riverbeam.service")
+
+
+class ServiceApp:
+    """What a service contributes: its bindings, plus hooks around serving."""
+
+    def __init__(
+        self,
+        bindings: list[ServiceBinding],
+        *,
+        on_started: Callable[[GrpcServer], Awaitable[None]] | None = None,
+        drain: Callable[[float], Awaitable[None]] | None = None,
+        close: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
+        self.bindings = bindings
+        self.on_started = on_started
+        self.drain = drain
+        self.close = close
+
+
+async def run_service(
+    settings: CommonSettings,
+    build: Callable[[], contextlib.AbstractAsyncContextManager[ServiceApp]],
+    *,
+    ready: Callable[[str], None] | None = None,
+) -> None:
+    """Serve until SIGTERM/SIGINT, then stop taking work, drain, and exit."""
+    configure_logging(level=settings.log_level, fmt=settings.log_format)
+    if settings.metrics_port is not None:
+        from prometheus_client import start_http_server
+
+        start_http_server(settings.metrics_port)
+        log.info("metrics on :%d/metrics", settings.metrics_port)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    async with build() as app:
+        server = GrpcServer(app.bindings, listen=settings.listen, grace_s=settings.shutdown_grace_s)
+        await server.start()
+        if app.on_started is not None:
+            await app.on_started(server)
+        if ready is not None:
+            ready(server.address)
+        await stop.wait()
+        log.info("stopping: draining for up to %.0fs", settings.shutdown_grace_s)
+        await server.health.enter_graceful_shutdown()
+        if app.drain is not None:
+            await app.drain(settings.shutdown_grace_s)
+        await server.stop()
+        if app.close is not None:
+            await app.close()
