@@ -40,29 +40,44 @@ class ErrorCode(enum.Enum):
     INVALID_UUID = ErrorSpec("BEM-010", "field is not a UUID", 400, _S.INVALID_ARGUMENT)
     MISSING_FIELD = ErrorSpec("BEM-011", "required field missing", 400, _S.INVALID_ARGUMENT)
     CONTENT_TOO_LARGE = ErrorSpec(
-        "BEM-012", "content too large", 400, _S.INVALID_ARGUMENT, "split the turn or send media by reference"
+        "BEM-012",
+        "content too large",
+        400,
+        _S.INVALID_ARGUMENT,
+        "split the turn or send media by reference",
     )
     METADATA_TOO_LARGE = ErrorSpec("BEM-013", "metadata too large", 400, _S.INVALID_ARGUMENT)
-    INVALID_ENUM = ErrorSpec("BEM-014", "value not one of the allowed values", 400, _S.INVALID_ARGUMENT)
+    INVALID_ENUM = ErrorSpec(
+        "BEM-014", "value not one of the allowed values", 400, _S.INVALID_ARGUMENT
+    )
     INVALID_PAGE_TOKEN = ErrorSpec("BEM-015", "invalid page token", 400, _S.INVALID_ARGUMENT)
     INVALID_DOCUMENT = ErrorSpec("BEM-016", "invalid wire document", 400, _S.INVALID_ARGUMENT)
     AGENT_NOT_REGISTERED = ErrorSpec(
         "BEM-020", "agent not registered", 404, _S.NOT_FOUND, "list agents with `riverbeam agents`"
     )
-    AGENT_ALREADY_REGISTERED = ErrorSpec("BEM-021", "agent already registered", 409, _S.ALREADY_EXISTS)
+    AGENT_ALREADY_REGISTERED = ErrorSpec(
+        "BEM-021", "agent already registered", 409, _S.ALREADY_EXISTS
+    )
     SESSION_NOT_FOUND = ErrorSpec("BEM-025", "session not found", 404, _S.NOT_FOUND)
     INTERACTION_NOT_FOUND = ErrorSpec("BEM-026", "interaction not found", 404, _S.NOT_FOUND)
     ACTION_NOT_FOUND = ErrorSpec("BEM-027", "action not found", 404, _S.NOT_FOUND)
     RUN_NOT_FOUND = ErrorSpec("BEM-028", "run not found", 404, _S.NOT_FOUND)
     SESSION_BUSY = ErrorSpec(
-        "BEM-030", "session already has a run in progress", 409, _S.FAILED_PRECONDITION,
+        "BEM-030",
+        "session already has a run in progress",
+        409,
+        _S.FAILED_PRECONDITION,
         "wait for the running request to finish, or cancel it",
     )
     REQUEST_ID_REUSED = ErrorSpec("BEM-031", "request_id already used", 409, _S.ALREADY_EXISTS)
     REQUEST_NOT_FOUND = ErrorSpec("BEM-032", "no live run for this request", 404, _S.NOT_FOUND)
     RUN_CANCELLED = ErrorSpec("BEM-033", "run cancelled", 499, _S.CANCELLED)
     RUN_LOST = ErrorSpec(
-        "BEM-034", "run lost: its runner stopped renewing its lease", 503, _S.UNAVAILABLE, "invoke again"
+        "BEM-034",
+        "run lost: its runner stopped renewing its lease",
+        503,
+        _S.UNAVAILABLE,
+        "invoke again",
     )
     MODALITY_NOT_SUPPORTED = ErrorSpec(
         "BEM-040", "content modality not supported by the agent", 400, _S.INVALID_ARGUMENT
@@ -77,12 +92,20 @@ class ErrorCode(enum.Enum):
         "BEM-043", "no model has the required capabilities", 400, _S.FAILED_PRECONDITION
     )
     MODEL_LIST_SECRET = ErrorSpec(
-        "BEM-044", "model list contains an API key", 500, _S.FAILED_PRECONDITION,
+        "BEM-044",
+        "model list contains an API key",
+        500,
+        _S.FAILED_PRECONDITION,
         "remove api_key and set BEAM_API_KEY in the environment",
     )
-    MODEL_LIST_INVALID = ErrorSpec("BEM-045", "model list file invalid", 500, _S.FAILED_PRECONDITION)
+    MODEL_LIST_INVALID = ErrorSpec(
+        "BEM-045", "model list file invalid", 500, _S.FAILED_PRECONDITION
+    )
     UNAUTHENTICATED = ErrorSpec(
-        "BEM-050", "missing or invalid bearer token", 401, _S.UNAUTHENTICATED,
+        "BEM-050",
+        "missing or invalid bearer token",
+        401,
+        _S.UNAUTHENTICATED,
         "send `authorization: Bearer <token>` metadata",
     )
     PERMISSION_DENIED = ErrorSpec("BEM-051", "permission denied", 403, _S.PERMISSION_DENIED)
@@ -92,7 +115,9 @@ class ErrorCode(enum.Enum):
     APPROVAL_DENIED = ErrorSpec(
         "BEM-053", "caller may not approve these actions", 403, _S.PERMISSION_DENIED
     )
-    MISSING_INTERACTION_ID = ErrorSpec("BEM-062", "interaction_id is required", 400, _S.INVALID_ARGUMENT)
+    MISSING_INTERACTION_ID = ErrorSpec(
+        "BEM-062", "interaction_id is required", 400, _S.INVALID_ARGUMENT
+    )
     ACTION_ID_NOT_UUID = ErrorSpec("BEM-063", "action_id is not a UUID", 400, _S.INVALID_ARGUMENT)
     ACTION_WRONG_INTERACTION = ErrorSpec(
         "BEM-064", "action does not belong to this interaction", 400, _S.FAILED_PRECONDITION
@@ -101,34 +126,58 @@ class ErrorCode(enum.Enum):
         "BEM-065", "interaction not found in this session", 404, _S.NOT_FOUND
     )
     ACTION_NOT_PENDING = ErrorSpec(
-        "BEM-066", "action is not pending", 400, _S.FAILED_PRECONDITION,
+        "BEM-066",
+        "action is not pending",
+        400,
+        _S.FAILED_PRECONDITION,
         "an action is answered once; ask the agent again in a new message",
     )
-    RESUME_WITHOUT_ACTIONS = ErrorSpec("BEM-067", "resume needs at least one action", 400, _S.INVALID_ARGUMENT)
-    DUPLICATE_ACTION = ErrorSpec("BEM-068", "action answered twice in one resume", 400, _S.INVALID_ARGUMENT)
+    RESUME_WITHOUT_ACTIONS = ErrorSpec(
+        "BEM-067", "resume needs at least one action", 400, _S.INVALID_ARGUMENT
+    )
+    DUPLICATE_ACTION = ErrorSpec(
+        "BEM-068", "action answered twice in one resume", 400, _S.INVALID_ARGUMENT
+    )
     MODEL_ERROR = ErrorSpec("BEM-080", "model call failed", 502, _S.UNAVAILABLE)
     SCRIPT_EXHAUSTED = ErrorSpec("BEM-081", "scripted client ran out of steps", 500, _S.INTERNAL)
     MODEL_AUTH = ErrorSpec(
-        "BEM-082", "model endpoint refused the credentials", 502, _S.FAILED_PRECONDITION,
+        "BEM-082",
+        "model endpoint refused the credentials",
+        502,
+        _S.FAILED_PRECONDITION,
         "check BEAM_API_KEY",
     )
-    MODEL_RATE_LIMITED = ErrorSpec("BEM-083", "model endpoint rate limit", 429, _S.RESOURCE_EXHAUSTED)
+    MODEL_RATE_LIMITED = ErrorSpec(
+        "BEM-083", "model endpoint rate limit", 429, _S.RESOURCE_EXHAUSTED
+    )
     MODEL_CONTEXT_LENGTH = ErrorSpec(
         "BEM-084", "conversation exceeds the model's context length", 400, _S.OUT_OF_RANGE
     )
     MODEL_UNAVAILABLE = ErrorSpec(
         "BEM-085", "model endpoint unavailable after retries", 503, _S.UNAVAILABLE
     )
-    STREAM_WITHOUT_DONE = ErrorSpec("BEM-086", "agent stream ended without a done frame", 500, _S.INTERNAL)
+    STREAM_WITHOUT_DONE = ErrorSpec(
+        "BEM-086", "agent stream ended without a done frame", 500, _S.INTERNAL
+    )
     AGENT_ERROR_FRAME = ErrorSpec("BEM-087", "agent reported an error", 500, _S.INTERNAL)
     TOO_MANY_TOOL_ROUNDS = ErrorSpec("BEM-088", "too many tool rounds", 500, _S.ABORTED)
-    UNKNOWN_TOOL = ErrorSpec("BEM-089", "model called a tool the agent does not have", 502, _S.INTERNAL)
-    INVALID_TOOL_ARGS = ErrorSpec("BEM-090", "tool arguments do not match the schema", 400, _S.INVALID_ARGUMENT)
+    UNKNOWN_TOOL = ErrorSpec(
+        "BEM-089", "model called a tool the agent does not have", 502, _S.INTERNAL
+    )
+    INVALID_TOOL_ARGS = ErrorSpec(
+        "BEM-090", "tool arguments do not match the schema", 400, _S.INVALID_ARGUMENT
+    )
     TOOL_TIMEOUT = ErrorSpec("BEM-091", "tool timed out", 504, _S.DEADLINE_EXCEEDED)
     TOOL_FAILED = ErrorSpec("BEM-092", "tool failed", 500, _S.INTERNAL)
-    MODEL_BAD_RESPONSE = ErrorSpec("BEM-093", "model returned a malformed response", 502, _S.INTERNAL)
-    INVALID_TOOL_NAME = ErrorSpec("BEM-094", "tool name must match [A-Za-z0-9_-]{1,64}", 400, _S.INVALID_ARGUMENT)
-    ALL_MODELS_FAILED = ErrorSpec("BEM-095", "every client in the fallback chain failed", 503, _S.UNAVAILABLE)
+    MODEL_BAD_RESPONSE = ErrorSpec(
+        "BEM-093", "model returned a malformed response", 502, _S.INTERNAL
+    )
+    INVALID_TOOL_NAME = ErrorSpec(
+        "BEM-094", "tool name must match [A-Za-z0-9_-]{1,64}", 400, _S.INVALID_ARGUMENT
+    )
+    ALL_MODELS_FAILED = ErrorSpec(
+        "BEM-095", "every client in the fallback chain failed", 503, _S.UNAVAILABLE
+    )
     INVALID_MEMORY_SCOPE = ErrorSpec("BEM-100", "invalid memory scope", 400, _S.INVALID_ARGUMENT)
     MEMORY_NOT_CONFIGURED = ErrorSpec(
         "BEM-109", "remember needs a memory store, and this runner has none", 501, _S.UNIMPLEMENTED
@@ -143,7 +192,9 @@ class ErrorCode(enum.Enum):
     PATH_ABSOLUTE = ErrorSpec("BEM-300", "absolute path rejected", 400, _S.INVALID_ARGUMENT)
     PATH_PARENT = ErrorSpec("BEM-301", "`..` path component rejected", 400, _S.INVALID_ARGUMENT)
     PATH_BAD_CHARACTER = ErrorSpec(
-        "BEM-302", "path has a forbidden character (NUL, control, backslash, invisible)", 400,
+        "BEM-302",
+        "path has a forbidden character (NUL, control, backslash, invisible)",
+        400,
         _S.INVALID_ARGUMENT,
     )
     PATH_EMPTY = ErrorSpec("BEM-303", "empty path or path component", 400, _S.INVALID_ARGUMENT)
@@ -151,10 +202,16 @@ class ErrorCode(enum.Enum):
     PATH_ESCAPES_ROOT = ErrorSpec(
         "BEM-305", "path resolves outside the sandbox root (symlink)", 403, _S.PERMISSION_DENIED
     )
-    PATH_GIT_DIR = ErrorSpec("BEM-306", "the .git directory is off limits", 403, _S.PERMISSION_DENIED)
-    PATH_HARD_LINK = ErrorSpec("BEM-307", "file has more than one hard link", 403, _S.PERMISSION_DENIED)
+    PATH_GIT_DIR = ErrorSpec(
+        "BEM-306", "the .git directory is off limits", 403, _S.PERMISSION_DENIED
+    )
+    PATH_HARD_LINK = ErrorSpec(
+        "BEM-307", "file has more than one hard link", 403, _S.PERMISSION_DENIED
+    )
     PATH_NOT_FOUND = ErrorSpec("BEM-308", "no such file or directory", 404, _S.NOT_FOUND)
-    PATH_WRONG_KIND = ErrorSpec("BEM-309", "not a regular file or directory as expected", 400, _S.INVALID_ARGUMENT)
+    PATH_WRONG_KIND = ErrorSpec(
+        "BEM-309", "not a regular file or directory as expected", 400, _S.INVALID_ARGUMENT
+    )
     WORKSPACE_NOT_FOUND = ErrorSpec("BEM-310", "workspace not found", 404, _S.NOT_FOUND)
     WORKSPACE_EXISTS = ErrorSpec("BEM-311", "workspace already exists", 409, _S.ALREADY_EXISTS)
     WORKSPACE_BAD_NAME = ErrorSpec(
@@ -167,14 +224,30 @@ class ErrorCode(enum.Enum):
     GIT_FAILED = ErrorSpec("BEM-320", "git operation failed", 500, _S.INTERNAL)
     NOTHING_TO_COMMIT = ErrorSpec("BEM-321", "nothing to commit", 400, _S.FAILED_PRECONDITION)
     COMMIT_ON_PROTECTED = ErrorSpec(
-        "BEM-322", "commits on a protected branch are refused", 403, _S.PERMISSION_DENIED,
+        "BEM-322",
+        "commits on a protected branch are refused",
+        403,
+        _S.PERMISSION_DENIED,
         "check out a branch of your own first",
     )
-    CHECKOUT_PROTECTED = ErrorSpec("BEM-323", "protected ref cannot be checked out", 403, _S.PERMISSION_DENIED)
-    NO_ORIGIN = ErrorSpec("BEM-324", "workspace has no origin configured", 400, _S.FAILED_PRECONDITION)
+    CHECKOUT_PROTECTED = ErrorSpec(
+        "BEM-323", "protected ref cannot be checked out", 403, _S.PERMISSION_DENIED
+    )
+    NO_ORIGIN = ErrorSpec(
+        "BEM-324", "workspace has no origin configured", 400, _S.FAILED_PRECONDITION
+    )
     INVALID_REF = ErrorSpec("BEM-325", "invalid branch or ref name", 400, _S.INVALID_ARGUMENT)
     NO_BRANCH = ErrorSpec("BEM-326", "HEAD is detached or unborn", 400, _S.FAILED_PRECONDITION)
-    PUSH_PROTECTED = ErrorSpec("BEM-328", "push of a protected ref refused", 403, _S.PERMISSION_DENIED)
+    DIRTY_WORKTREE = ErrorSpec(
+        "BEM-327",
+        "working tree has uncommitted changes",
+        409,
+        _S.FAILED_PRECONDITION,
+        "commit the changes first",
+    )
+    PUSH_PROTECTED = ErrorSpec(
+        "BEM-328", "push of a protected ref refused", 403, _S.PERMISSION_DENIED
+    )
     INVALID_ORIGIN = ErrorSpec("BEM-329", "origin URL not allowed", 400, _S.INVALID_ARGUMENT)
     PUSH_REJECTED = ErrorSpec("BEM-330", "push rejected by the remote", 409, _S.ABORTED)
 

@@ -34,8 +34,10 @@ from riverbeam.types._result import (
     TokenUsage,
     ToolCallRecord,
 )
+from riverbeam.types._schema import WIRE_TYPES, json_schema
 
 __all__ = [
+    "WIRE_TYPES",
     "Action",
     "ActionOutcome",
     "ActionRequired",
@@ -71,6 +73,7 @@ __all__ = [
     "ToolCallRecord",
     "UUIDStr",
     "WireModel",
+    "json_schema",
     "modalities_of",
     "validation_error",
 ]

@@ -3,36 +3,92 @@
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Annotated, Any, ClassVar, Self
 
 from google.protobuf import json_format
+from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message as ProtoMessage
-from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, model_serializer
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    StringConstraints,
+    ValidationError,
+    WithJsonSchema,
+    model_serializer,
+)
+from pydantic_core import PydanticCustomError
 from pydantic_core.core_schema import SerializerFunctionWrapHandler
-
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 
-__all__ = ["JsonObject", "UUIDStr", "WireModel", "validation_error"]
+__all__ = [
+    "INT32_MAX",
+    "JsonObject",
+    "NonEmptyStr",
+    "OptionalJsonObject",
+    "UUIDStr",
+    "UtcDatetime",
+    "WireModel",
+    "validation_error",
+]
 
 JsonObject = dict[str, Any]
 
+INT32_MAX = 2**31 - 1
+"""The largest value of a protobuf int32 field; wire integers are bounded by it."""
+
+_UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+_UUID_RE = re.compile(_UUID_PATTERN)
+
 
 def _canonical_uuid(value: str) -> str:
-    try:
-        parsed = uuid.UUID(value)
-    except (ValueError, AttributeError, TypeError):
-        raise ValueError(f"{value!r} is not a UUID") from None
-    # Only the canonical 36-character hyphenated form is accepted on the wire.
-    if len(value) != 36:
-        raise ValueError(f"{value!r} is not a UUID in canonical form")
-    return str(parsed)
+    # Only the 8-4-4-4-12 hyphenated form is accepted on the wire (uuid.UUID alone would also
+    # take braces, "urn:uuid:" and misplaced hyphens); it is kept lowercase.
+    if not _UUID_RE.fullmatch(value):
+        raise PydanticCustomError(
+            "uuid_format",
+            "'{value}' is not a UUID (8-4-4-4-12 hex digits)",
+            {"value": value[:64]},
+        )
+    return str(uuid.UUID(value))
 
 
-UUIDStr = Annotated[str, AfterValidator(_canonical_uuid)]
+UUIDStr = Annotated[
+    str,
+    AfterValidator(_canonical_uuid),
+    WithJsonSchema({"type": "string", "format": "uuid", "pattern": _UUID_PATTERN}),
+]
 """A UUID kept as its canonical lowercase string."""
+
+NonEmptyStr = Annotated[str, StringConstraints(min_length=1)]
+"""A required string. In proto3 an empty string is an absent one, so "" is refused."""
+
+
+def _to_utc(value: datetime) -> datetime:
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise PydanticCustomError(
+            "datetime_range", "{value} is out of range in UTC", {"value": str(value)}
+        ) from None
+
+
+UtcDatetime = Annotated[AwareDatetime, AfterValidator(_to_utc)]
+"""A timezone-aware time, held in UTC: the wire (protobuf Timestamp, "...Z" in JSON) is UTC."""
+
+
+def _none_if_empty(value: JsonObject | None) -> JsonObject | None:
+    return value or None
+
+
+OptionalJsonObject = Annotated[JsonObject | None, AfterValidator(_none_if_empty)]
+"""Free-form JSON object that is omitted when empty: {} is held as None, as the wire shows it."""
 
 
 def _ints_back(value: Any) -> Any:
@@ -48,19 +104,48 @@ def _ints_back(value: Any) -> Any:
 
 def validation_error(model: str, exc: ValidationError) -> RiverbeamError:
     """Translate a pydantic ValidationError into the catalog code that fits its first problem."""
-    first = exc.errors()[0] if exc.errors() else {"type": "", "loc": (), "msg": str(exc)}
-    loc = ".".join(str(p) for p in first.get("loc", ()))
+    errors = exc.errors()
+    first = errors[0] if errors else {"type": "", "loc": (), "msg": str(exc)}
+    path = tuple(first.get("loc", ()))
+    loc = ".".join(str(p) for p in path)
+    field = str(path[-1]) if path else ""
     msg = str(first.get("msg", ""))
     kind = str(first.get("type", ""))
-    if kind == "missing":
-        code = ErrorCode.MISSING_FIELD
+    # An empty required string is a missing one: that is what proto3 makes of it.
+    if kind == "missing" or (kind == "string_too_short" and first.get("input") == ""):
+        missing_interaction = field == "interaction_id"
+        code = ErrorCode.MISSING_INTERACTION_ID if missing_interaction else ErrorCode.MISSING_FIELD
     elif kind == "literal_error":
         code = ErrorCode.INVALID_ENUM
-    elif "UUID" in msg:
-        code = ErrorCode.ACTION_ID_NOT_UUID if loc.endswith("action_id") else ErrorCode.INVALID_UUID
+    elif kind == "uuid_format":
+        # The last path element, not a suffix of the dotted path: interaction_id ends in action_id.
+        code = ErrorCode.ACTION_ID_NOT_UUID if field == "action_id" else ErrorCode.INVALID_UUID
     else:
         code = ErrorCode.INVALID_DOCUMENT
-    return RiverbeamError(code, f"{model}.{loc}: {msg}" if loc else f"{model}: {msg}", field=loc or None)
+    message = f"{model}.{loc}: {msg}" if loc else f"{model}: {msg}"
+    return RiverbeamError(code, message, field=loc or None)
+
+
+def _drop_unset_strings(descriptor: Any, data: JsonObject) -> None:
+    """Remove "" of string fields without presence (proto3's unset), through nested messages.
+
+    descriptor is a google.protobuf Descriptor (typed Any: the stubs lag the runtime).
+    """
+    for field in descriptor.fields:
+        value = data.get(field.name)
+        if value is None:
+            continue
+        if field.type == FieldDescriptor.TYPE_STRING:
+            if value == "" and not field.has_presence and not field.is_repeated:
+                del data[field.name]
+        elif field.type == FieldDescriptor.TYPE_MESSAGE:
+            nested = field.message_type
+            if nested.full_name.startswith("google.protobuf."):
+                continue  # Struct, Value, Timestamp: free-form or scalar in JSON
+            items = value if isinstance(value, list) else [value]
+            for item in items:
+                if isinstance(item, dict):
+                    _drop_unset_strings(nested, item)
 
 
 class WireModel(BaseModel):
@@ -70,7 +155,9 @@ class WireModel(BaseModel):
     from its protobuf message, and translates validation failures to catalog errors.
     """
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, validate_assignment=False)
+    model_config = ConfigDict(
+        extra="forbid", populate_by_name=True, validate_assignment=False, allow_inf_nan=False
+    )
 
     _proto: ClassVar[type[ProtoMessage] | None] = None
     _always: ClassVar[frozenset[str]] = frozenset()
@@ -82,11 +169,24 @@ class WireModel(BaseModel):
         if not isinstance(data, dict):
             return data
         always = self._always
-        return {
-            k: v
-            for k, v in data.items()
-            if k in always or not (v is None or (isinstance(v, list | dict) and not v))
-        }
+        fields = type(self).model_fields
+        out: JsonObject = {}
+        for key, value in data.items():
+            if key not in always:
+                if value is None:
+                    continue
+                # An empty list or object is omitted, but a nested model that dumps as {} is
+                # a present value, and so is an empty container held by a free-form JSON field.
+                held = getattr(self, key, None)
+                field = fields.get(key)
+                if (
+                    isinstance(held, list | dict)
+                    and not held
+                    and not (field is not None and field.annotation is Any)
+                ):
+                    continue
+            out[key] = value
+        return out
 
     # ---- JSON ---------------------------------------------------------------------------------
     def to_json_dict(self) -> JsonObject:
@@ -95,6 +195,7 @@ class WireModel(BaseModel):
         return out
 
     def to_json(self) -> str:
+        """The compact JSON text of this value."""
         return json.dumps(self.to_json_dict(), separators=(",", ":"), ensure_ascii=False)
 
     @classmethod
@@ -110,6 +211,7 @@ class WireModel(BaseModel):
     # ---- protobuf -----------------------------------------------------------------------------
     @classmethod
     def proto_type(cls) -> type[ProtoMessage]:
+        """The protobuf message class this model converts to."""
         if cls._proto is None:
             raise TypeError(f"{cls.__name__} has no protobuf message")
         return cls._proto
@@ -117,16 +219,31 @@ class WireModel(BaseModel):
     def to_proto(self) -> Any:
         """The protobuf message of this value."""
         msg = self.proto_type()()
-        json_format.ParseDict(self._enums_to_proto(self.to_json_dict()), msg)
+        try:
+            json_format.ParseDict(self._enums_to_proto(self.to_json_dict()), msg)
+        except json_format.ParseError as exc:
+            raise RiverbeamError(
+                ErrorCode.INVALID_DOCUMENT, f"{type(self).__name__}: {exc}"
+            ) from exc
         return msg
 
     @classmethod
     def from_proto(cls, msg: ProtoMessage) -> Self:
-        """Build the model from its protobuf message, validating it."""
+        """Build the model from its protobuf message, validating it.
+
+        proto3 cannot tell an empty string from an absent one, so a string field without
+        presence that arrives as "" is treated as absent: a required one is reported missing
+        (BEM-011, or BEM-062 for interaction_id) and a defaulted one takes its default.
+        """
         data = json_format.MessageToDict(
             msg, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
         )
-        return cls.parse(cls._enums_from_proto(_ints_back(data)))
+        data = _ints_back(data)
+        _drop_unset_strings(msg.DESCRIPTOR, data)
+        # Printed defaults of fields this model does not have (InvokePayload has no actions).
+        for key in [k for k in data if k not in cls.model_fields and not data[k]]:
+            del data[key]
+        return cls.parse(cls._enums_from_proto(data))
 
     @classmethod
     def _enums_to_proto(cls, data: JsonObject) -> JsonObject:

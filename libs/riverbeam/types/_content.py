@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from riverbeam.types._base import JsonObject, UUIDStr, WireModel
+from riverbeam.types._base import OptionalJsonObject, UUIDStr, WireModel
 from riverbeam.v1 import types_pb2
 
 __all__ = ["ContentPart", "ContentType", "Modality", "modalities_of"]
@@ -35,10 +35,11 @@ class ContentPart(WireModel):
     data: str | None = None
     mime_type: str | None = None
     media_id: UUIDStr | None = None
-    metadata: JsonObject | None = None
+    metadata: OptionalJsonObject = None
 
     @classmethod
     def of_text(cls, text: str) -> ContentPart:
+        """A text part."""
         return cls(type="text", text=text)
 
     @property

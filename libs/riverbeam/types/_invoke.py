@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Literal, cast
 
-from pydantic import AliasChoices, AwareDatetime, Field
+from pydantic import AliasChoices, ConfigDict, Field
+from pydantic.config import JsonDict
 
-from riverbeam.types._base import JsonObject, UUIDStr, WireModel
+from riverbeam.types._base import NonEmptyStr, OptionalJsonObject, UtcDatetime, UUIDStr, WireModel
 from riverbeam.types._content import ContentPart
 from riverbeam.v1 import riverbeam_service_pb2, types_pb2
 
@@ -23,14 +24,26 @@ __all__ = [
 ActionResponseStatus = Literal["submitted", "cancelled", "expired", "invalid"]
 
 
+def _organization_id_schema(schema: JsonDict) -> None:
+    # The JSON Schema shows the validation alias too, and that only one of the two may be sent.
+    properties = cast(JsonDict, schema["properties"])
+    org_id = cast(JsonDict, properties["org_id"])
+    properties["organization_id"] = {**org_id, "title": "Organization Id"}
+    schema["not"] = {"required": ["org_id", "organization_id"]}
+
+
 class InvokeAuthContext(WireModel):
     """Who is calling. `org_id` is also accepted as `organization_id`."""
+
+    model_config = ConfigDict(json_schema_extra=_organization_id_schema)
 
     _proto = types_pb2.InvokeAuthContext
 
     user_id: str | None = None
     profile_id: str | None = None
-    org_id: str | None = Field(default=None, validation_alias=AliasChoices("org_id", "organization_id"))
+    org_id: str | None = Field(
+        default=None, validation_alias=AliasChoices("org_id", "organization_id")
+    )
     mcp_token: str | None = None
 
 
@@ -44,14 +57,14 @@ class ActionResponseEnvelope(WireModel):
     _proto = types_pb2.ActionResponseEnvelope
     _always = frozenset({"status", "responded_at"})
 
-    action_id: str
-    kind: str
+    action_id: UUIDStr
+    kind: NonEmptyStr
     request_id: UUIDStr
     status: ActionResponseStatus = "submitted"
-    payload: JsonObject | None = None
+    payload: OptionalJsonObject = None
     errors: list[str] = Field(default_factory=list)
     responder_id: str | None = None
-    responded_at: AwareDatetime = Field(default_factory=_now)
+    responded_at: UtcDatetime = Field(default_factory=_now)
     lc_action_id: str | None = None
 
 
@@ -65,7 +78,7 @@ class InvokePayload(WireModel):
     content: list[ContentPart]
     session_id: UUIDStr
     model_override: str | None = None
-    metadata: JsonObject | None = None
+    metadata: OptionalJsonObject = None
     request_id: UUIDStr | None = None
     stream: bool = False
     auth_context: InvokeAuthContext | None = None
@@ -90,7 +103,7 @@ class ResumePayload(WireModel):
     content: list[ContentPart] = Field(default_factory=list)
     actions: list[ActionResponseEnvelope]
     auth_context: InvokeAuthContext | None = None
-    metadata: JsonObject | None = None
+    metadata: OptionalJsonObject = None
     request_id: UUIDStr | None = None
     model_override: str | None = None
 

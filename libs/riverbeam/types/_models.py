@@ -6,13 +6,17 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from riverbeam.types._base import WireModel
+from riverbeam.types._base import INT32_MAX, NonEmptyStr, WireModel
 from riverbeam.types._content import Modality
 from riverbeam.v1 import types_pb2
 
 __all__ = ["AgentMetadata", "ModelConfig", "Provider", "StreamAck"]
 
 Provider = Literal["openai", "anthropic", "custom", "ollama", "groq", "nvidia"]
+
+
+def _text_only() -> list[Modality]:
+    return ["text"]
 
 
 class ModelConfig(WireModel):
@@ -23,23 +27,25 @@ class ModelConfig(WireModel):
 
     name: str = Field(min_length=1)
     provider: Provider
-    modalities: list[Modality] = Field(default_factory=lambda: ["text"])
+    modalities: list[Modality] = Field(default_factory=_text_only)
     capabilities: list[str] = Field(default_factory=list)
     cost_per_1k_tokens: float = Field(default=0.0, ge=0)
-    max_tokens: int = Field(default=4096, gt=0)
+    max_tokens: int = Field(default=4096, gt=0, le=INT32_MAX)
     api_key: str | None = None
     provider_config: Any = None
     extra: Any = None
 
 
 class AgentMetadata(WireModel):
+    """What ListAgents tells about an agent."""
+
     _proto = types_pb2.AgentMetadata
     _always = frozenset({"supported_modalities", "output_modalities"})
 
     name: str = Field(min_length=1)
     description: str | None = None
-    supported_modalities: list[Modality] = Field(default_factory=lambda: ["text"])
-    output_modalities: list[Modality] = Field(default_factory=lambda: ["text"])
+    supported_modalities: list[Modality] = Field(default_factory=_text_only)
+    output_modalities: list[Modality] = Field(default_factory=_text_only)
     tags: list[str] = Field(default_factory=list)
     version: str | None = None
     agent_id: str | None = None
@@ -50,9 +56,9 @@ class StreamAck(WireModel):
 
     _proto = types_pb2.StreamAck
 
-    request_id: str
-    interaction_id: str
-    session_id: str
-    subject: str
-    stream_name: str
+    request_id: NonEmptyStr
+    interaction_id: NonEmptyStr
+    session_id: NonEmptyStr
+    subject: NonEmptyStr
+    stream_name: NonEmptyStr
     run_id: str | None = None

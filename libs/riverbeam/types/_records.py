@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from riverbeam.types._base import JsonObject, WireModel
+from riverbeam.types._base import (
+    INT32_MAX,
+    JsonObject,
+    NonEmptyStr,
+    OptionalJsonObject,
+    UtcDatetime,
+    WireModel,
+)
 from riverbeam.types._content import ContentPart
 from riverbeam.types._invoke import ActionResponseEnvelope
 from riverbeam.types._result import AgentResult, MessageRole, TokenUsage
@@ -33,90 +40,104 @@ ActionOutcome = Literal["approved_unknown", "approved_ran", "approved_failed", "
 
 
 class Session(WireModel):
+    """A conversation: created by the first request with its session_id."""
+
     _proto = records_pb2.Session
     _always = frozenset({"last_seq"})
 
-    session_id: str
+    session_id: NonEmptyStr
     user_id: str | None = None
     profile_id: str | None = None
     org_id: str | None = None
-    created_at: datetime
-    last_active_at: datetime
-    metadata: JsonObject | None = None
-    last_seq: int = 0
+    created_at: UtcDatetime
+    last_active_at: UtcDatetime
+    metadata: OptionalJsonObject = None
+    last_seq: int = Field(default=0, ge=0, le=INT32_MAX)
 
 
 class Interaction(WireModel):
-    _proto = records_pb2.Interaction
-    _proto_enums = {"status": "INTERACTION_STATUS_"}
+    """One request, or several when a resume reuses its interaction_id."""
 
-    interaction_id: str
-    session_id: str
-    agent_name: str
+    _proto = records_pb2.Interaction
+    _proto_enums: ClassVar[Mapping[str, str]] = {"status": "INTERACTION_STATUS_"}
+
+    interaction_id: NonEmptyStr
+    session_id: NonEmptyStr
+    agent_name: NonEmptyStr
     status: InteractionStatus
-    created_at: datetime
-    updated_at: datetime
+    created_at: UtcDatetime
+    updated_at: UtcDatetime
 
 
 class Run(WireModel):
-    _proto = records_pb2.Run
-    _proto_enums = {"status": "RUN_STATUS_"}
+    """One pass through the pipeline."""
 
-    run_id: str
-    interaction_id: str
-    session_id: str
-    agent_name: str
+    _proto = records_pb2.Run
+    _proto_enums: ClassVar[Mapping[str, str]] = {"status": "RUN_STATUS_"}
+
+    run_id: NonEmptyStr
+    interaction_id: NonEmptyStr
+    session_id: NonEmptyStr
+    agent_name: NonEmptyStr
     status: RunStatus
     request_id: str | None = None
-    started_at: datetime
-    finished_at: datetime | None = None
+    started_at: UtcDatetime
+    finished_at: UtcDatetime | None = None
     error_code: str | None = None
     error_message: str | None = None
     token_usage: TokenUsage | None = None
     model_used: str | None = None
     lease_owner: str | None = None
-    lease_expires_at: datetime | None = None
+    lease_expires_at: UtcDatetime | None = None
     result: AgentResult | None = None
 
 
 class Message(WireModel):
+    """One recorded message of a session, numbered by its per-session seq."""
+
     _proto = records_pb2.Message
 
-    message_id: str
-    session_id: str
+    message_id: NonEmptyStr
+    session_id: NonEmptyStr
     interaction_id: str | None = None
     run_id: str | None = None
-    seq: int = Field(ge=0)
+    seq: int = Field(ge=0, le=INT32_MAX)
     role: MessageRole
     type: Literal["message", "action_result", "tool_result"] = "message"
     content: list[ContentPart] = Field(default_factory=list)
     tool_call_id: str | None = None
     tool_name: str | None = None
-    tool_args: JsonObject | None = None
+    tool_args: OptionalJsonObject = None
     tool_result: Any = None
-    metadata: JsonObject | None = None
-    created_at: datetime
+    metadata: OptionalJsonObject = None
+    created_at: UtcDatetime
 
     @property
     def text(self) -> str:
+        """The text parts, joined."""
         return "".join(p.text or "" for p in self.content if p.type == "text")
 
 
 class Action(WireModel):
-    _proto = records_pb2.Action
-    _proto_enums = {"status": "ACTION_STATUS_", "outcome": "ACTION_OUTCOME_"}
+    """An approval an agent asked for, and what became of it."""
 
-    action_id: str
-    session_id: str
-    interaction_id: str
-    run_id: str
-    kind: str = "confirmation"
-    tool: str
+    _proto = records_pb2.Action
+    _proto_enums: ClassVar[Mapping[str, str]] = {
+        "status": "ACTION_STATUS_",
+        "outcome": "ACTION_OUTCOME_",
+    }
+
+    action_id: NonEmptyStr
+    session_id: NonEmptyStr
+    interaction_id: NonEmptyStr
+    run_id: NonEmptyStr
+    kind: NonEmptyStr = "confirmation"
+    tool: NonEmptyStr
     args: JsonObject = Field(default_factory=dict)
     tool_call_id: str | None = None
     status: ActionStatus = "pending"
-    created_at: datetime
-    resolved_at: datetime | None = None
+    created_at: UtcDatetime
+    resolved_at: UtcDatetime | None = None
     response: ActionResponseEnvelope | None = None
     outcome: ActionOutcome | None = None
     result: Any = None
@@ -126,11 +147,13 @@ class Action(WireModel):
 
 
 class MemoryEntry(WireModel):
+    """A remembered entry of a memory scope (name, id)."""
+
     _proto = records_pb2.MemoryEntry
 
     scope_name: str = Field(min_length=1, max_length=128)
     scope_id: str = Field(min_length=1, max_length=256)
-    entry_id: str
-    content: str
-    metadata: JsonObject | None = None
-    created_at: datetime
+    entry_id: NonEmptyStr
+    content: NonEmptyStr
+    metadata: OptionalJsonObject = None
+    created_at: UtcDatetime

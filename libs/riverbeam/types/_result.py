@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import AwareDatetime, Field
+from pydantic import Field
 
-from riverbeam.types._base import JsonObject, WireModel
+from riverbeam.types._base import (
+    INT32_MAX,
+    JsonObject,
+    NonEmptyStr,
+    OptionalJsonObject,
+    UtcDatetime,
+    UUIDStr,
+    WireModel,
+)
 from riverbeam.types._content import ContentPart
 from riverbeam.v1 import types_pb2
 
@@ -28,12 +36,14 @@ MessageType = Literal["message", "tool_result", "action", "action_result", "step
 
 
 class TokenUsage(WireModel):
+    """Tokens a model call used."""
+
     _proto = types_pb2.TokenUsage
     _always = frozenset({"prompt_tokens", "completion_tokens", "total_tokens"})
 
-    prompt_tokens: int = Field(default=0, ge=0)
-    completion_tokens: int = Field(default=0, ge=0)
-    total_tokens: int = Field(default=0, ge=0)
+    prompt_tokens: int = Field(default=0, ge=0, le=INT32_MAX)
+    completion_tokens: int = Field(default=0, ge=0, le=INT32_MAX)
+    total_tokens: int = Field(default=0, ge=0, le=INT32_MAX)
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
         return TokenUsage(
@@ -44,9 +54,11 @@ class TokenUsage(WireModel):
 
 
 class ToolCallRecord(WireModel):
+    """One tool call an agent made, with its result."""
+
     _proto = types_pb2.ToolCallRecord
 
-    tool_name: str
+    tool_name: NonEmptyStr
     args: JsonObject = Field(default_factory=dict)
     tool_call_id: str | None = None
     result: Any = None
@@ -58,9 +70,9 @@ class ActionRequired(WireModel):
 
     _proto = types_pb2.ActionRequired
 
-    action_id: str
-    kind: str = "confirmation"
-    tool: str
+    action_id: UUIDStr
+    kind: NonEmptyStr = "confirmation"
+    tool: NonEmptyStr
     args: JsonObject = Field(default_factory=dict)
     tool_call_id: str | None = None
 
@@ -72,7 +84,7 @@ class AgentResult(WireModel):
     _always = frozenset({"content", "agent_name", "interrupted"})
 
     content: list[ContentPart] = Field(default_factory=list)
-    agent_name: str
+    agent_name: NonEmptyStr
     model_used: str | None = None
     session_id: str | None = None
     request_id: str | None = None
@@ -80,7 +92,7 @@ class AgentResult(WireModel):
     run_id: str | None = None
     token_usage: TokenUsage | None = None
     tool_calls: list[ToolCallRecord] = Field(default_factory=list)
-    metadata: JsonObject | None = None
+    metadata: OptionalJsonObject = None
     latency_ms: float | None = None
     interrupted: bool = False
     action_required: list[ActionRequired] = Field(default_factory=list)
@@ -92,13 +104,15 @@ class AgentResult(WireModel):
 
 
 class AgentMessage(WireModel):
+    """A message of a run, as chunk, thinking, placeholder and tool frames carry it."""
+
     _proto = types_pb2.AgentMessage
 
     role: MessageRole
     type: MessageType = "message"
     content: list[ContentPart] = Field(default_factory=list)
     id: str | None = None
-    timestamp: AwareDatetime | None = None
+    timestamp: UtcDatetime | None = None
     agent_name: str | None = None
     session_id: str | None = None
     interaction_id: str | None = None
@@ -106,14 +120,15 @@ class AgentMessage(WireModel):
     step_id: str | None = None
     tool_call_id: str | None = None
     tool_name: str | None = None
-    tool_args: JsonObject | None = None
+    tool_args: OptionalJsonObject = None
     tool_result: Any = None
     tool_calls: list[ToolCallRecord] = Field(default_factory=list)
-    is_delta: bool | None = None
+    is_delta: bool = False
     phase: Literal["final", "thinking"] | None = None
 
     @property
     def text(self) -> str:
+        """The text and reasoning parts, joined."""
         return "".join(p.text or "" for p in self.content if p.type in ("text", "reasoning"))
 
 
@@ -134,11 +149,12 @@ class StreamChunk(WireModel):
     step_id: str | None = None
     message_id: str | None = None
     id: str | None = None
-    timestamp: AwareDatetime | None = None
-    seq: int | None = Field(default=None, ge=1)
+    timestamp: UtcDatetime | None = None
+    seq: int | None = Field(default=None, ge=1, le=INT32_MAX)
     request_id: str | None = None
     error_code: str | None = None
 
     @property
     def is_terminal(self) -> bool:
+        """True for the last frame of a request (done or error)."""
         return self.type in ("done", "error")
