@@ -1,0 +1,138 @@
+"""Size limits on what a caller may send, checked before anything is stored or run.
+
+UUID fields are already checked by the wire types (BEM-010, and BEM-063 for action ids);
+these checks cover what a type cannot: sizes and nesting.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.types import ContentPart, InvokePayload, InvokeRequest, ResumePayload
+
+__all__ = ["RequestLimits", "validate_invoke_limits"]
+
+
+@dataclass(frozen=True, slots=True)
+class RequestLimits:
+    """The limits of one invoke or resume request.
+
+    Attributes:
+        max_content_bytes: Sum over content parts of the UTF-8 size of text, url and data,
+            plus each part's metadata as compact JSON (BEM-012).
+        max_parts: Number of content parts (BEM-012).
+        max_metadata_bytes: Request metadata as compact JSON; also each action payload
+            (BEM-013).
+        max_metadata_depth: Nesting of metadata, part metadata and action payloads; an
+            object or list is one level (BEM-013).
+        max_actions: Number of action responses in a resume (BEM-013).
+    """
+
+    max_content_bytes: int = 1 << 20
+    max_parts: int = 64
+    max_metadata_bytes: int = 64 << 10
+    max_metadata_depth: int = 16
+    max_actions: int = 64
+
+
+DEFAULT_LIMITS = RequestLimits()
+
+
+def validate_invoke_limits(
+    request: InvokePayload | ResumePayload, limits: RequestLimits = DEFAULT_LIMITS
+) -> None:
+    """Refuse a request that is too large or too deeply nested.
+
+    Args:
+        request: An invoke (InvokePayload or InvokeRequest) or resume request.
+        limits: The limits to apply.
+
+    Raises:
+        RiverbeamError: BEM-012 for content, BEM-013 for metadata and action payloads; the
+            details name the field, the limit and the size found.
+    """
+    _check_content(request.content, limits)
+    if request.metadata is not None:
+        _check_json("metadata", request.metadata, limits)
+    actions = request.actions if isinstance(request, ResumePayload | InvokeRequest) else []
+    if len(actions) > limits.max_actions:
+        raise RiverbeamError(
+            ErrorCode.METADATA_TOO_LARGE,
+            f"{len(actions)} action responses; at most {limits.max_actions}",
+            field="actions",
+            limit=limits.max_actions,
+            actual=len(actions),
+        )
+    for index, action in enumerate(actions):
+        if action.payload is not None:
+            _check_json(f"actions[{index}].payload", action.payload, limits)
+
+
+def _check_content(parts: Sequence[ContentPart], limits: RequestLimits) -> None:
+    if len(parts) > limits.max_parts:
+        raise RiverbeamError(
+            ErrorCode.CONTENT_TOO_LARGE,
+            f"{len(parts)} content parts; at most {limits.max_parts}",
+            field="content",
+            limit=limits.max_parts,
+            actual=len(parts),
+        )
+    total = 0
+    for index, part in enumerate(parts):
+        for value in (part.text, part.url, part.data):
+            if value:
+                total += len(value.encode("utf-8"))
+        if part.metadata is not None:
+            _check_depth(f"content[{index}].metadata", part.metadata, limits.max_metadata_depth)
+            total += len(_compact_json(part.metadata))
+        if total > limits.max_content_bytes:
+            raise RiverbeamError(
+                ErrorCode.CONTENT_TOO_LARGE,
+                f"content exceeds {limits.max_content_bytes} bytes",
+                field="content",
+                limit=limits.max_content_bytes,
+                actual=total,
+            )
+
+
+def _check_json(field: str, value: Any, limits: RequestLimits) -> None:
+    # Depth first: it bounds the recursion of the JSON encoder that measures the size.
+    _check_depth(field, value, limits.max_metadata_depth)
+    size = len(_compact_json(value))
+    if size > limits.max_metadata_bytes:
+        raise RiverbeamError(
+            ErrorCode.METADATA_TOO_LARGE,
+            f"{field} is {size} bytes as JSON; at most {limits.max_metadata_bytes}",
+            field=field,
+            limit=limits.max_metadata_bytes,
+            actual=size,
+        )
+
+
+def _check_depth(field: str, value: Any, limit: int) -> None:
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list | tuple):
+            children = item
+        else:
+            continue
+        depth += 1
+        if depth > limit:
+            raise RiverbeamError(
+                ErrorCode.METADATA_TOO_LARGE,
+                f"{field} is nested more than {limit} levels deep",
+                field=field,
+                limit=limit,
+            )
+        stack.extend((child, depth) for child in children)
+
+
+def _compact_json(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")

@@ -1,0 +1,200 @@
+"""Request sanitising: what a caller may claim about itself and set in metadata."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from riverbeam.auth._principal import Principal, Role, canonical_metadata_key
+from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.types import InvokeAuthContext, InvokePayload, InvokeRequest, ResumePayload
+
+__all__ = ["SanitizedInvoke", "sanitize_invoke", "sanitize_resume"]
+
+R = TypeVar("R", bound=InvokePayload | ResumePayload)
+InvokeT = TypeVar("InvokeT", bound=InvokePayload)
+
+
+@dataclass(frozen=True, slots=True)
+class SanitizedInvoke(Generic[R]):
+    """A request cleaned for its principal.
+
+    Attributes:
+        request: A copy of the request with forbidden metadata removed and ``auth_context``
+            set to the identity the run acts as.
+        effective_user_id: The user the request acts for (``request.auth_context.user_id``).
+        effective_org_id: That user's organisation, if known.
+        acting_for_user: True when a backend or admin acts for a user other than itself.
+        may_confirm: True only when the principal may approve and ``metadata.confirm`` is
+            ``true`` in the cleaned request; the pipeline's ``confirm_allowed``.
+        stripped: What was removed, for the log: metadata keys as sent, and
+            ``memory_scopes[i]`` for single scopes dropped from a backend's list.
+    """
+
+    request: R
+    effective_user_id: str
+    effective_org_id: str | None
+    acting_for_user: bool
+    may_confirm: bool
+    stripped: tuple[str, ...]
+
+
+def sanitize_invoke(request: InvokeT, principal: Principal) -> SanitizedInvoke[InvokeT]:
+    """Clean an invoke request for `principal`.
+
+    Metadata keys ``confirm``, ``sandbox_root``, ``protected_refs`` and ``memory_scopes``
+    (matched case-insensitively) are removed unless the principal's roles allow each; a
+    backend keeps only memory scopes whose ``id`` is the effective user's or org's id.
+    ``auth_context`` is replaced by the principal's identity, unless a backend or admin names
+    a user in it, in which case that user is kept (``profile_id`` and ``mcp_token`` sent by
+    the caller are kept in both cases). An InvokeRequest's action responses get their
+    ``responder_id`` set as in `sanitize_resume`.
+
+    Args:
+        request: The caller's request (InvokePayload or InvokeRequest).
+        principal: The authenticated caller.
+
+    Returns:
+        The cleaned request and the identity it acts as.
+
+    Raises:
+        RiverbeamError: BEM-052 when a principal that may not act for users names another
+            user in ``auth_context.user_id``.
+    """
+    cleaning = _cleaning(request, principal)
+    return cleaning.applied_to(request.model_copy(update=cleaning.update))
+
+
+def sanitize_resume(request: ResumePayload, principal: Principal) -> SanitizedInvoke[ResumePayload]:
+    """Clean a resume request for `principal`, as `sanitize_invoke` does.
+
+    Besides metadata and ``auth_context``, each action response's ``responder_id`` is set to
+    the effective user: who answered is recorded from authentication, never from the payload.
+    Whether the principal may answer these actions at all is `check_may_approve`'s job.
+
+    Raises:
+        RiverbeamError: BEM-052 as for `sanitize_invoke`.
+    """
+    cleaning = _cleaning(request, principal)
+    return cleaning.applied_to(request.model_copy(update=cleaning.update))
+
+
+@dataclass(frozen=True, slots=True)
+class _Cleaning:
+    """What sanitising changes in a request, and the identity it found."""
+
+    update: dict[str, Any]
+    effective_user_id: str
+    effective_org_id: str | None
+    acting_for_user: bool
+    may_confirm: bool
+    stripped: tuple[str, ...]
+
+    def applied_to(self, cleaned: R) -> SanitizedInvoke[R]:
+        return SanitizedInvoke(
+            request=cleaned,
+            effective_user_id=self.effective_user_id,
+            effective_org_id=self.effective_org_id,
+            acting_for_user=self.acting_for_user,
+            may_confirm=self.may_confirm,
+            stripped=self.stripped,
+        )
+
+
+def _cleaning(request: InvokePayload | ResumePayload, principal: Principal) -> _Cleaning:
+    auth, acting = _effective_auth(request.auth_context, principal)
+    assert auth.user_id is not None
+    metadata, may_confirm, stripped = _clean_metadata(
+        request.metadata, principal, auth.user_id, auth.org_id
+    )
+    update: dict[str, Any] = {"metadata": metadata, "auth_context": auth}
+    actions = request.actions if isinstance(request, ResumePayload | InvokeRequest) else []
+    if actions:
+        update["actions"] = [a.model_copy(update={"responder_id": auth.user_id}) for a in actions]
+    return _Cleaning(update, auth.user_id, auth.org_id, acting, may_confirm, stripped)
+
+
+def _effective_auth(
+    sent: InvokeAuthContext | None, principal: Principal
+) -> tuple[InvokeAuthContext, bool]:
+    claimed_user = (sent.user_id if sent else None) or None
+    claimed_org = (sent.org_id if sent else None) or None
+    profile_id = (sent.profile_id if sent else None) or None
+    mcp_token = (sent.mcp_token if sent else None) or None
+
+    if claimed_user is not None and claimed_user != principal.subject:
+        if not principal.may_act_for_users():
+            raise RiverbeamError(
+                ErrorCode.ACT_FOR_USER_DENIED,
+                "auth_context.user_id names another user, and this caller is not a backend",
+                field="auth_context.user_id",
+            )
+        if Role.ADMIN in principal.roles or principal.org_id is None:
+            org_id = claimed_org or principal.org_id
+        else:
+            # A backend acts inside its own organisation only.
+            org_id = principal.org_id
+        auth = InvokeAuthContext(
+            user_id=claimed_user, org_id=org_id, profile_id=profile_id, mcp_token=mcp_token
+        )
+        return auth, True
+
+    auth = InvokeAuthContext(
+        user_id=principal.subject,
+        org_id=principal.org_id,
+        profile_id=profile_id,
+        mcp_token=mcp_token,
+    )
+    return auth, False
+
+
+def _clean_metadata(
+    metadata: dict[str, Any] | None,
+    principal: Principal,
+    user_id: str,
+    org_id: str | None,
+) -> tuple[dict[str, Any] | None, bool, tuple[str, ...]]:
+    if not metadata:
+        return None, False, ()
+    cleaned: dict[str, Any] = {}
+    stripped: list[str] = []
+    for key, value in metadata.items():
+        canonical = canonical_metadata_key(key)
+        if canonical is None:
+            cleaned[key] = value
+        elif not principal.may_set_privileged_metadata(key):
+            stripped.append(key)
+        elif canonical == "memory_scopes" and Role.ADMIN not in principal.roles:
+            scopes, dropped = _own_scopes(value, user_id, org_id)
+            if scopes:
+                cleaned[key] = scopes
+                stripped.extend(f"{key}[{i}]" for i in dropped)
+            else:
+                stripped.append(key)
+        else:
+            cleaned[key] = value
+    may_confirm = principal.may_approve_any() and cleaned.get("confirm") is True
+    # Empty metadata is held as None, as the wire types do.
+    return cleaned or None, may_confirm, tuple(stripped)
+
+
+def _own_scopes(
+    value: Any, user_id: str, org_id: str | None
+) -> tuple[list[dict[str, Any]], list[int]]:
+    """The scopes a backend may load: those whose id is the effective user's or org's."""
+    if not isinstance(value, list):
+        return [], []
+    allowed = {user_id} if org_id is None else {user_id, org_id}
+    kept: list[dict[str, Any]] = []
+    dropped: list[int] = []
+    for index, scope in enumerate(value):
+        if (
+            isinstance(scope, dict)
+            and isinstance(scope.get("name"), str)
+            and isinstance(scope.get("id"), str)
+            and scope["id"] in allowed
+        ):
+            kept.append(scope)
+        else:
+            dropped.append(index)
+    return kept, dropped
