@@ -13,7 +13,7 @@ LOCAL_URL = "postgresql://postgres@127.0.0.1:5432/test"
 async def _can_connect(url: str) -> bool:
     try:
         conn = await asyncpg.connect(url, timeout=3)
-    except (OSError, asyncpg.PostgresError, asyncio.TimeoutError):
+    except (TimeoutError, OSError, asyncpg.PostgresError):
         return False
     await conn.close()
     return True

@@ -1,4 +1,4 @@
-"""Tools: the Tool protocol, ToolSpec and json_params."""
+"""Tools: the Tool protocol, ToolSpec and json_params, and the context a tool call runs in."""
 
 from __future__ import annotations
 
@@ -6,15 +6,24 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from riverbeam.agents._io import AgentInput
+from riverbeam.agents._io import AgentContext, AgentInput
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 
-__all__ = ["TOOL_NAME_PATTERN", "Tool", "ToolSpec", "json_params"]
+__all__ = [
+    "TOOL_NAME_PATTERN",
+    "ContextualTool",
+    "Tool",
+    "ToolCallContext",
+    "ToolSpec",
+    "json_params",
+]
 
 TOOL_NAME_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
-def json_params(properties: dict[str, Any], required: list[str] | tuple[str, ...] = ()) -> dict[str, Any]:
+def json_params(
+    properties: dict[str, Any], required: list[str] | tuple[str, ...] = ()
+) -> dict[str, Any]:
     """A JSON Schema object for a tool's parameters."""
     return {
         "type": "object",
@@ -37,13 +46,19 @@ class ToolSpec:
 
     def __post_init__(self) -> None:
         if not TOOL_NAME_PATTERN.fullmatch(self.name):
-            raise RiverbeamError(ErrorCode.INVALID_TOOL_NAME, f"invalid tool name {self.name!r}", tool=self.name)
+            raise RiverbeamError(
+                ErrorCode.INVALID_TOOL_NAME, f"invalid tool name {self.name!r}", tool=self.name
+            )
 
     def openai(self) -> dict[str, Any]:
         """The OpenAI chat-completions `tools` entry."""
         return {
             "type": "function",
-            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
         }
 
 
@@ -54,3 +69,32 @@ class Tool(Protocol):
     def spec(self) -> ToolSpec: ...
 
     async def invoke(self, args: dict[str, Any], input: AgentInput) -> Any: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallContext:
+    """Everything about one tool call, for tools that need more than the request.
+
+    Attributes:
+        input: The request the agent runs for.
+        context: The agent's context: history, memory writer and scopes, usage meter.
+        agent_name: The agent running the tool.
+        tool_call_id: The model's id for this call, when it has one.
+    """
+
+    input: AgentInput
+    context: AgentContext
+    agent_name: str
+    tool_call_id: str | None = None
+
+
+@runtime_checkable
+class ContextualTool(Tool, Protocol):
+    """A tool that needs the run's context, not just the request (the remember tool does).
+
+    An agent that runs tools calls invoke_in_context instead of invoke when the tool has it.
+    invoke stays for callers that have no context; such a tool should then do what it can with
+    the request alone, or fail with a clear error.
+    """
+
+    async def invoke_in_context(self, args: dict[str, Any], call: ToolCallContext) -> Any: ...

@@ -1,0 +1,98 @@
+"""Agents: the Agent protocol and registry, RigAgentRunner, completion clients, tools, skills.
+
+Agent, AgentRegistry, EchoAgent, check_modalities       what the runner serves
+RigAgentRunner, RigOptions                              the built-in tool loop
+CompletionClient, EchoClient, ScriptedClient,
+OpenAiCompatible, FallbackClient                        the model boundary
+Tool, ToolSpec, json_params, ContextualTool,
+ToolCallContext, RememberTool                           tools
+Skill, builtin_skills, skill_by_name                    skills
+AgentInput, AgentContext, ResumedAction, MemoryWriter   what an agent receives
+"""
+
+from riverbeam.agents._agent import Agent, check_modalities
+from riverbeam.agents._chat import build_messages
+from riverbeam.agents._completion import (
+    ChatMessage,
+    Completion,
+    CompletionClient,
+    CompletionEvent,
+    PendingToolCall,
+    Text,
+    TextDelta,
+    ToolCalls,
+    collect,
+    new_tool_call_id,
+)
+from riverbeam.agents._echo import EchoAgent, EchoClient
+from riverbeam.agents._fallback import FallbackClient, falls_through
+from riverbeam.agents._frames import FrameFactory
+from riverbeam.agents._io import AgentContext, AgentInput, MemoryWriter, ResumedAction, UsageMeter
+from riverbeam.agents._openai import (
+    DEFAULT_BASE_URL,
+    DEFAULT_EXTRA_BODY,
+    DEFAULT_MODEL,
+    OpenAiCompatible,
+)
+from riverbeam.agents._registry import AgentRegistry
+from riverbeam.agents._remember import REMEMBER_TOOL_NAME, RememberTool
+from riverbeam.agents._rig import RigAgentRunner, RigOptions, ToolErrorPolicy
+from riverbeam.agents._scripted import ScriptedCall, ScriptedClient, ScriptStep
+from riverbeam.agents._skills import SANDBOX_TOOL_NAMES, Skill, builtin_skills, skill_by_name
+from riverbeam.agents._tool import (
+    TOOL_NAME_PATTERN,
+    ContextualTool,
+    Tool,
+    ToolCallContext,
+    ToolSpec,
+    json_params,
+)
+
+__all__ = [
+    "DEFAULT_BASE_URL",
+    "DEFAULT_EXTRA_BODY",
+    "DEFAULT_MODEL",
+    "REMEMBER_TOOL_NAME",
+    "SANDBOX_TOOL_NAMES",
+    "TOOL_NAME_PATTERN",
+    "Agent",
+    "AgentContext",
+    "AgentInput",
+    "AgentRegistry",
+    "ChatMessage",
+    "Completion",
+    "CompletionClient",
+    "CompletionEvent",
+    "ContextualTool",
+    "EchoAgent",
+    "EchoClient",
+    "FallbackClient",
+    "FrameFactory",
+    "MemoryWriter",
+    "OpenAiCompatible",
+    "PendingToolCall",
+    "RememberTool",
+    "ResumedAction",
+    "RigAgentRunner",
+    "RigOptions",
+    "ScriptStep",
+    "ScriptedCall",
+    "ScriptedClient",
+    "Skill",
+    "Text",
+    "TextDelta",
+    "Tool",
+    "ToolCallContext",
+    "ToolCalls",
+    "ToolErrorPolicy",
+    "ToolSpec",
+    "UsageMeter",
+    "build_messages",
+    "builtin_skills",
+    "check_modalities",
+    "collect",
+    "falls_through",
+    "json_params",
+    "new_tool_call_id",
+    "skill_by_name",
+]
