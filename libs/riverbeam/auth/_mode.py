@@ -54,13 +54,13 @@ def authenticator_for(
     if mode is AuthMode.TOKENS:
         if tokens_file is None:
             raise RiverbeamError(
-                ErrorCode.INTERNAL,
+                ErrorCode.TOKENS_FILE_INVALID,
                 "auth mode 'tokens' needs a tokens file; use mode 'dev' only for development",
             )
         return TokenAuthenticator.from_file(tokens_file)
     if tokens_file is not None:
         raise RiverbeamError(
-            ErrorCode.INTERNAL,
+            ErrorCode.TOKENS_FILE_INVALID,
             "auth mode 'dev' ignores tokens; remove the tokens file or use mode 'tokens'",
         )
     return DevAuthenticator(subject=dev_subject, org_id=dev_org_id, roles=dev_roles)

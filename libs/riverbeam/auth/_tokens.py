@@ -97,7 +97,7 @@ class _Entry(BaseModel):
 def _file_error(source: str, message: str, **details: object) -> RiverbeamError:
     # Start-up configuration error; the catalog has no dedicated code for the tokens file yet.
     return RiverbeamError(
-        ErrorCode.INTERNAL, f"tokens file {source}: {message}", source=source, **details
+        ErrorCode.TOKENS_FILE_INVALID, f"tokens file {source}: {message}", source=source, **details
     )
 
 

@@ -115,6 +115,13 @@ class ErrorCode(enum.Enum):
     APPROVAL_DENIED = ErrorSpec(
         "BEM-053", "caller may not approve these actions", 403, _S.PERMISSION_DENIED
     )
+    TOKENS_FILE_INVALID = ErrorSpec(
+        "BEM-054",
+        "tokens file invalid or auth mode misconfigured",
+        500,
+        _S.FAILED_PRECONDITION,
+        "check RIVERBEAM_TOKENS_FILE, or set RIVERBEAM_DEV_MODE=true for local use",
+    )
     MISSING_INTERACTION_ID = ErrorSpec(
         "BEM-062", "interaction_id is required", 400, _S.INVALID_ARGUMENT
     )
@@ -186,6 +193,9 @@ class ErrorCode(enum.Enum):
     STREAM_NOT_FOUND = ErrorSpec("BEM-111", "no frames for this request", 404, _S.NOT_FOUND)
     STREAM_GAP = ErrorSpec("BEM-112", "frame sequence has a gap", 500, _S.DATA_LOSS)
     STREAM_TIMEOUT = ErrorSpec("BEM-113", "no frame arrived in time", 504, _S.DEADLINE_EXCEEDED)
+    STREAM_UNAVAILABLE = ErrorSpec(
+        "BEM-114", "NATS unavailable", 503, _S.UNAVAILABLE, "check RIVERBEAM_NATS_URL"
+    )
     STORE_UNAVAILABLE = ErrorSpec("BEM-120", "store unavailable", 503, _S.UNAVAILABLE)
     STORE_CONFLICT = ErrorSpec("BEM-121", "store write conflict", 409, _S.ABORTED)
     STORE_MIGRATION = ErrorSpec("BEM-122", "store migration failed", 500, _S.FAILED_PRECONDITION)

@@ -133,7 +133,7 @@ class NatsConnection:
             except (TimeoutError, nats.errors.Error, OSError) as exc:
                 await nc.close()
                 raise RiverbeamError(
-                    ErrorCode.INTERNAL,
+                    ErrorCode.STREAM_UNAVAILABLE,
                     f"cannot connect to NATS at {', '.join(self._servers)}: {exc!r}",
                     servers=",".join(self._servers),
                 ) from exc

@@ -66,7 +66,7 @@ async def subscribe_cancel(nc: NATS, handler: CancelHandler) -> Subscription:
         return await nc.subscribe(f"{CANCEL_SUBJECT_PREFIX}.*", cb=on_message)
     except nats.errors.Error as exc:
         raise RiverbeamError(
-            ErrorCode.INTERNAL, f"cannot subscribe to cancel control: {exc!r}"
+            ErrorCode.STREAM_UNAVAILABLE, f"cannot subscribe to cancel control: {exc!r}"
         ) from exc
 
 
@@ -86,7 +86,7 @@ async def publish_cancel(
             await nc.flush()
     except (nats.errors.Error, OSError, TimeoutError) as exc:
         raise RiverbeamError(
-            ErrorCode.INTERNAL,
+            ErrorCode.STREAM_UNAVAILABLE,
             f"cannot publish cancel of {request_id}: {exc!r}",
             request_id=request_id,
         ) from exc

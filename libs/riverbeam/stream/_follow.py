@@ -224,7 +224,7 @@ async def _drop_subscription(
 
 def _unavailable(exc: BaseException, subject: str) -> RiverbeamError:
     return RiverbeamError(
-        ErrorCode.INTERNAL,
+        ErrorCode.STREAM_UNAVAILABLE,
         f"NATS failed while following {subject}: {exc!r}",
         subject=subject,
     )

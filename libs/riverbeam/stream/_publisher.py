@@ -53,6 +53,7 @@ class RequestPublisher(SequencedSink):
         attempts: Publish attempts per frame before giving up (at least 1).
         publish_timeout_s: How long one attempt waits for the server's acknowledgement.
         backoff_s: Pause before the second attempt; doubled for each further one.
+        start_after_seq: Number the first frame start_after_seq + 1 (continue a request).
     """
 
     def __init__(
@@ -64,8 +65,9 @@ class RequestPublisher(SequencedSink):
         attempts: int = 4,
         publish_timeout_s: float = 5.0,
         backoff_s: float = 0.1,
+        start_after_seq: int = 0,
     ) -> None:
-        super().__init__(request_id)
+        super().__init__(request_id, start_after_seq=start_after_seq)
         if attempts < 1:
             raise RiverbeamError(
                 ErrorCode.INVALID_ARGUMENT, "attempts must be >= 1", field="attempts"

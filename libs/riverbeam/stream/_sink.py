@@ -31,9 +31,15 @@ class SequencedSink(abc.ABC):
     publish is refused. Concurrent publishes are serialised so numbers follow delivery order.
     """
 
-    def __init__(self, request_id: str) -> None:
+    def __init__(self, request_id: str, *, start_after_seq: int = 0) -> None:
+        if start_after_seq < 0:
+            raise RiverbeamError(
+                ErrorCode.INVALID_ARGUMENT, "start_after_seq must be >= 0", field="start_after_seq"
+            )
         self._request_id = request_id_token(request_id)
-        self._last_seq = 0
+        # A second writer that continues a request (the reaper ending a dead runner's stream)
+        # starts after the frames already stored.
+        self._last_seq = start_after_seq
         self._terminal: StreamChunk | None = None
         self._lock = asyncio.Lock()
 

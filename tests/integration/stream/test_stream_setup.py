@@ -127,5 +127,5 @@ async def test_connection_to_nothing_fails_clearly() -> None:
         )
         with pytest.raises(RiverbeamError) as info:
             await conn.connect()
-    assert info.value.code is ErrorCode.INTERNAL
+    assert info.value.code is ErrorCode.STREAM_UNAVAILABLE
     await conn.close()

@@ -332,3 +332,11 @@ def test_hash_and_generate() -> None:
     assert len(first) >= 43
     auth = TokenAuthenticator({hash_token(first): Principal(subject="a")})
     assert auth.authenticate(f"Bearer {first}").subject == "a"
+
+
+def test_invalid_tokens_file_has_its_own_code(tmp_path: Path) -> None:
+    bad = tmp_path / "tokens.yaml"
+    bad.write_text("- subject: alice\n  roles: [user]\n")  # no token at all
+    with pytest.raises(RiverbeamError) as info:
+        TokenAuthenticator.from_file(bad)
+    assert info.value.code is ErrorCode.TOKENS_FILE_INVALID
