@@ -1,0 +1,39 @@
+"""The execution records and memory: the BeamStore protocol and its implementations.
+
+    BeamStore       the protocol the pipeline uses (keyword-only methods)
+    InMemoryStore   in process memory: tests and single-process development
+    PgBeamStore     PostgreSQL (asyncpg); migrations applied by PgBeamStore.connect
+    StoreClient     gRPC client of the store service
+
+Every error is a RiverbeamError with a catalog code.
+"""
+
+from riverbeam.store._base import BeamStore
+from riverbeam.store._client import StoreClient
+from riverbeam.store._memory import InMemoryStore
+from riverbeam.store._migrations import load_migrations
+from riverbeam.store._postgres import DEFAULT_SCHEMA, PgBeamStore, StepHook
+from riverbeam.store._types import (
+    BeginRunResult,
+    FinishStatus,
+    MessageKind,
+    NewAction,
+    NewMessage,
+    RecordedOutcome,
+)
+
+__all__ = [
+    "DEFAULT_SCHEMA",
+    "BeamStore",
+    "BeginRunResult",
+    "FinishStatus",
+    "InMemoryStore",
+    "MessageKind",
+    "NewAction",
+    "NewMessage",
+    "PgBeamStore",
+    "RecordedOutcome",
+    "StepHook",
+    "StoreClient",
+    "load_migrations",
+]

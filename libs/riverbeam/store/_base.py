@@ -1,0 +1,222 @@
+"""The BeamStore protocol: the execution records and memory, as the pipeline uses them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any, Protocol, runtime_checkable
+
+from riverbeam.store._types import (
+    BeginRunResult,
+    FinishStatus,
+    MessageKind,
+    NewAction,
+    NewMessage,
+    RecordedOutcome,
+)
+from riverbeam.types import (
+    Action,
+    ActionResponseEnvelope,
+    AgentResult,
+    ContentPart,
+    Interaction,
+    InteractionStatus,
+    MemoryEntry,
+    Message,
+    MessageRole,
+    Run,
+    Session,
+    TokenUsage,
+)
+
+__all__ = ["BeamStore"]
+
+
+@runtime_checkable
+class BeamStore(Protocol):
+    """Where sessions, interactions, runs, messages, actions and memory live.
+
+    Reads are fine-grained; writes are coarse: each write method is one pipeline step and one
+    transaction, so a crash leaves the whole step or nothing. Every failure is a
+    RiverbeamError with a catalog code; nothing from the database or the network leaks out.
+    """
+
+    # ---- reads ---------------------------------------------------------------------------------
+    async def get_session(self, *, session_id: str) -> Session:
+        """The session, or BEM-025."""
+        ...
+
+    async def get_interaction(self, *, interaction_id: str) -> Interaction:
+        """The interaction, or BEM-026."""
+        ...
+
+    async def get_run(self, *, run_id: str) -> Run:
+        """The run, or BEM-028."""
+        ...
+
+    async def get_action(self, *, action_id: str) -> Action:
+        """The action, or BEM-027."""
+        ...
+
+    async def get_run_by_request(self, *, request_id: str) -> Run | None:
+        """The run started for a request id, or None."""
+        ...
+
+    async def list_runs(self, *, interaction_id: str) -> list[Run]:
+        """The runs of an interaction, oldest first (BEM-026 for an unknown interaction)."""
+        ...
+
+    async def list_messages(
+        self, *, session_id: str, page_size: int = 100, page_token: str | None = None
+    ) -> tuple[list[Message], str | None]:
+        """One page of a session's messages in sequence order, and the next page's token.
+
+        BEM-025 for an unknown session, BEM-015 for a token this store did not issue.
+        """
+        ...
+
+    async def list_pending_actions(
+        self,
+        *,
+        session_id: str | None = None,
+        user_id: str | None = None,
+        page_size: int = 100,
+        page_token: str | None = None,
+    ) -> tuple[list[Action], str | None]:
+        """The approval inbox: pending actions, oldest first, optionally of one session/user."""
+        ...
+
+    # ---- pipeline steps ------------------------------------------------------------------------
+    async def begin_run(
+        self,
+        *,
+        session_id: str,
+        agent_name: str,
+        run_id: str,
+        lease_owner: str,
+        lease_ttl_s: float,
+        user_id: str | None = None,
+        profile_id: str | None = None,
+        org_id: str | None = None,
+        interaction_id: str | None = None,
+        request_id: str | None = None,
+        human_content: Sequence[ContentPart] = (),
+        message_metadata: dict[str, Any] | None = None,
+        exclusive: bool = False,
+        action_responses: Sequence[ActionResponseEnvelope] = (),
+    ) -> BeginRunResult:
+        """Start a run, in one transaction.
+
+        Upserts the session (the first user/profile/org ids given are kept), creates or reuses
+        the interaction, resolves answered actions (a resume) by compare-and-set from
+        `pending`, inserts the run as `running` under a lease, and saves one action_result
+        message per resolved action and then the human message.
+
+        Errors: BEM-031 request_id already used; BEM-030 another run of the session holds a
+        live lease (exclusive only); BEM-065 the interaction belongs to another session, or
+        is missing on resume; BEM-063/068/027/064/066 for bad action responses.
+        """
+        ...
+
+    async def finish_run(
+        self,
+        *,
+        run_id: str,
+        lease_owner: str,
+        status: FinishStatus,
+        messages: Sequence[NewMessage] = (),
+        pending_actions: Sequence[NewAction] = (),
+        interaction_status: InteractionStatus | None = None,
+        error_code: str | None = None,
+        error_message: str | None = None,
+        token_usage: TokenUsage | None = None,
+        model_used: str | None = None,
+        result: AgentResult | None = None,
+    ) -> Run:
+        """Close a run held by lease_owner, in one transaction.
+
+        Saves the messages (next sequence numbers) and pending actions, sets the run and
+        interaction status (by default the interaction follows the run; an interrupted run
+        leaves it in progress) and touches the session. BEM-028 for an unknown run; BEM-121,
+        writing nothing, when the run is no longer `running` under this owner (e.g. reaped).
+        """
+        ...
+
+    async def record_action_outcome(
+        self,
+        *,
+        action_id: str,
+        outcome: RecordedOutcome,
+        result: Any = None,
+        error: str | None = None,
+    ) -> Action:
+        """Record what the tool of an approved action did: approved_ran or approved_failed.
+
+        Only an action resolved as approved_unknown takes an outcome, once (BEM-121 after
+        that); BEM-027 for an unknown action.
+        """
+        ...
+
+    async def append_message(
+        self,
+        *,
+        session_id: str,
+        role: MessageRole,
+        content: Sequence[ContentPart] = (),
+        type: MessageKind = "message",
+        interaction_id: str | None = None,
+        run_id: str | None = None,
+        message_id: str | None = None,
+        tool_call_id: str | None = None,
+        tool_name: str | None = None,
+        tool_args: dict[str, Any] | None = None,
+        tool_result: Any = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Message:
+        """Save one message with the session's next sequence number (BEM-025 if no session)."""
+        ...
+
+    # ---- leases --------------------------------------------------------------------------------
+    async def renew_lease(self, *, run_id: str, lease_owner: str, ttl_s: float) -> bool:
+        """Extend the lease; False when the run is no longer running under this owner."""
+        ...
+
+    async def reap_expired_runs(
+        self, *, now: datetime | None = None, limit: int = 100
+    ) -> list[Run]:
+        """Fail running runs whose lease expired before `now` (BEM-034) and their interactions.
+
+        Returns the runs reaped, so the caller can publish their final error frames. Concurrent
+        reapers never return the same run.
+        """
+        ...
+
+    # ---- memory --------------------------------------------------------------------------------
+    async def remember(
+        self,
+        *,
+        scope_name: str,
+        scope_id: str,
+        content: str,
+        metadata: dict[str, Any] | None = None,
+    ) -> MemoryEntry:
+        """Save an entry in the scope (scope_name, scope_id); BEM-100 for a bad scope."""
+        ...
+
+    async def recall(
+        self, *, scopes: Sequence[tuple[str, str]], limit: int = 20
+    ) -> list[MemoryEntry]:
+        """The newest `limit` entries across the given scopes, newest first."""
+        ...
+
+    # ---- retention -----------------------------------------------------------------------------
+    async def delete_idle_sessions(self, *, older_than: timedelta) -> int:
+        """Delete sessions idle for longer than older_than, with everything under them.
+
+        A session with a run still holding a live lease is kept. Returns how many were deleted.
+        """
+        ...
+
+    async def aclose(self) -> None:
+        """Release what the store holds. Idempotent."""
+        ...

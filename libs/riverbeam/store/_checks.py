@@ -1,0 +1,162 @@
+"""Input checks shared by every store implementation, so they reject the same things."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import uuid
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import get_args
+
+from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.store._types import FinishStatus, NewMessage, RecordedOutcome
+from riverbeam.types import ActionOutcome, ActionResponseEnvelope, InteractionStatus
+
+DEFAULT_PAGE_SIZE = 100
+MAX_PAGE_SIZE = 1000
+DEFAULT_REAP_LIMIT = 100
+DEFAULT_RECALL_LIMIT = 20
+MAX_SCOPE_NAME = 128
+MAX_SCOPE_ID = 256
+
+_FINISH_STATUSES: frozenset[str] = frozenset(get_args(FinishStatus))
+_INTERACTION_STATUSES: frozenset[str] = frozenset(get_args(InteractionStatus))
+_RECORDED: frozenset[str] = frozenset(get_args(RecordedOutcome))
+
+# What an interaction becomes when its run finishes, unless the caller says otherwise.
+_INTERACTION_AFTER: dict[str, InteractionStatus] = {
+    "completed": "completed",
+    "failed": "failed",
+    "cancelled": "cancelled",
+    "interrupted": "in_progress",
+}
+
+
+def page_size(value: int | None) -> int:
+    """AIP-158: 0 or None means the default; larger than the maximum is clamped."""
+    if value is None or value == 0:
+        return DEFAULT_PAGE_SIZE
+    if value < 0:
+        raise RiverbeamError(
+            ErrorCode.INVALID_ARGUMENT, "page_size must not be negative", field="page_size"
+        )
+    return min(value, MAX_PAGE_SIZE)
+
+
+def encode_page_token(position: int) -> str:
+    """An opaque token for "after this position" (a message seq or an action ordinal)."""
+    return base64.urlsafe_b64encode(str(position).encode()).decode().rstrip("=")
+
+
+def decode_page_token(token: str | None) -> int:
+    """The position a token stands for; 0 (the start) for no token. Bad tokens are BEM-015."""
+    if not token:
+        return 0
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        text = raw.decode("ascii")
+        if not text.isdigit():
+            raise ValueError(text)
+        return int(text)
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        raise RiverbeamError(ErrorCode.INVALID_PAGE_TOKEN, field="page_token") from None
+
+
+def finish_status(status: str) -> FinishStatus:
+    if status not in _FINISH_STATUSES:
+        raise RiverbeamError(
+            ErrorCode.INVALID_ENUM,
+            f"a run finishes as one of {sorted(_FINISH_STATUSES)}",
+            field="status",
+        )
+    return status  # type: ignore[return-value]
+
+
+def interaction_after(status: FinishStatus, explicit: str | None) -> InteractionStatus:
+    """The interaction status a finished run leaves behind."""
+    if explicit is None:
+        return _INTERACTION_AFTER[status]
+    if explicit not in _INTERACTION_STATUSES:
+        raise RiverbeamError(
+            ErrorCode.INVALID_ENUM,
+            f"interaction_status must be one of {sorted(_INTERACTION_STATUSES)}",
+            field="interaction_status",
+        )
+    return explicit  # type: ignore[return-value]
+
+
+def recorded_outcome(outcome: str) -> ActionOutcome:
+    if outcome not in _RECORDED:
+        raise RiverbeamError(
+            ErrorCode.INVALID_ENUM, f"outcome must be one of {sorted(_RECORDED)}", field="outcome"
+        )
+    return outcome  # type: ignore[return-value]
+
+
+def lease_ttl(ttl_s: float) -> timedelta:
+    if not ttl_s > 0:
+        raise RiverbeamError(
+            ErrorCode.INVALID_ARGUMENT, "a lease lasts a positive time", field="lease_ttl_s"
+        )
+    return timedelta(seconds=ttl_s)
+
+
+def idle_cutoff(older_than: timedelta) -> timedelta:
+    if older_than < timedelta(0):
+        raise RiverbeamError(
+            ErrorCode.INVALID_ARGUMENT, "older_than must not be negative", field="older_than"
+        )
+    return older_than
+
+
+def positive_limit(limit: int | None, default: int) -> int:
+    if limit is None or limit == 0:
+        return default
+    if limit < 0:
+        raise RiverbeamError(
+            ErrorCode.INVALID_ARGUMENT, "limit must not be negative", field="limit"
+        )
+    return min(limit, MAX_PAGE_SIZE)
+
+
+def action_responses(responses: Sequence[ActionResponseEnvelope]) -> None:
+    """Each answered action id is a canonical UUID (BEM-063) and is answered once (BEM-068)."""
+    seen: set[str] = set()
+    for response in responses:
+        action_id = response.action_id
+        try:
+            canonical = str(uuid.UUID(action_id))
+        except (ValueError, AttributeError, TypeError):
+            canonical = ""
+        if canonical != action_id.lower() or len(action_id) != 36:
+            raise RiverbeamError(ErrorCode.ACTION_ID_NOT_UUID, action_id=action_id)
+        if canonical in seen:
+            raise RiverbeamError(ErrorCode.DUPLICATE_ACTION, action_id=action_id)
+        seen.add(canonical)
+
+
+def memory_scope(scope_name: str, scope_id: str) -> None:
+    """A scope is (name, id): both non-empty, bounded, and free of control characters."""
+    for value, limit, field in (
+        (scope_name, MAX_SCOPE_NAME, "scope_name"),
+        (scope_id, MAX_SCOPE_ID, "scope_id"),
+    ):
+        if not value or len(value) > limit or any(ord(c) < 32 or ord(c) == 127 for c in value):
+            raise RiverbeamError(
+                ErrorCode.INVALID_MEMORY_SCOPE,
+                f"{field} must be 1..{limit} printable characters",
+                field=field,
+            )
+
+
+def new_message(**fields: object) -> NewMessage:
+    """A NewMessage from loose arguments, validated (bad role/type is a catalog error)."""
+    return NewMessage.parse({k: v for k, v in fields.items() if v is not None})
+
+
+def aware(now: datetime | None) -> datetime | None:
+    """An instant must carry its time zone: a naive datetime means different things to each store."""
+    if now is not None and (now.tzinfo is None or now.utcoffset() is None):
+        raise RiverbeamError(ErrorCode.INVALID_ARGUMENT, "now must be timezone-aware", field="now")
+    return now

@@ -1,0 +1,369 @@
+"""StoreClient: the BeamStore over gRPC, talking to the store service."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import grpc
+from google.protobuf import duration_pb2, json_format, struct_pb2, timestamp_pb2
+
+from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.server import error_from_rpc, open_channel
+from riverbeam.store import _checks
+from riverbeam.store._types import (
+    BeginRunResult,
+    FinishStatus,
+    MessageKind,
+    NewAction,
+    NewMessage,
+    RecordedOutcome,
+)
+from riverbeam.types import (
+    Action,
+    ActionResponseEnvelope,
+    AgentResult,
+    ContentPart,
+    Interaction,
+    InteractionStatus,
+    MemoryEntry,
+    Message,
+    MessageRole,
+    Run,
+    Session,
+    TokenUsage,
+)
+from riverbeam.v1 import store_service_pb2 as pb
+from riverbeam.v1 import store_service_pb2_grpc as pb_grpc
+
+if TYPE_CHECKING:
+    from riverbeam.agents._io import MemoryWriter
+    from riverbeam.store._base import BeamStore
+
+__all__ = ["StoreClient"]
+
+_Resp = TypeVar("_Resp")
+
+# Statuses a transport failure (no Riverbeam ErrorInfo) can carry: the store is unreachable.
+_TRANSPORT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+
+
+def _struct(value: dict[str, Any] | None) -> struct_pb2.Struct | None:
+    if value is None:
+        return None
+    out = struct_pb2.Struct()
+    out.update(value)
+    return out
+
+
+def _value(value: Any) -> struct_pb2.Value | None:
+    if value is None:
+        return None
+    return json_format.ParseDict(value, struct_pb2.Value())
+
+
+def _token(token: str) -> str | None:
+    return token or None
+
+
+class StoreClient:
+    """A BeamStore backed by the store service (riverbeam.v1.StoreService).
+
+    `StoreClient("store:50054")` opens (and on aclose, closes) its own channel; pass a
+    grpc.aio.Channel to share one. Errors come back as the RiverbeamError the service raised;
+    an unreachable service is BEM-120.
+    """
+
+    def __init__(
+        self,
+        target: str | grpc.aio.Channel,
+        *,
+        timeout_s: float | None = 30.0,
+        wait_for_ready: bool = False,
+    ) -> None:
+        if isinstance(target, str):
+            self._channel = open_channel(target, round_robin=True)
+            self._owns_channel = True
+        else:
+            self._channel = target
+            self._owns_channel = False
+        self._stub: Any = pb_grpc.StoreServiceStub(self._channel)  # type: ignore[no-untyped-call]
+        self._timeout_s = timeout_s
+        self._wait_for_ready = wait_for_ready
+        self._closed = False
+
+    async def __aenter__(self) -> StoreClient:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self._owns_channel:
+            await self._channel.close(None)
+
+    async def _call(self, method: Callable[..., Awaitable[_Resp]], request: Any) -> _Resp:
+        try:
+            return await method(
+                request, timeout=self._timeout_s, wait_for_ready=self._wait_for_ready
+            )
+        except grpc.RpcError as exc:
+            err = error_from_rpc(exc)
+            if "grpc_code" in err.details and exc.code() in _TRANSPORT:
+                err = RiverbeamError(ErrorCode.STORE_UNAVAILABLE, err.message, **err.details)
+            raise err from None
+
+    # ---- reads ---------------------------------------------------------------------------------
+    async def get_session(self, *, session_id: str) -> Session:
+        resp = await self._call(
+            self._stub.FetchSession, pb.FetchSessionRequest(session_id=session_id)
+        )
+        return Session.from_proto(resp.session)
+
+    async def get_interaction(self, *, interaction_id: str) -> Interaction:
+        resp = await self._call(
+            self._stub.FetchInteraction, pb.FetchInteractionRequest(interaction_id=interaction_id)
+        )
+        return Interaction.from_proto(resp.interaction)
+
+    async def get_run(self, *, run_id: str) -> Run:
+        resp = await self._call(self._stub.FetchRun, pb.FetchRunRequest(run_id=run_id))
+        return Run.from_proto(resp.run)
+
+    async def get_action(self, *, action_id: str) -> Action:
+        resp = await self._call(self._stub.FetchAction, pb.FetchActionRequest(action_id=action_id))
+        return Action.from_proto(resp.action)
+
+    async def get_run_by_request(self, *, request_id: str) -> Run | None:
+        resp = await self._call(
+            self._stub.FetchRunByRequest, pb.FetchRunByRequestRequest(request_id=request_id)
+        )
+        return Run.from_proto(resp.run) if resp.HasField("run") else None
+
+    async def list_runs(self, *, interaction_id: str) -> list[Run]:
+        resp = await self._call(
+            self._stub.FetchRuns, pb.FetchRunsRequest(interaction_id=interaction_id)
+        )
+        return [Run.from_proto(r) for r in resp.runs]
+
+    async def list_messages(
+        self, *, session_id: str, page_size: int = 100, page_token: str | None = None
+    ) -> tuple[list[Message], str | None]:
+        request = pb.FetchMessagesRequest(
+            session_id=session_id, page_size=page_size, page_token=page_token or ""
+        )
+        resp = await self._call(self._stub.FetchMessages, request)
+        return [Message.from_proto(m) for m in resp.messages], _token(resp.next_page_token)
+
+    async def list_pending_actions(
+        self,
+        *,
+        session_id: str | None = None,
+        user_id: str | None = None,
+        page_size: int = 100,
+        page_token: str | None = None,
+    ) -> tuple[list[Action], str | None]:
+        request = pb.FetchPendingActionsRequest(
+            session_id=session_id, user_id=user_id, page_size=page_size, page_token=page_token or ""
+        )
+        resp = await self._call(self._stub.FetchPendingActions, request)
+        return [Action.from_proto(a) for a in resp.actions], _token(resp.next_page_token)
+
+    # ---- pipeline steps ------------------------------------------------------------------------
+    async def begin_run(
+        self,
+        *,
+        session_id: str,
+        agent_name: str,
+        run_id: str,
+        lease_owner: str,
+        lease_ttl_s: float,
+        user_id: str | None = None,
+        profile_id: str | None = None,
+        org_id: str | None = None,
+        interaction_id: str | None = None,
+        request_id: str | None = None,
+        human_content: Sequence[ContentPart] = (),
+        message_metadata: dict[str, Any] | None = None,
+        exclusive: bool = False,
+        action_responses: Sequence[ActionResponseEnvelope] = (),
+    ) -> BeginRunResult:
+        request = pb.BeginRunRequest(
+            session_id=session_id,
+            user_id=user_id,
+            profile_id=profile_id,
+            org_id=org_id,
+            agent_name=agent_name,
+            interaction_id=interaction_id,
+            run_id=run_id,
+            request_id=request_id,
+            human_content=[p.to_proto() for p in human_content],
+            message_metadata=_struct(message_metadata),
+            lease_owner=lease_owner,
+            lease_ttl_s=lease_ttl_s,
+            exclusive=exclusive,
+            action_responses=[r.to_proto() for r in action_responses],
+        )
+        resp = await self._call(self._stub.BeginRun, request)
+        return BeginRunResult(
+            session=Session.from_proto(resp.session),
+            interaction=Interaction.from_proto(resp.interaction),
+            run=Run.from_proto(resp.run),
+            human_message=(
+                Message.from_proto(resp.human_message) if resp.HasField("human_message") else None
+            ),
+            resolved_actions=[Action.from_proto(a) for a in resp.resolved_actions],
+            action_messages=[Message.from_proto(m) for m in resp.action_messages],
+        )
+
+    async def finish_run(
+        self,
+        *,
+        run_id: str,
+        lease_owner: str,
+        status: FinishStatus,
+        messages: Sequence[NewMessage] = (),
+        pending_actions: Sequence[NewAction] = (),
+        interaction_status: InteractionStatus | None = None,
+        error_code: str | None = None,
+        error_message: str | None = None,
+        token_usage: TokenUsage | None = None,
+        model_used: str | None = None,
+        result: AgentResult | None = None,
+    ) -> Run:
+        final = _checks.finish_status(status)
+        after = _checks.interaction_after(final, interaction_status)
+        request = pb.FinishRunRequest(
+            run_id=run_id,
+            lease_owner=lease_owner,
+            status=f"RUN_STATUS_{final.upper()}",
+            messages=[m.to_proto() for m in messages],
+            pending_actions=[a.to_proto() for a in pending_actions],
+            interaction_status=f"INTERACTION_STATUS_{after.upper()}",
+            error_code=error_code,
+            error_message=error_message,
+            token_usage=None if token_usage is None else token_usage.to_proto(),
+            model_used=model_used,
+            result=None if result is None else result.to_proto(),
+        )
+        resp = await self._call(self._stub.FinishRun, request)
+        return Run.from_proto(resp.run)
+
+    async def record_action_outcome(
+        self,
+        *,
+        action_id: str,
+        outcome: RecordedOutcome,
+        result: Any = None,
+        error: str | None = None,
+    ) -> Action:
+        recorded = _checks.recorded_outcome(outcome)
+        request = pb.RecordActionOutcomeRequest(
+            action_id=action_id,
+            outcome=f"ACTION_OUTCOME_{recorded.upper()}",
+            result=_value(result),
+            error=error,
+        )
+        resp = await self._call(self._stub.RecordActionOutcome, request)
+        return Action.from_proto(resp.action)
+
+    async def append_message(
+        self,
+        *,
+        session_id: str,
+        role: MessageRole,
+        content: Sequence[ContentPart] = (),
+        type: MessageKind = "message",
+        interaction_id: str | None = None,
+        run_id: str | None = None,
+        message_id: str | None = None,
+        tool_call_id: str | None = None,
+        tool_name: str | None = None,
+        tool_args: dict[str, Any] | None = None,
+        tool_result: Any = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Message:
+        new = _checks.new_message(
+            role=role,
+            type=type,
+            content=list(content),
+            message_id=message_id,
+            tool_call_id=tool_call_id,
+            tool_name=tool_name,
+            tool_args=tool_args,
+            tool_result=tool_result,
+            metadata=metadata,
+        )
+        request = pb.AppendMessageRequest(
+            session_id=session_id,
+            message=new.to_proto(),
+            interaction_id=interaction_id,
+            run_id=run_id,
+        )
+        resp = await self._call(self._stub.AppendMessage, request)
+        return Message.from_proto(resp.message)
+
+    # ---- leases --------------------------------------------------------------------------------
+    async def renew_lease(self, *, run_id: str, lease_owner: str, ttl_s: float) -> bool:
+        request = pb.RenewLeaseRequest(run_id=run_id, lease_owner=lease_owner, ttl_s=ttl_s)
+        resp = await self._call(self._stub.RenewLease, request)
+        return bool(resp.renewed)
+
+    async def reap_expired_runs(
+        self, *, now: datetime | None = None, limit: int = 100
+    ) -> list[Run]:
+        _checks.aware(now)
+        stamp: timestamp_pb2.Timestamp | None = None
+        if now is not None:
+            stamp = timestamp_pb2.Timestamp()
+            stamp.FromDatetime(now)
+        request = pb.ReapExpiredRunsRequest(now=stamp, limit=limit)
+        resp = await self._call(self._stub.ReapExpiredRuns, request)
+        return [Run.from_proto(r) for r in resp.runs]
+
+    # ---- memory --------------------------------------------------------------------------------
+    async def remember(
+        self,
+        *,
+        scope_name: str,
+        scope_id: str,
+        content: str,
+        metadata: dict[str, Any] | None = None,
+    ) -> MemoryEntry:
+        request = pb.RememberRequest(
+            scope_name=scope_name, scope_id=scope_id, content=content, metadata=_struct(metadata)
+        )
+        resp = await self._call(self._stub.Remember, request)
+        return MemoryEntry.from_proto(resp.entry)
+
+    async def recall(
+        self, *, scopes: Sequence[tuple[str, str]], limit: int = 20
+    ) -> list[MemoryEntry]:
+        request = pb.RecallRequest(
+            scopes=[pb.MemoryScope(name=n, id=i) for n, i in scopes], limit=limit
+        )
+        resp = await self._call(self._stub.Recall, request)
+        return [MemoryEntry.from_proto(e) for e in resp.entries]
+
+    # ---- retention -----------------------------------------------------------------------------
+    async def delete_idle_sessions(self, *, older_than: timedelta) -> int:
+        _checks.idle_cutoff(older_than)
+        duration = duration_pb2.Duration()
+        duration.FromTimedelta(older_than)
+        resp = await self._call(
+            self._stub.DeleteIdleSessions, pb.DeleteIdleSessionsRequest(older_than=duration)
+        )
+        return int(resp.deleted)
+
+
+if TYPE_CHECKING:  # mypy proves the implementation satisfies both protocols
+
+    def _is_beam_store(store: StoreClient) -> BeamStore:
+        return store
+
+    def _is_memory_writer(store: StoreClient) -> MemoryWriter:
+        return store

@@ -1,0 +1,453 @@
+"""InMemoryStore: the BeamStore of tests and single-process development."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel
+
+from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.core.ids import new_id
+from riverbeam.store import _checks
+from riverbeam.store._memory_tables import Tables
+from riverbeam.store._steps import (
+    LOST_RUN_CODE,
+    LOST_RUN_MESSAGE,
+    action_result_message,
+    resolution,
+)
+from riverbeam.store._types import (
+    BeginRunResult,
+    FinishStatus,
+    MessageKind,
+    NewAction,
+    NewMessage,
+    RecordedOutcome,
+)
+from riverbeam.types import (
+    Action,
+    ActionResponseEnvelope,
+    AgentResult,
+    ContentPart,
+    Interaction,
+    InteractionStatus,
+    MemoryEntry,
+    Message,
+    MessageRole,
+    Run,
+    Session,
+    TokenUsage,
+)
+
+if TYPE_CHECKING:
+    from riverbeam.agents._io import MemoryWriter
+    from riverbeam.store._base import BeamStore
+
+__all__ = ["InMemoryStore"]
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def _copy(record: _M) -> _M:
+    return record.model_copy(deep=True)
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class InMemoryStore:
+    """A BeamStore in process memory, with the same semantics as PgBeamStore.
+
+    One asyncio.Lock serialises every operation, and each operation checks everything before
+    it changes anything (and never awaits in between), so a step is applied whole or not at
+    all. Records are copied on the way in and out: callers never hold what is stored.
+    """
+
+    def __init__(self, *, clock: Callable[[], datetime] = _utcnow) -> None:
+        self._clock = clock
+        self._lock = asyncio.Lock()
+        self._t = Tables()
+
+    async def __aenter__(self) -> InMemoryStore:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        return None
+
+    # ---- reads ---------------------------------------------------------------------------------
+    async def get_session(self, *, session_id: str) -> Session:
+        async with self._lock:
+            return _copy(self._t.session(session_id))
+
+    async def get_interaction(self, *, interaction_id: str) -> Interaction:
+        async with self._lock:
+            return _copy(self._t.interaction(interaction_id))
+
+    async def get_run(self, *, run_id: str) -> Run:
+        async with self._lock:
+            return _copy(self._t.run(run_id))
+
+    async def get_action(self, *, action_id: str) -> Action:
+        async with self._lock:
+            return _copy(self._t.action(action_id))
+
+    async def get_run_by_request(self, *, request_id: str) -> Run | None:
+        async with self._lock:
+            run_id = self._t.run_by_request.get(request_id)
+            return None if run_id is None else _copy(self._t.runs[run_id])
+
+    async def list_runs(self, *, interaction_id: str) -> list[Run]:
+        async with self._lock:
+            self._t.interaction(interaction_id)
+            return [_copy(r) for r in self._t.runs.values() if r.interaction_id == interaction_id]
+
+    async def list_messages(
+        self, *, session_id: str, page_size: int = 100, page_token: str | None = None
+    ) -> tuple[list[Message], str | None]:
+        size = _checks.page_size(page_size)
+        after = _checks.decode_page_token(page_token)
+        async with self._lock:
+            self._t.session(session_id)
+            # Sequence numbers are dense from 1, so seq n sits at index n - 1.
+            rows = self._t.messages.get(session_id, [])[after : after + size + 1]
+            page = [_copy(m) for m in rows[:size]]
+        return page, _checks.encode_page_token(page[-1].seq) if len(rows) > size else None
+
+    async def list_pending_actions(
+        self,
+        *,
+        session_id: str | None = None,
+        user_id: str | None = None,
+        page_size: int = 100,
+        page_token: str | None = None,
+    ) -> tuple[list[Action], str | None]:
+        size = _checks.page_size(page_size)
+        after = _checks.decode_page_token(page_token)
+        async with self._lock:
+            found: list[tuple[int, Action]] = []
+            for action_id, action in self._t.actions.items():
+                pos = self._t.action_pos[action_id]
+                if (
+                    pos > after
+                    and action.status == "pending"
+                    and (session_id is None or action.session_id == session_id)
+                    and (user_id is None or action.user_id == user_id)
+                ):
+                    found.append((pos, _copy(action)))
+                    if len(found) > size:
+                        break
+        page = found[:size]
+        token = _checks.encode_page_token(page[-1][0]) if len(found) > size else None
+        return [a for _, a in page], token
+
+    # ---- pipeline steps ------------------------------------------------------------------------
+    async def begin_run(
+        self,
+        *,
+        session_id: str,
+        agent_name: str,
+        run_id: str,
+        lease_owner: str,
+        lease_ttl_s: float,
+        user_id: str | None = None,
+        profile_id: str | None = None,
+        org_id: str | None = None,
+        interaction_id: str | None = None,
+        request_id: str | None = None,
+        human_content: Sequence[ContentPart] = (),
+        message_metadata: dict[str, Any] | None = None,
+        exclusive: bool = False,
+        action_responses: Sequence[ActionResponseEnvelope] = (),
+    ) -> BeginRunResult:
+        _checks.action_responses(action_responses)
+        ttl = _checks.lease_ttl(lease_ttl_s)
+        t = self._t
+        async with self._lock:
+            now = self._clock()
+            # Checks, in the order PgBeamStore meets them.
+            if request_id is not None and request_id in t.run_by_request:
+                raise RiverbeamError(ErrorCode.REQUEST_ID_REUSED, request_id=request_id)
+            session = t.upserted_session(session_id, user_id, profile_id, org_id, now)
+            if exclusive and t.busy(session_id, now):
+                raise RiverbeamError(ErrorCode.SESSION_BUSY, session_id=session_id)
+            interaction = t.opened_interaction(
+                session_id, agent_name, interaction_id, bool(action_responses), now
+            )
+            answered = [
+                t.answered(r.action_id, interaction.interaction_id) for r in action_responses
+            ]
+            if run_id in t.runs:
+                raise RiverbeamError(ErrorCode.STORE_CONFLICT, "run_id already used", run_id=run_id)
+
+            # Everything is checked: apply.
+            resolved: list[Action] = []
+            new_messages: list[NewMessage] = []
+            for action, response in zip(answered, action_responses, strict=True):
+                status, outcome = resolution(response)
+                update = {"status": status, "outcome": outcome, "resolved_at": now}
+                done = action.model_copy(update={**update, "response": _copy(response)})
+                resolved.append(done)
+                new_messages.append(action_result_message(done, response))
+            if human_content:
+                new_messages.append(
+                    NewMessage(role="human", content=list(human_content), metadata=message_metadata)
+                )
+            run = Run(
+                run_id=run_id,
+                interaction_id=interaction.interaction_id,
+                session_id=session_id,
+                agent_name=agent_name,
+                status="running",
+                request_id=request_id,
+                started_at=now,
+                lease_owner=lease_owner,
+                lease_expires_at=now + ttl,
+            )
+            t.sessions[session_id] = session
+            t.interactions[interaction.interaction_id] = interaction
+            t.actions.update((a.action_id, a) for a in resolved)
+            t.runs[run_id] = run
+            if request_id is not None:
+                t.run_by_request[request_id] = run_id
+            saved = t.save_messages(
+                session_id, new_messages, interaction.interaction_id, run_id, now
+            )
+            return BeginRunResult(
+                session=_copy(t.sessions[session_id]),
+                interaction=_copy(interaction),
+                run=_copy(run),
+                human_message=_copy(saved[-1]) if human_content else None,
+                resolved_actions=[_copy(a) for a in resolved],
+                action_messages=[_copy(m) for m in saved[: len(resolved)]],
+            )
+
+    async def finish_run(
+        self,
+        *,
+        run_id: str,
+        lease_owner: str,
+        status: FinishStatus,
+        messages: Sequence[NewMessage] = (),
+        pending_actions: Sequence[NewAction] = (),
+        interaction_status: InteractionStatus | None = None,
+        error_code: str | None = None,
+        error_message: str | None = None,
+        token_usage: TokenUsage | None = None,
+        model_used: str | None = None,
+        result: AgentResult | None = None,
+    ) -> Run:
+        final = _checks.finish_status(status)
+        after = _checks.interaction_after(final, interaction_status)
+        new_messages = [_copy(m) for m in messages]
+        new_actions = [_copy(a) for a in pending_actions]
+        t = self._t
+        async with self._lock:
+            now = self._clock()
+            run = t.run(run_id)
+            if run.status != "running" or run.lease_owner != lease_owner:
+                raise RiverbeamError(
+                    ErrorCode.STORE_CONFLICT,
+                    "the run is no longer running under this lease",
+                    run_id=run_id,
+                    status=run.status,
+                )
+            t.check_new_ids(new_messages, new_actions)
+
+            # Copy after the update: model_copy(deep=True) does not copy the update's values.
+            finished = _copy(
+                run.model_copy(
+                    update={
+                        "status": final,
+                        "finished_at": now,
+                        "error_code": error_code,
+                        "error_message": error_message,
+                        "token_usage": token_usage,
+                        "model_used": model_used,
+                        "result": result,
+                    }
+                )
+            )
+            t.runs[run_id] = finished
+            interaction = t.interactions[run.interaction_id]
+            t.interactions[run.interaction_id] = interaction.model_copy(
+                update={"status": after, "updated_at": now}
+            )
+            session = t.sessions[run.session_id]
+            t.sessions[run.session_id] = session.model_copy(update={"last_active_at": now})
+            t.save_messages(run.session_id, new_messages, run.interaction_id, run_id, now)
+            t.save_pending(finished, new_actions, session.user_id, now)
+            return _copy(finished)
+
+    async def record_action_outcome(
+        self,
+        *,
+        action_id: str,
+        outcome: RecordedOutcome,
+        result: Any = None,
+        error: str | None = None,
+    ) -> Action:
+        recorded = _checks.recorded_outcome(outcome)
+        async with self._lock:
+            action = self._t.action(action_id)
+            if action.status != "resolved" or action.outcome != "approved_unknown":
+                raise RiverbeamError(
+                    ErrorCode.STORE_CONFLICT,
+                    "only an approved action awaiting its outcome takes one",
+                    action_id=action_id,
+                    status=action.status,
+                    outcome=action.outcome,
+                )
+            updated = _copy(
+                action.model_copy(update={"outcome": recorded, "result": result, "error": error})
+            )
+            self._t.actions[action_id] = updated
+            return _copy(updated)
+
+    async def append_message(
+        self,
+        *,
+        session_id: str,
+        role: MessageRole,
+        content: Sequence[ContentPart] = (),
+        type: MessageKind = "message",
+        interaction_id: str | None = None,
+        run_id: str | None = None,
+        message_id: str | None = None,
+        tool_call_id: str | None = None,
+        tool_name: str | None = None,
+        tool_args: dict[str, Any] | None = None,
+        tool_result: Any = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Message:
+        new = _checks.new_message(
+            role=role,
+            type=type,
+            content=list(content),
+            message_id=message_id,
+            tool_call_id=tool_call_id,
+            tool_name=tool_name,
+            tool_args=tool_args,
+            tool_result=tool_result,
+            metadata=metadata,
+        )
+        t = self._t
+        async with self._lock:
+            now = self._clock()
+            session = t.session(session_id)
+            if interaction_id is not None:
+                t.interaction(interaction_id)
+            if run_id is not None:
+                t.run(run_id)
+            t.check_new_ids([new], [])
+            t.sessions[session_id] = session.model_copy(update={"last_active_at": now})
+            (saved,) = t.save_messages(session_id, [new], interaction_id, run_id, now)
+            return _copy(saved)
+
+    # ---- leases --------------------------------------------------------------------------------
+    async def renew_lease(self, *, run_id: str, lease_owner: str, ttl_s: float) -> bool:
+        ttl = _checks.lease_ttl(ttl_s)
+        async with self._lock:
+            run = self._t.runs.get(run_id)
+            if run is None or run.status != "running" or run.lease_owner != lease_owner:
+                return False
+            self._t.runs[run_id] = run.model_copy(update={"lease_expires_at": self._clock() + ttl})
+            return True
+
+    async def reap_expired_runs(
+        self, *, now: datetime | None = None, limit: int = 100
+    ) -> list[Run]:
+        size = _checks.positive_limit(limit, _checks.DEFAULT_REAP_LIMIT)
+        now = _checks.aware(now)
+        t = self._t
+        async with self._lock:
+            clock = self._clock()
+            cutoff = now or clock
+            expired = sorted(
+                (
+                    r
+                    for r in t.runs.values()
+                    if r.status == "running"
+                    and r.lease_expires_at is not None
+                    and r.lease_expires_at < cutoff
+                ),
+                key=lambda r: (r.lease_expires_at or cutoff, r.run_id),
+            )[:size]
+            reaped: list[Run] = []
+            for run in expired:
+                failed = run.model_copy(
+                    update={
+                        "status": "failed",
+                        "finished_at": clock,
+                        "error_code": LOST_RUN_CODE,
+                        "error_message": LOST_RUN_MESSAGE,
+                    }
+                )
+                t.runs[run.run_id] = failed
+                interaction = t.interactions[run.interaction_id]
+                t.interactions[run.interaction_id] = interaction.model_copy(
+                    update={"status": "failed", "updated_at": clock}
+                )
+                reaped.append(_copy(failed))
+            return reaped
+
+    # ---- memory --------------------------------------------------------------------------------
+    async def remember(
+        self,
+        *,
+        scope_name: str,
+        scope_id: str,
+        content: str,
+        metadata: dict[str, Any] | None = None,
+    ) -> MemoryEntry:
+        _checks.memory_scope(scope_name, scope_id)
+        async with self._lock:
+            entry = MemoryEntry(
+                scope_name=scope_name,
+                scope_id=scope_id,
+                entry_id=new_id(),
+                content=content,
+                metadata=metadata,
+                created_at=self._clock(),
+            ).model_copy(deep=True)
+            self._t.memory.append(entry)
+            return _copy(entry)
+
+    async def recall(
+        self, *, scopes: Sequence[tuple[str, str]], limit: int = 20
+    ) -> list[MemoryEntry]:
+        for name, scope_id in scopes:
+            _checks.memory_scope(name, scope_id)
+        size = _checks.positive_limit(limit, _checks.DEFAULT_RECALL_LIMIT)
+        wanted = set(scopes)
+        async with self._lock:
+            found = (e for e in reversed(self._t.memory) if (e.scope_name, e.scope_id) in wanted)
+            return [_copy(e) for _, e in zip(range(size), found, strict=False)]
+
+    # ---- retention -----------------------------------------------------------------------------
+    async def delete_idle_sessions(self, *, older_than: timedelta) -> int:
+        idle = _checks.idle_cutoff(older_than)
+        async with self._lock:
+            now = self._clock()
+            doomed = {
+                s.session_id
+                for s in self._t.sessions.values()
+                if s.last_active_at < now - idle and not self._t.busy(s.session_id, now)
+            }
+            self._t.purge(doomed)
+            return len(doomed)
+
+
+if TYPE_CHECKING:  # mypy proves the implementation satisfies both protocols
+
+    def _is_beam_store(store: InMemoryStore) -> BeamStore:
+        return store
+
+    def _is_memory_writer(store: InMemoryStore) -> MemoryWriter:
+        return store

@@ -1,0 +1,216 @@
+"""The records of InMemoryStore and the lookups on them. Callers hold the store's lock."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.core.ids import new_id
+from riverbeam.store._types import NewAction, NewMessage
+from riverbeam.types import Action, Interaction, MemoryEntry, Message, Run, Session
+
+__all__ = ["Tables"]
+
+
+@dataclass
+class Tables:
+    """Stored records. Values are never mutated in place: a change stores a new copy."""
+
+    sessions: dict[str, Session] = field(default_factory=dict)
+    interactions: dict[str, Interaction] = field(default_factory=dict)
+    runs: dict[str, Run] = field(default_factory=dict)
+    run_by_request: dict[str, str] = field(default_factory=dict)
+    messages: dict[str, list[Message]] = field(default_factory=dict)  # per session, seq order
+    message_ids: set[str] = field(default_factory=set)
+    actions: dict[str, Action] = field(default_factory=dict)  # insertion order = inbox order
+    action_pos: dict[str, int] = field(default_factory=dict)
+    memory: list[MemoryEntry] = field(default_factory=list)
+    positions: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+
+    # ---- lookups -------------------------------------------------------------------------------
+    def session(self, session_id: str) -> Session:
+        found = self.sessions.get(session_id)
+        if found is None:
+            raise RiverbeamError(ErrorCode.SESSION_NOT_FOUND, session_id=session_id)
+        return found
+
+    def interaction(self, interaction_id: str) -> Interaction:
+        found = self.interactions.get(interaction_id)
+        if found is None:
+            raise RiverbeamError(ErrorCode.INTERACTION_NOT_FOUND, interaction_id=interaction_id)
+        return found
+
+    def run(self, run_id: str) -> Run:
+        found = self.runs.get(run_id)
+        if found is None:
+            raise RiverbeamError(ErrorCode.RUN_NOT_FOUND, run_id=run_id)
+        return found
+
+    def action(self, action_id: str) -> Action:
+        found = self.actions.get(action_id)
+        if found is None:
+            raise RiverbeamError(ErrorCode.ACTION_NOT_FOUND, action_id=action_id)
+        return found
+
+    def busy(self, session_id: str, now: datetime) -> bool:
+        """Whether a run of the session is running under a live lease."""
+        return any(
+            r.session_id == session_id
+            and r.status == "running"
+            and r.lease_expires_at is not None
+            and r.lease_expires_at > now
+            for r in self.runs.values()
+        )
+
+    def answered(self, action_id: str, interaction_id: str) -> Action:
+        """The action a response answers, checked: exists, belongs here, still pending."""
+        action = self.action(action_id)
+        if action.interaction_id != interaction_id:
+            raise RiverbeamError(
+                ErrorCode.ACTION_WRONG_INTERACTION,
+                action_id=action_id,
+                interaction_id=interaction_id,
+            )
+        if action.status != "pending":
+            raise RiverbeamError(
+                ErrorCode.ACTION_NOT_PENDING, action_id=action_id, status=action.status
+            )
+        return action
+
+    # ---- building records (nothing stored yet) -------------------------------------------------
+    def upserted_session(
+        self,
+        session_id: str,
+        user_id: str | None,
+        profile_id: str | None,
+        org_id: str | None,
+        now: datetime,
+    ) -> Session:
+        """The session after a run begins in it: created, or touched (first owner ids stick)."""
+        old = self.sessions.get(session_id)
+        if old is None:
+            return Session(
+                session_id=session_id,
+                user_id=user_id,
+                profile_id=profile_id,
+                org_id=org_id,
+                created_at=now,
+                last_active_at=now,
+            )
+        return old.model_copy(
+            update={
+                "user_id": user_id if old.user_id is None else old.user_id,
+                "profile_id": profile_id if old.profile_id is None else old.profile_id,
+                "org_id": org_id if old.org_id is None else old.org_id,
+                "last_active_at": now,
+            }
+        )
+
+    def opened_interaction(
+        self,
+        session_id: str,
+        agent_name: str,
+        interaction_id: str | None,
+        resume: bool,
+        now: datetime,
+    ) -> Interaction:
+        """The interaction a run starts in: reused (in progress again) or created."""
+        existing = self.interactions.get(interaction_id) if interaction_id is not None else None
+        if existing is not None and existing.session_id == session_id:
+            return existing.model_copy(update={"status": "in_progress", "updated_at": now})
+        if resume or existing is not None:
+            raise RiverbeamError(
+                ErrorCode.INTERACTION_NOT_RESUMABLE,
+                interaction_id=interaction_id,
+                session_id=session_id,
+            )
+        return Interaction(
+            interaction_id=interaction_id or new_id(),
+            session_id=session_id,
+            agent_name=agent_name,
+            status="in_progress",
+            created_at=now,
+            updated_at=now,
+        )
+
+    def check_new_ids(self, messages: list[NewMessage], actions: list[NewAction]) -> None:
+        """New message and action ids are unused (Postgres: the primary keys)."""
+        message_ids = [m.message_id for m in messages]
+        if len(set(message_ids)) != len(message_ids) or self.message_ids.intersection(message_ids):
+            raise RiverbeamError(ErrorCode.STORE_CONFLICT, "message_id already used")
+        action_ids = [a.action_id for a in actions]
+        if len(set(action_ids)) != len(action_ids) or any(a in self.actions for a in action_ids):
+            raise RiverbeamError(ErrorCode.STORE_CONFLICT, "action_id already used")
+
+    # ---- writes --------------------------------------------------------------------------------
+    def save_messages(
+        self,
+        session_id: str,
+        new: list[NewMessage],
+        interaction_id: str | None,
+        run_id: str | None,
+        now: datetime,
+    ) -> list[Message]:
+        """Store messages with the session's next sequence numbers."""
+        session = self.sessions[session_id]
+        first = session.last_seq + 1
+        saved = [
+            Message(
+                message_id=m.message_id,
+                session_id=session_id,
+                interaction_id=interaction_id,
+                run_id=run_id,
+                seq=first + i,
+                role=m.role,
+                type=m.type,
+                content=m.content,
+                tool_call_id=m.tool_call_id,
+                tool_name=m.tool_name,
+                tool_args=m.tool_args,
+                tool_result=m.tool_result,
+                metadata=m.metadata,
+                created_at=now,
+            ).model_copy(deep=True)
+            for i, m in enumerate(new)
+        ]
+        if saved:
+            self.sessions[session_id] = session.model_copy(update={"last_seq": saved[-1].seq})
+            self.messages.setdefault(session_id, []).extend(saved)
+            self.message_ids.update(m.message_id for m in saved)
+        return saved
+
+    def save_pending(
+        self, run: Run, new: list[NewAction], user_id: str | None, now: datetime
+    ) -> None:
+        for action in new:
+            self.actions[action.action_id] = Action(
+                action_id=action.action_id,
+                session_id=run.session_id,
+                interaction_id=run.interaction_id,
+                run_id=run.run_id,
+                kind=action.kind,
+                tool=action.tool,
+                args=dict(action.args),
+                tool_call_id=action.tool_call_id,
+                status="pending",
+                created_at=now,
+                agent_name=run.agent_name,
+                user_id=user_id,
+            ).model_copy(deep=True)
+            self.action_pos[action.action_id] = next(self.positions)
+
+    def purge(self, session_ids: set[str]) -> None:
+        """Delete sessions and everything under them."""
+        for session_id in session_ids:
+            self.sessions.pop(session_id, None)
+            for message in self.messages.pop(session_id, []):
+                self.message_ids.discard(message.message_id)
+        self.interactions = {
+            k: v for k, v in self.interactions.items() if v.session_id not in session_ids
+        }
+        self.runs = {k: v for k, v in self.runs.items() if v.session_id not in session_ids}
+        self.run_by_request = {k: v for k, v in self.run_by_request.items() if v in self.runs}
+        self.actions = {k: v for k, v in self.actions.items() if v.session_id not in session_ids}
+        self.action_pos = {k: v for k, v in self.action_pos.items() if k in self.actions}

@@ -1,0 +1,576 @@
+"""PgBeamStore: the BeamStore on PostgreSQL (asyncpg)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import asyncpg
+
+from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.core.ids import new_id
+from riverbeam.store import _checks, _rows
+from riverbeam.store._migrations import apply_migrations, quote_schema
+from riverbeam.store._pg_errors import translate_pg_errors
+from riverbeam.store._sql import Statements
+from riverbeam.store._steps import (
+    LOST_RUN_CODE,
+    LOST_RUN_MESSAGE,
+    action_result_message,
+    resolution,
+)
+from riverbeam.store._types import (
+    BeginRunResult,
+    FinishStatus,
+    MessageKind,
+    NewAction,
+    NewMessage,
+    RecordedOutcome,
+)
+from riverbeam.types import (
+    Action,
+    ActionResponseEnvelope,
+    AgentResult,
+    ContentPart,
+    Interaction,
+    InteractionStatus,
+    MemoryEntry,
+    Message,
+    MessageRole,
+    Run,
+    Session,
+    TokenUsage,
+)
+
+if TYPE_CHECKING:
+    from asyncpg.pool import PoolConnectionProxy
+
+    from riverbeam.agents._io import MemoryWriter
+    from riverbeam.store._base import BeamStore
+
+    Pool = asyncpg.Pool[asyncpg.Record]
+    Connection = PoolConnectionProxy[asyncpg.Record]
+
+__all__ = ["DEFAULT_SCHEMA", "PgBeamStore", "StepHook"]
+
+DEFAULT_SCHEMA = "ref_beam"
+
+StepHook = Callable[[str, "Connection"], Awaitable[None]]
+"""Called as hook(step, connection) inside a step's transaction, just before it commits.
+
+For fault-injection tests (kill the connection, then check that nothing of the step remains).
+"""
+
+
+async def _keep_session(conn: asyncpg.Connection[asyncpg.Record]) -> None:
+    """Pool release without the default reset query (RESET ALL, UNLISTEN *, ...).
+
+    The store leaves no session state behind (only SET LOCAL and transaction-level advisory
+    locks), and asyncpg still rolls back an open transaction on release, so skipping the
+    query saves a round trip on every operation.
+    """
+
+
+class PgBeamStore:
+    """A BeamStore on PostgreSQL.
+
+    Build it with `await PgBeamStore.connect(url)` (a pool of its own, migrations applied) or
+    `PgBeamStore.new(pool)` (your pool, no DDL; call `await store.migrate()` if you want them).
+    Every pipeline step is one transaction; message sequence numbers come from a counter on
+    the session row bumped in the same transaction, guarded by UNIQUE (session_id, seq).
+    """
+
+    def __init__(
+        self,
+        pool: Pool,
+        *,
+        schema: str = DEFAULT_SCHEMA,
+        owns_pool: bool = False,
+        acquire_timeout: float = 10.0,
+        before_commit: StepHook | None = None,
+    ) -> None:
+        self._pool = pool
+        self._schema = schema
+        self._sql = Statements.for_schema(quote_schema(schema))
+        self._owns_pool = owns_pool
+        self._acquire_timeout = acquire_timeout
+        self._before_commit = before_commit
+        self._closed = False
+
+    @classmethod
+    def new(
+        cls, pool: Pool, *, schema: str = DEFAULT_SCHEMA, before_commit: StepHook | None = None
+    ) -> PgBeamStore:
+        """A store on a pool you manage; runs no DDL and does not close the pool."""
+        return cls(pool, schema=schema, before_commit=before_commit)
+
+    @classmethod
+    async def connect(
+        cls,
+        url: str,
+        *,
+        schema: str = DEFAULT_SCHEMA,
+        min_size: int = 1,
+        max_size: int = 10,
+        command_timeout: float | None = 60.0,
+        before_commit: StepHook | None = None,
+    ) -> PgBeamStore:
+        """Open a pool to `url`, apply pending migrations to `schema`, and return the store.
+
+        Safe when several replicas start at once. BEM-120 when the database cannot be reached,
+        BEM-122 when a migration fails.
+        """
+        quote_schema(schema)
+        with translate_pg_errors():
+            pool = await asyncpg.create_pool(
+                url,
+                min_size=min_size,
+                max_size=max_size,
+                command_timeout=command_timeout,
+                reset=_keep_session,
+            )
+        store = cls(pool, schema=schema, owns_pool=True, before_commit=before_commit)
+        try:
+            await store.migrate()
+        except BaseException:
+            await store.aclose()
+            raise
+        return store
+
+    @property
+    def schema(self) -> str:
+        return self._schema
+
+    async def migrate(self) -> list[int]:
+        """Apply pending migrations; returns the versions applied by this call."""
+        with translate_pg_errors():
+            async with self._pool.acquire(timeout=self._acquire_timeout) as conn:
+                return await apply_migrations(conn, self._schema)
+
+    async def __aenter__(self) -> PgBeamStore:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self._owns_pool:
+            await self._pool.close()
+
+    @asynccontextmanager
+    async def _connection(self) -> AsyncIterator[Connection]:
+        with translate_pg_errors():
+            async with self._pool.acquire(timeout=self._acquire_timeout) as conn:
+                yield conn
+
+    @asynccontextmanager
+    async def _transaction(self, step: str) -> AsyncIterator[Connection]:
+        with translate_pg_errors():
+            async with self._pool.acquire(timeout=self._acquire_timeout) as conn:
+                async with conn.transaction():
+                    yield conn
+                    if self._before_commit is not None:
+                        await self._before_commit(step, conn)
+
+    # ---- reads ---------------------------------------------------------------------------------
+    async def get_session(self, *, session_id: str) -> Session:
+        async with self._connection() as conn:
+            row = await conn.fetchrow(self._sql.get_session, session_id)
+        if row is None:
+            raise RiverbeamError(ErrorCode.SESSION_NOT_FOUND, session_id=session_id)
+        return _rows.session_of(row)
+
+    async def get_interaction(self, *, interaction_id: str) -> Interaction:
+        async with self._connection() as conn:
+            row = await conn.fetchrow(self._sql.get_interaction, interaction_id)
+        if row is None:
+            raise RiverbeamError(ErrorCode.INTERACTION_NOT_FOUND, interaction_id=interaction_id)
+        return _rows.interaction_of(row)
+
+    async def get_run(self, *, run_id: str) -> Run:
+        async with self._connection() as conn:
+            row = await conn.fetchrow(self._sql.get_run, run_id)
+        if row is None:
+            raise RiverbeamError(ErrorCode.RUN_NOT_FOUND, run_id=run_id)
+        return _rows.run_of(row)
+
+    async def get_action(self, *, action_id: str) -> Action:
+        async with self._connection() as conn:
+            row = await conn.fetchrow(self._sql.get_action, action_id)
+        if row is None:
+            raise RiverbeamError(ErrorCode.ACTION_NOT_FOUND, action_id=action_id)
+        return _rows.action_of(row)
+
+    async def get_run_by_request(self, *, request_id: str) -> Run | None:
+        async with self._connection() as conn:
+            row = await conn.fetchrow(self._sql.get_run_by_request, request_id)
+        return None if row is None else _rows.run_of(row)
+
+    async def list_runs(self, *, interaction_id: str) -> list[Run]:
+        async with self._connection() as conn:
+            rows = await conn.fetch(self._sql.list_runs, interaction_id)
+            if not rows and not await conn.fetchval(self._sql.interaction_exists, interaction_id):
+                raise RiverbeamError(ErrorCode.INTERACTION_NOT_FOUND, interaction_id=interaction_id)
+        return [_rows.run_of(r) for r in rows]
+
+    async def list_messages(
+        self, *, session_id: str, page_size: int = 100, page_token: str | None = None
+    ) -> tuple[list[Message], str | None]:
+        size = _checks.page_size(page_size)
+        after = _checks.decode_page_token(page_token)
+        async with self._connection() as conn:
+            rows = await conn.fetch(self._sql.list_messages, session_id, after, size + 1)
+            if not rows and not await conn.fetchval(self._sql.session_exists, session_id):
+                raise RiverbeamError(ErrorCode.SESSION_NOT_FOUND, session_id=session_id)
+        page = [_rows.message_of(r) for r in rows[:size]]
+        return page, _checks.encode_page_token(page[-1].seq) if len(rows) > size else None
+
+    async def list_pending_actions(
+        self,
+        *,
+        session_id: str | None = None,
+        user_id: str | None = None,
+        page_size: int = 100,
+        page_token: str | None = None,
+    ) -> tuple[list[Action], str | None]:
+        size = _checks.page_size(page_size)
+        after = _checks.decode_page_token(page_token)
+        async with self._connection() as conn:
+            rows = await conn.fetch(self._sql.list_pending, after, session_id, user_id, size + 1)
+        page = rows[:size]
+        token = _checks.encode_page_token(int(page[-1]["pos"])) if len(rows) > size else None
+        return [_rows.action_of(r) for r in page], token
+
+    # ---- pipeline steps ------------------------------------------------------------------------
+    async def begin_run(
+        self,
+        *,
+        session_id: str,
+        agent_name: str,
+        run_id: str,
+        lease_owner: str,
+        lease_ttl_s: float,
+        user_id: str | None = None,
+        profile_id: str | None = None,
+        org_id: str | None = None,
+        interaction_id: str | None = None,
+        request_id: str | None = None,
+        human_content: Sequence[ContentPart] = (),
+        message_metadata: dict[str, Any] | None = None,
+        exclusive: bool = False,
+        action_responses: Sequence[ActionResponseEnvelope] = (),
+    ) -> BeginRunResult:
+        _checks.action_responses(action_responses)
+        ttl = _checks.lease_ttl(lease_ttl_s)
+        resume = bool(action_responses)
+        sql = self._sql
+        n_messages = len(action_responses) + (1 if human_content else 0)
+        async with self._transaction("begin_run") as conn:
+            if request_id is not None and await conn.fetchval(sql.request_used, request_id):
+                raise RiverbeamError(ErrorCode.REQUEST_ID_REUSED, request_id=request_id)
+            # Creates or locks the session row: begin_runs of one session queue here, which
+            # makes the exclusive check below race-free.
+            session_row = await conn.fetchrow(
+                sql.upsert_session, session_id, user_id, profile_id, org_id, n_messages
+            )
+            assert session_row is not None
+            session = _rows.session_of(session_row)
+            if exclusive and await conn.fetchval(sql.session_busy, session_id):
+                raise RiverbeamError(ErrorCode.SESSION_BUSY, session_id=session_id)
+
+            if resume:
+                row = await conn.fetchrow(sql.resume_interaction, interaction_id, session_id)
+            else:
+                row = await conn.fetchrow(
+                    sql.open_interaction, interaction_id or new_id(), session_id, agent_name
+                )
+            if row is None:
+                raise RiverbeamError(
+                    ErrorCode.INTERACTION_NOT_RESUMABLE,
+                    interaction_id=interaction_id,
+                    session_id=session_id,
+                )
+            interaction = _rows.interaction_of(row)
+
+            resolved: list[Action] = []
+            for response in action_responses:
+                status, outcome = resolution(response)
+                row = await conn.fetchrow(
+                    sql.resolve_action,
+                    response.action_id,
+                    interaction.interaction_id,
+                    status,
+                    outcome,
+                    _rows.dump(response),
+                )
+                if row is None:
+                    await self._why_not_resolved(
+                        conn, response.action_id, interaction.interaction_id
+                    )
+                resolved.append(_rows.action_of(row))
+
+            run_row = await conn.fetchrow(
+                sql.insert_run,
+                run_id,
+                interaction.interaction_id,
+                session_id,
+                agent_name,
+                request_id,
+                lease_owner,
+                ttl,
+            )
+            assert run_row is not None
+            new_messages = [
+                action_result_message(a, r) for a, r in zip(resolved, action_responses, strict=True)
+            ]
+            if human_content:
+                new_messages.append(
+                    NewMessage(role="human", content=list(human_content), metadata=message_metadata)
+                )
+            saved = await self._insert_messages(
+                conn,
+                session_id,
+                interaction.interaction_id,
+                run_id,
+                new_messages,
+                first_seq=session.last_seq - n_messages + 1,
+            )
+        return BeginRunResult(
+            session=session,
+            interaction=interaction,
+            run=_rows.run_of(run_row),
+            human_message=saved[-1] if human_content else None,
+            resolved_actions=resolved,
+            action_messages=saved[: len(resolved)],
+        )
+
+    async def _why_not_resolved(
+        self, conn: Connection, action_id: str, interaction_id: str
+    ) -> NoReturn:
+        row = await conn.fetchrow(self._sql.action_state, action_id)
+        if row is None:
+            raise RiverbeamError(ErrorCode.ACTION_NOT_FOUND, action_id=action_id)
+        if row["interaction_id"] != interaction_id:
+            raise RiverbeamError(
+                ErrorCode.ACTION_WRONG_INTERACTION,
+                action_id=action_id,
+                interaction_id=interaction_id,
+            )
+        raise RiverbeamError(
+            ErrorCode.ACTION_NOT_PENDING, action_id=action_id, status=row["status"]
+        )
+
+    async def _insert_messages(
+        self,
+        conn: Connection,
+        session_id: str,
+        interaction_id: str | None,
+        run_id: str | None,
+        messages: Sequence[NewMessage],
+        *,
+        first_seq: int,
+    ) -> list[Message]:
+        if not messages:
+            return []
+        rows = await conn.fetch(
+            self._sql.insert_messages,
+            session_id,
+            interaction_id,
+            run_id,
+            *_rows.message_columns(messages, first_seq),
+        )
+        return sorted((_rows.message_of(r) for r in rows), key=lambda m: m.seq)
+
+    async def finish_run(
+        self,
+        *,
+        run_id: str,
+        lease_owner: str,
+        status: FinishStatus,
+        messages: Sequence[NewMessage] = (),
+        pending_actions: Sequence[NewAction] = (),
+        interaction_status: InteractionStatus | None = None,
+        error_code: str | None = None,
+        error_message: str | None = None,
+        token_usage: TokenUsage | None = None,
+        model_used: str | None = None,
+        result: AgentResult | None = None,
+    ) -> Run:
+        final = _checks.finish_status(status)
+        after = _checks.interaction_after(final, interaction_status)
+        sql = self._sql
+        async with self._transaction("finish_run") as conn:
+            row = await conn.fetchrow(
+                sql.finish_run,
+                run_id,
+                lease_owner,
+                final,
+                error_code,
+                error_message,
+                _rows.dump(token_usage),
+                model_used,
+                _rows.dump(result),
+            )
+            if row is None:
+                current = await conn.fetchval(sql.run_status, run_id)
+                if current is None:
+                    raise RiverbeamError(ErrorCode.RUN_NOT_FOUND, run_id=run_id)
+                raise RiverbeamError(
+                    ErrorCode.STORE_CONFLICT,
+                    "the run is no longer running under this lease",
+                    run_id=run_id,
+                    status=current,
+                )
+            run = _rows.run_of(row)
+            bumped = await conn.fetchrow(sql.bump_session, run.session_id, len(messages))
+            assert bumped is not None
+            await self._insert_messages(
+                conn,
+                run.session_id,
+                run.interaction_id,
+                run_id,
+                messages,
+                first_seq=int(bumped["last_seq"]) - len(messages) + 1,
+            )
+            await conn.execute(sql.set_interaction_status, run.interaction_id, after)
+            if pending_actions:
+                await conn.execute(
+                    sql.insert_actions,
+                    run.session_id,
+                    run.interaction_id,
+                    run_id,
+                    run.agent_name,
+                    bumped["user_id"],
+                    *_rows.action_columns(pending_actions),
+                )
+        return run
+
+    async def record_action_outcome(
+        self,
+        *,
+        action_id: str,
+        outcome: RecordedOutcome,
+        result: Any = None,
+        error: str | None = None,
+    ) -> Action:
+        recorded = _checks.recorded_outcome(outcome)
+        async with self._connection() as conn:
+            row = await conn.fetchrow(
+                self._sql.record_outcome, action_id, recorded, _rows.dump(result), error
+            )
+            if row is None:
+                current = await conn.fetchrow(self._sql.get_action, action_id)
+                if current is None:
+                    raise RiverbeamError(ErrorCode.ACTION_NOT_FOUND, action_id=action_id)
+                raise RiverbeamError(
+                    ErrorCode.STORE_CONFLICT,
+                    "only an approved action awaiting its outcome takes one",
+                    action_id=action_id,
+                    status=current["status"],
+                    outcome=current["outcome"],
+                )
+        return _rows.action_of(row)
+
+    async def append_message(
+        self,
+        *,
+        session_id: str,
+        role: MessageRole,
+        content: Sequence[ContentPart] = (),
+        type: MessageKind = "message",
+        interaction_id: str | None = None,
+        run_id: str | None = None,
+        message_id: str | None = None,
+        tool_call_id: str | None = None,
+        tool_name: str | None = None,
+        tool_args: dict[str, Any] | None = None,
+        tool_result: Any = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Message:
+        new = _checks.new_message(
+            role=role,
+            type=type,
+            content=list(content),
+            message_id=message_id,
+            tool_call_id=tool_call_id,
+            tool_name=tool_name,
+            tool_args=tool_args,
+            tool_result=tool_result,
+            metadata=metadata,
+        )
+        message_id, *values = _rows.message_values(new)
+        async with self._connection() as conn:
+            row = await conn.fetchrow(
+                self._sql.append_message, session_id, message_id, interaction_id, run_id, *values
+            )
+        if row is None:
+            raise RiverbeamError(ErrorCode.SESSION_NOT_FOUND, session_id=session_id)
+        return _rows.message_of(row)
+
+    # ---- leases --------------------------------------------------------------------------------
+    async def renew_lease(self, *, run_id: str, lease_owner: str, ttl_s: float) -> bool:
+        ttl = _checks.lease_ttl(ttl_s)
+        async with self._connection() as conn:
+            status = await conn.execute(self._sql.renew_lease, run_id, lease_owner, ttl)
+        return status == "UPDATE 1"
+
+    async def reap_expired_runs(
+        self, *, now: datetime | None = None, limit: int = 100
+    ) -> list[Run]:
+        size = _checks.positive_limit(limit, _checks.DEFAULT_REAP_LIMIT)
+        now = _checks.aware(now)
+        async with self._connection() as conn:
+            rows = await conn.fetch(self._sql.reap, now, size, LOST_RUN_CODE, LOST_RUN_MESSAGE)
+        return [_rows.run_of(r) for r in rows]
+
+    # ---- memory --------------------------------------------------------------------------------
+    async def remember(
+        self,
+        *,
+        scope_name: str,
+        scope_id: str,
+        content: str,
+        metadata: dict[str, Any] | None = None,
+    ) -> MemoryEntry:
+        _checks.memory_scope(scope_name, scope_id)
+        async with self._connection() as conn:
+            row = await conn.fetchrow(
+                self._sql.remember, new_id(), scope_name, scope_id, content, _rows.dump(metadata)
+            )
+        assert row is not None
+        return _rows.memory_of(row)
+
+    async def recall(
+        self, *, scopes: Sequence[tuple[str, str]], limit: int = 20
+    ) -> list[MemoryEntry]:
+        for name, scope_id in scopes:
+            _checks.memory_scope(name, scope_id)
+        size = _checks.positive_limit(limit, _checks.DEFAULT_RECALL_LIMIT)
+        if not scopes:
+            return []
+        async with self._connection() as conn:
+            rows = await conn.fetch(
+                self._sql.recall, [n for n, _ in scopes], [i for _, i in scopes], size
+            )
+        return [_rows.memory_of(r) for r in rows]
+
+    # ---- retention -----------------------------------------------------------------------------
+    async def delete_idle_sessions(self, *, older_than: timedelta) -> int:
+        idle = _checks.idle_cutoff(older_than)
+        async with self._connection() as conn:
+            deleted = await conn.fetchval(self._sql.delete_idle, idle)
+        return int(deleted or 0)
+
+
+if TYPE_CHECKING:  # mypy proves the implementation satisfies both protocols
+
+    def _is_beam_store(store: PgBeamStore) -> BeamStore:
+        return store
+
+    def _is_memory_writer(store: PgBeamStore) -> MemoryWriter:
+        return store

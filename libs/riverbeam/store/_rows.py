@@ -1,0 +1,184 @@
+"""Database rows to records and back (JSON travels as text, cast to jsonb in SQL)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import asyncpg
+from pydantic import BaseModel
+
+from riverbeam.store._types import NewAction, NewMessage
+from riverbeam.types import (
+    Action,
+    ActionResponseEnvelope,
+    AgentResult,
+    ContentPart,
+    Interaction,
+    MemoryEntry,
+    Message,
+    Run,
+    Session,
+    TokenUsage,
+)
+
+__all__ = [
+    "action_columns",
+    "action_of",
+    "dump",
+    "interaction_of",
+    "memory_of",
+    "message_columns",
+    "message_of",
+    "message_values",
+    "run_of",
+    "session_of",
+]
+
+Row = asyncpg.Record
+
+
+def dump(value: Any) -> str | None:
+    """A value as JSON text for a jsonb parameter; None stays SQL NULL."""
+    if value is None:
+        return None
+    if isinstance(value, BaseModel):
+        return json.dumps(value.model_dump(mode="json", exclude_none=True))
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _load(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+def session_of(row: Row) -> Session:
+    return Session(
+        session_id=row["session_id"],
+        user_id=row["user_id"],
+        profile_id=row["profile_id"],
+        org_id=row["org_id"],
+        metadata=_load(row["metadata"]),
+        last_seq=row["last_seq"],
+        created_at=row["created_at"],
+        last_active_at=row["last_active_at"],
+    )
+
+
+def interaction_of(row: Row) -> Interaction:
+    return Interaction(
+        interaction_id=row["interaction_id"],
+        session_id=row["session_id"],
+        agent_name=row["agent_name"],
+        status=row["status"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+    )
+
+
+def run_of(row: Row) -> Run:
+    usage = _load(row["token_usage"])
+    result = _load(row["result"])
+    return Run(
+        run_id=row["run_id"],
+        interaction_id=row["interaction_id"],
+        session_id=row["session_id"],
+        agent_name=row["agent_name"],
+        status=row["status"],
+        request_id=row["request_id"],
+        started_at=row["started_at"],
+        finished_at=row["finished_at"],
+        error_code=row["error_code"],
+        error_message=row["error_message"],
+        token_usage=None if usage is None else TokenUsage.model_validate(usage),
+        model_used=row["model_used"],
+        lease_owner=row["lease_owner"],
+        lease_expires_at=row["lease_expires_at"],
+        result=None if result is None else AgentResult.model_validate(result),
+    )
+
+
+def message_of(row: Row) -> Message:
+    return Message(
+        message_id=row["message_id"],
+        session_id=row["session_id"],
+        interaction_id=row["interaction_id"],
+        run_id=row["run_id"],
+        seq=row["seq"],
+        role=row["role"],
+        type=row["type"],
+        content=[ContentPart.model_validate(p) for p in _load(row["content"]) or []],
+        tool_call_id=row["tool_call_id"],
+        tool_name=row["tool_name"],
+        tool_args=_load(row["tool_args"]),
+        tool_result=_load(row["tool_result"]),
+        metadata=_load(row["metadata"]),
+        created_at=row["created_at"],
+    )
+
+
+def action_of(row: Row) -> Action:
+    response = _load(row["response"])
+    return Action(
+        action_id=row["action_id"],
+        session_id=row["session_id"],
+        interaction_id=row["interaction_id"],
+        run_id=row["run_id"],
+        kind=row["kind"],
+        tool=row["tool"],
+        args=_load(row["args"]) or {},
+        tool_call_id=row["tool_call_id"],
+        status=row["status"],
+        created_at=row["created_at"],
+        resolved_at=row["resolved_at"],
+        response=None if response is None else ActionResponseEnvelope.model_validate(response),
+        outcome=row["outcome"],
+        result=_load(row["result"]),
+        error=row["error"],
+        agent_name=row["agent_name"],
+        user_id=row["user_id"],
+    )
+
+
+def memory_of(row: Row) -> MemoryEntry:
+    return MemoryEntry(
+        scope_name=row["scope_name"],
+        scope_id=row["scope_id"],
+        entry_id=row["entry_id"],
+        content=row["content"],
+        metadata=_load(row["metadata"]),
+        created_at=row["created_at"],
+    )
+
+
+def message_values(m: NewMessage) -> list[Any]:
+    """message_id, role, type, content, tool_call_id, tool_name, tool_args, tool_result, metadata."""
+    return [
+        m.message_id,
+        m.role,
+        m.type,
+        dump([p.model_dump(mode="json", exclude_none=True) for p in m.content]),
+        m.tool_call_id,
+        m.tool_name,
+        dump(m.tool_args),
+        dump(m.tool_result),
+        dump(m.metadata),
+    ]
+
+
+def message_columns(messages: Sequence[NewMessage], first_seq: int) -> list[list[Any]]:
+    """The unnest() arrays of insert_messages ($4..$13) for messages numbered from first_seq."""
+    rows = [message_values(m) for m in messages]
+    columns = [list(col) for col in zip(*rows, strict=True)]
+    return [columns[0], [first_seq + i for i in range(len(messages))], *columns[1:]]
+
+
+def action_columns(actions: Sequence[NewAction]) -> list[list[Any]]:
+    """The unnest() arrays of insert_actions ($6..$10)."""
+    return [
+        [a.action_id for a in actions],
+        [a.kind for a in actions],
+        [a.tool for a in actions],
+        [dump(a.args) for a in actions],
+        [a.tool_call_id for a in actions],
+    ]

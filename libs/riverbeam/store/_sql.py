@@ -1,0 +1,220 @@
+"""The SQL of the Postgres store, qualified with its schema.
+
+Every write that touches more than one row runs in one transaction (see _postgres.py). JSON is
+passed as text and cast to jsonb in SQL, so the store works on any pool, whatever codecs its
+connections have.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Statements"]
+
+SESSION_COLS = (
+    "session_id, user_id, profile_id, org_id, metadata, last_seq, created_at, last_active_at"
+)
+INTERACTION_COLS = "interaction_id, session_id, agent_name, status, created_at, updated_at"
+RUN_COLS = (
+    "run_id, interaction_id, session_id, agent_name, status, request_id, started_at, finished_at,"
+    " error_code, error_message, token_usage, model_used, lease_owner, lease_expires_at, result"
+)
+MESSAGE_COLS = (
+    "message_id, session_id, interaction_id, run_id, seq, role, type, content, tool_call_id,"
+    " tool_name, tool_args, tool_result, metadata, created_at"
+)
+ACTION_COLS = (
+    "pos, action_id, session_id, interaction_id, run_id, kind, tool, args, tool_call_id, status,"
+    " created_at, resolved_at, response, outcome, result, error, agent_name, user_id"
+)
+MEMORY_COLS = "pos, entry_id, scope_name, scope_id, content, metadata, created_at"
+
+
+def _prefixed(cols: str, alias: str) -> str:
+    return ", ".join(f"{alias}.{c.strip()}" for c in cols.split(","))
+
+
+_LIVE_RUN = "status = 'running' AND lease_expires_at > now()"
+
+
+@dataclass(frozen=True, slots=True)
+class Statements:
+    """Every statement of the store, for one schema (already quoted)."""
+
+    get_session: str
+    session_exists: str
+    get_interaction: str
+    interaction_exists: str
+    get_run: str
+    get_run_by_request: str
+    request_used: str
+    list_runs: str
+    get_action: str
+    list_messages: str
+    list_pending: str
+    upsert_session: str
+    session_busy: str
+    open_interaction: str
+    resume_interaction: str
+    resolve_action: str
+    action_state: str
+    insert_run: str
+    insert_messages: str
+    finish_run: str
+    run_status: str
+    bump_session: str
+    set_interaction_status: str
+    insert_actions: str
+    record_outcome: str
+    append_message: str
+    renew_lease: str
+    reap: str
+    remember: str
+    recall: str
+    delete_idle: str
+
+    @classmethod
+    def for_schema(cls, q: str) -> Statements:
+        insert_message_cols = (
+            "message_id, session_id, interaction_id, run_id, seq, role, type, content, tool_call_id,"
+            " tool_name, tool_args, tool_result, metadata"
+        )
+        return cls(
+            get_session=f"SELECT {SESSION_COLS} FROM {q}.sessions WHERE session_id = $1",
+            session_exists=f"SELECT EXISTS (SELECT 1 FROM {q}.sessions WHERE session_id = $1)",
+            get_interaction=f"SELECT {INTERACTION_COLS} FROM {q}.interactions WHERE interaction_id = $1",
+            interaction_exists=f"SELECT EXISTS (SELECT 1 FROM {q}.interactions WHERE interaction_id = $1)",
+            get_run=f"SELECT {RUN_COLS} FROM {q}.runs WHERE run_id = $1",
+            get_run_by_request=f"SELECT {RUN_COLS} FROM {q}.runs WHERE request_id = $1",
+            request_used=f"SELECT EXISTS (SELECT 1 FROM {q}.runs WHERE request_id = $1)",
+            list_runs=(
+                f"SELECT {RUN_COLS} FROM {q}.runs WHERE interaction_id = $1 ORDER BY started_at, run_id"
+            ),
+            get_action=f"SELECT {ACTION_COLS} FROM {q}.actions WHERE action_id = $1",
+            list_messages=(
+                f"SELECT {MESSAGE_COLS} FROM {q}.messages WHERE session_id = $1 AND seq > $2"
+                " ORDER BY seq LIMIT $3"
+            ),
+            list_pending=(
+                f"SELECT {ACTION_COLS} FROM {q}.actions WHERE status = 'pending' AND pos > $1"
+                " AND ($2::text IS NULL OR session_id = $2) AND ($3::text IS NULL OR user_id = $3)"
+                " ORDER BY pos LIMIT $4"
+            ),
+            # Creates the session or locks it; the first non-null owner ids stick. $5 sequence
+            # numbers are allocated here for the messages begin_run saves.
+            upsert_session=(
+                f"INSERT INTO {q}.sessions AS t (session_id, user_id, profile_id, org_id, last_seq)"
+                " VALUES ($1, $2, $3, $4, $5)"
+                " ON CONFLICT (session_id) DO UPDATE SET"
+                " user_id = COALESCE(t.user_id, EXCLUDED.user_id),"
+                " profile_id = COALESCE(t.profile_id, EXCLUDED.profile_id),"
+                " org_id = COALESCE(t.org_id, EXCLUDED.org_id),"
+                " last_seq = t.last_seq + EXCLUDED.last_seq, last_active_at = now()"
+                f" RETURNING {SESSION_COLS}"
+            ),
+            session_busy=f"SELECT EXISTS (SELECT 1 FROM {q}.runs WHERE session_id = $1 AND {_LIVE_RUN})",
+            # Reused only within its own session; no row back means it belongs to another.
+            open_interaction=(
+                f"INSERT INTO {q}.interactions AS t (interaction_id, session_id, agent_name, status)"
+                " VALUES ($1, $2, $3, 'in_progress')"
+                " ON CONFLICT (interaction_id) DO UPDATE SET status = 'in_progress', updated_at = now()"
+                " WHERE t.session_id = EXCLUDED.session_id"
+                f" RETURNING {INTERACTION_COLS}"
+            ),
+            resume_interaction=(
+                f"UPDATE {q}.interactions SET status = 'in_progress', updated_at = now()"
+                f" WHERE interaction_id = $1 AND session_id = $2 RETURNING {INTERACTION_COLS}"
+            ),
+            # The compare-and-set: of concurrent resolvers only one sees the row still pending.
+            resolve_action=(
+                f"UPDATE {q}.actions SET status = $3, outcome = $4, response = $5::jsonb,"
+                " resolved_at = now()"
+                f" WHERE action_id = $1 AND interaction_id = $2 AND status = 'pending'"
+                f" RETURNING {ACTION_COLS}"
+            ),
+            action_state=f"SELECT interaction_id, status FROM {q}.actions WHERE action_id = $1",
+            insert_run=(
+                f"INSERT INTO {q}.runs (run_id, interaction_id, session_id, agent_name, status,"
+                " request_id, lease_owner, lease_expires_at)"
+                " VALUES ($1, $2, $3, $4, 'running', $5, $6, now() + $7::interval)"
+                f" RETURNING {RUN_COLS}"
+            ),
+            insert_messages=(
+                f"INSERT INTO {q}.messages ({insert_message_cols})"
+                " SELECT u.message_id, $1, $2, $3, u.seq, u.role, u.type, u.content::jsonb,"
+                " u.tool_call_id, u.tool_name, u.tool_args::jsonb, u.tool_result::jsonb, u.metadata::jsonb"
+                " FROM unnest($4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::text[],"
+                " $10::text[], $11::text[], $12::text[], $13::text[])"
+                " AS u(message_id, seq, role, type, content, tool_call_id, tool_name, tool_args,"
+                " tool_result, metadata)"
+                f" RETURNING {MESSAGE_COLS}"
+            ),
+            # The compare-and-set that closes a run: only from running, only by its lease owner.
+            finish_run=(
+                f"UPDATE {q}.runs SET status = $3, finished_at = now(), error_code = $4,"
+                " error_message = $5, token_usage = $6::jsonb, model_used = $7, result = $8::jsonb"
+                f" WHERE run_id = $1 AND lease_owner = $2 AND status = 'running' RETURNING {RUN_COLS}"
+            ),
+            run_status=f"SELECT status FROM {q}.runs WHERE run_id = $1",
+            bump_session=(
+                f"UPDATE {q}.sessions SET last_seq = last_seq + $2, last_active_at = now()"
+                " WHERE session_id = $1 RETURNING last_seq, user_id"
+            ),
+            set_interaction_status=(
+                f"UPDATE {q}.interactions SET status = $2, updated_at = now() WHERE interaction_id = $1"
+            ),
+            insert_actions=(
+                f"INSERT INTO {q}.actions (action_id, session_id, interaction_id, run_id, kind, tool,"
+                " args, tool_call_id, status, agent_name, user_id)"
+                " SELECT u.action_id, $1, $2, $3, u.kind, u.tool, u.args::jsonb, u.tool_call_id,"
+                " 'pending', $4, $5"
+                " FROM unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::text[])"
+                " WITH ORDINALITY AS u(action_id, kind, tool, args, tool_call_id, n) ORDER BY u.n"
+            ),
+            record_outcome=(
+                f"UPDATE {q}.actions SET outcome = $2, result = $3::jsonb, error = $4"
+                " WHERE action_id = $1 AND status = 'resolved' AND outcome = 'approved_unknown'"
+                f" RETURNING {ACTION_COLS}"
+            ),
+            # One statement, so one implicit transaction: the bump and the insert, or neither.
+            append_message=(
+                f"WITH bumped AS (UPDATE {q}.sessions SET last_seq = last_seq + 1, last_active_at = now()"
+                " WHERE session_id = $1 RETURNING last_seq)"
+                f" INSERT INTO {q}.messages ({insert_message_cols})"
+                " SELECT $2, $1, $3, $4, bumped.last_seq, $5, $6, $7::jsonb, $8, $9, $10::jsonb,"
+                " $11::jsonb, $12::jsonb FROM bumped"
+                f" RETURNING {MESSAGE_COLS}"
+            ),
+            renew_lease=(
+                f"UPDATE {q}.runs SET lease_expires_at = now() + $3::interval"
+                " WHERE run_id = $1 AND lease_owner = $2 AND status = 'running'"
+            ),
+            # SKIP LOCKED: concurrent reapers (and a finishing runner holding the row) never
+            # both take one run.
+            reap=(
+                f"WITH expired AS (SELECT run_id FROM {q}.runs"
+                " WHERE status = 'running' AND lease_expires_at < COALESCE($1::timestamptz, now())"
+                " ORDER BY lease_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED),"
+                f" failed AS (UPDATE {q}.runs r SET status = 'failed', finished_at = now(),"
+                " error_code = $3, error_message = $4 FROM expired WHERE r.run_id = expired.run_id"
+                f" RETURNING {_prefixed(RUN_COLS, 'r')}),"
+                f" closed AS (UPDATE {q}.interactions i SET status = 'failed', updated_at = now()"
+                " FROM failed WHERE i.interaction_id = failed.interaction_id)"
+                " SELECT * FROM failed ORDER BY lease_expires_at, run_id"
+            ),
+            remember=(
+                f"INSERT INTO {q}.memory_entries (entry_id, scope_name, scope_id, content, metadata)"
+                f" VALUES ($1, $2, $3, $4, $5::jsonb) RETURNING {MEMORY_COLS}"
+            ),
+            recall=(
+                f"SELECT {MEMORY_COLS} FROM {q}.memory_entries"
+                " WHERE (scope_name, scope_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))"
+                " ORDER BY pos DESC LIMIT $3"
+            ),
+            delete_idle=(
+                f"WITH gone AS (DELETE FROM {q}.sessions s WHERE s.last_active_at < now() - $1::interval"
+                f" AND NOT EXISTS (SELECT 1 FROM {q}.runs r WHERE r.session_id = s.session_id"
+                " AND r.status = 'running' AND r.lease_expires_at > now()) RETURNING 1)"
+                " SELECT count(*) FROM gone"
+            ),
+        )

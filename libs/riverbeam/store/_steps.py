@@ -1,0 +1,34 @@
+"""What the pipeline steps write, decided once for every store implementation."""
+
+from __future__ import annotations
+
+from riverbeam.core.errors import ErrorCode
+from riverbeam.store._types import NewMessage
+from riverbeam.types import Action, ActionOutcome, ActionResponseEnvelope, ActionStatus, ContentPart
+
+__all__ = ["LOST_RUN_CODE", "LOST_RUN_MESSAGE", "action_result_message", "resolution"]
+
+LOST_RUN_CODE = ErrorCode.RUN_LOST.code
+LOST_RUN_MESSAGE = ErrorCode.RUN_LOST.spec.title
+
+
+def resolution(response: ActionResponseEnvelope) -> tuple[ActionStatus, ActionOutcome]:
+    """A submitted response approves the action; any other status declines it (nothing runs)."""
+    if response.status == "submitted":
+        return "resolved", "approved_unknown"
+    return "cancelled", "declined"
+
+
+def action_result_message(action: Action, response: ActionResponseEnvelope) -> NewMessage:
+    """The tool message that records the answer to a pending action in the conversation."""
+    status, outcome = resolution(response)
+    text = "approved" if status == "resolved" else f"declined ({response.status})"
+    return NewMessage(
+        role="tool",
+        type="action_result",
+        content=[ContentPart.of_text(text)],
+        tool_name=action.tool,
+        tool_args=dict(action.args),
+        tool_call_id=action.tool_call_id,
+        metadata={"action_id": action.action_id, "status": response.status, "outcome": outcome},
+    )

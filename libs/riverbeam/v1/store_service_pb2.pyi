@@ -1,0 +1,344 @@
+import datetime
+
+from google.protobuf import duration_pb2 as _duration_pb2
+from google.protobuf import struct_pb2 as _struct_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from riverbeam.v1 import records_pb2 as _records_pb2
+from riverbeam.v1 import types_pb2 as _types_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class NewMessage(_message.Message):
+    __slots__ = ("role", "type", "content", "message_id", "tool_call_id", "tool_name", "tool_args", "tool_result", "metadata")
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    TOOL_NAME_FIELD_NUMBER: _ClassVar[int]
+    TOOL_ARGS_FIELD_NUMBER: _ClassVar[int]
+    TOOL_RESULT_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    role: str
+    type: str
+    content: _containers.RepeatedCompositeFieldContainer[_types_pb2.ContentPart]
+    message_id: str
+    tool_call_id: str
+    tool_name: str
+    tool_args: _struct_pb2.Struct
+    tool_result: _struct_pb2.Value
+    metadata: _struct_pb2.Struct
+    def __init__(self, role: _Optional[str] = ..., type: _Optional[str] = ..., content: _Optional[_Iterable[_Union[_types_pb2.ContentPart, _Mapping]]] = ..., message_id: _Optional[str] = ..., tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., tool_args: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., tool_result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+
+class MemoryScope(_message.Message):
+    __slots__ = ("name", "id")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    id: str
+    def __init__(self, name: _Optional[str] = ..., id: _Optional[str] = ...) -> None: ...
+
+class FetchSessionRequest(_message.Message):
+    __slots__ = ("session_id",)
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    session_id: str
+    def __init__(self, session_id: _Optional[str] = ...) -> None: ...
+
+class FetchSessionResponse(_message.Message):
+    __slots__ = ("session",)
+    SESSION_FIELD_NUMBER: _ClassVar[int]
+    session: _records_pb2.Session
+    def __init__(self, session: _Optional[_Union[_records_pb2.Session, _Mapping]] = ...) -> None: ...
+
+class FetchInteractionRequest(_message.Message):
+    __slots__ = ("interaction_id",)
+    INTERACTION_ID_FIELD_NUMBER: _ClassVar[int]
+    interaction_id: str
+    def __init__(self, interaction_id: _Optional[str] = ...) -> None: ...
+
+class FetchInteractionResponse(_message.Message):
+    __slots__ = ("interaction",)
+    INTERACTION_FIELD_NUMBER: _ClassVar[int]
+    interaction: _records_pb2.Interaction
+    def __init__(self, interaction: _Optional[_Union[_records_pb2.Interaction, _Mapping]] = ...) -> None: ...
+
+class FetchRunRequest(_message.Message):
+    __slots__ = ("run_id",)
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    def __init__(self, run_id: _Optional[str] = ...) -> None: ...
+
+class FetchRunResponse(_message.Message):
+    __slots__ = ("run",)
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    run: _records_pb2.Run
+    def __init__(self, run: _Optional[_Union[_records_pb2.Run, _Mapping]] = ...) -> None: ...
+
+class FetchActionRequest(_message.Message):
+    __slots__ = ("action_id",)
+    ACTION_ID_FIELD_NUMBER: _ClassVar[int]
+    action_id: str
+    def __init__(self, action_id: _Optional[str] = ...) -> None: ...
+
+class FetchActionResponse(_message.Message):
+    __slots__ = ("action",)
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    action: _records_pb2.Action
+    def __init__(self, action: _Optional[_Union[_records_pb2.Action, _Mapping]] = ...) -> None: ...
+
+class FetchRunByRequestRequest(_message.Message):
+    __slots__ = ("request_id",)
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    def __init__(self, request_id: _Optional[str] = ...) -> None: ...
+
+class FetchRunByRequestResponse(_message.Message):
+    __slots__ = ("run",)
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    run: _records_pb2.Run
+    def __init__(self, run: _Optional[_Union[_records_pb2.Run, _Mapping]] = ...) -> None: ...
+
+class FetchRunsRequest(_message.Message):
+    __slots__ = ("interaction_id",)
+    INTERACTION_ID_FIELD_NUMBER: _ClassVar[int]
+    interaction_id: str
+    def __init__(self, interaction_id: _Optional[str] = ...) -> None: ...
+
+class FetchRunsResponse(_message.Message):
+    __slots__ = ("runs",)
+    RUNS_FIELD_NUMBER: _ClassVar[int]
+    runs: _containers.RepeatedCompositeFieldContainer[_records_pb2.Run]
+    def __init__(self, runs: _Optional[_Iterable[_Union[_records_pb2.Run, _Mapping]]] = ...) -> None: ...
+
+class FetchMessagesRequest(_message.Message):
+    __slots__ = ("session_id", "page_size", "page_token")
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    session_id: str
+    page_size: int
+    page_token: str
+    def __init__(self, session_id: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class FetchMessagesResponse(_message.Message):
+    __slots__ = ("messages", "next_page_token")
+    MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    messages: _containers.RepeatedCompositeFieldContainer[_records_pb2.Message]
+    next_page_token: str
+    def __init__(self, messages: _Optional[_Iterable[_Union[_records_pb2.Message, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class FetchPendingActionsRequest(_message.Message):
+    __slots__ = ("session_id", "user_id", "page_size", "page_token")
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    session_id: str
+    user_id: str
+    page_size: int
+    page_token: str
+    def __init__(self, session_id: _Optional[str] = ..., user_id: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class FetchPendingActionsResponse(_message.Message):
+    __slots__ = ("actions", "next_page_token")
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    actions: _containers.RepeatedCompositeFieldContainer[_records_pb2.Action]
+    next_page_token: str
+    def __init__(self, actions: _Optional[_Iterable[_Union[_records_pb2.Action, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class BeginRunRequest(_message.Message):
+    __slots__ = ("session_id", "user_id", "profile_id", "org_id", "agent_name", "interaction_id", "run_id", "request_id", "human_content", "message_metadata", "lease_owner", "lease_ttl_s", "exclusive", "action_responses")
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    PROFILE_ID_FIELD_NUMBER: _ClassVar[int]
+    ORG_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_NAME_FIELD_NUMBER: _ClassVar[int]
+    INTERACTION_ID_FIELD_NUMBER: _ClassVar[int]
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    HUMAN_CONTENT_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_METADATA_FIELD_NUMBER: _ClassVar[int]
+    LEASE_OWNER_FIELD_NUMBER: _ClassVar[int]
+    LEASE_TTL_S_FIELD_NUMBER: _ClassVar[int]
+    EXCLUSIVE_FIELD_NUMBER: _ClassVar[int]
+    ACTION_RESPONSES_FIELD_NUMBER: _ClassVar[int]
+    session_id: str
+    user_id: str
+    profile_id: str
+    org_id: str
+    agent_name: str
+    interaction_id: str
+    run_id: str
+    request_id: str
+    human_content: _containers.RepeatedCompositeFieldContainer[_types_pb2.ContentPart]
+    message_metadata: _struct_pb2.Struct
+    lease_owner: str
+    lease_ttl_s: float
+    exclusive: bool
+    action_responses: _containers.RepeatedCompositeFieldContainer[_types_pb2.ActionResponseEnvelope]
+    def __init__(self, session_id: _Optional[str] = ..., user_id: _Optional[str] = ..., profile_id: _Optional[str] = ..., org_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., interaction_id: _Optional[str] = ..., run_id: _Optional[str] = ..., request_id: _Optional[str] = ..., human_content: _Optional[_Iterable[_Union[_types_pb2.ContentPart, _Mapping]]] = ..., message_metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., lease_owner: _Optional[str] = ..., lease_ttl_s: _Optional[float] = ..., exclusive: _Optional[bool] = ..., action_responses: _Optional[_Iterable[_Union[_types_pb2.ActionResponseEnvelope, _Mapping]]] = ...) -> None: ...
+
+class BeginRunResponse(_message.Message):
+    __slots__ = ("session", "interaction", "run", "human_message", "resolved_actions", "action_messages")
+    SESSION_FIELD_NUMBER: _ClassVar[int]
+    INTERACTION_FIELD_NUMBER: _ClassVar[int]
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    HUMAN_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    RESOLVED_ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    ACTION_MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    session: _records_pb2.Session
+    interaction: _records_pb2.Interaction
+    run: _records_pb2.Run
+    human_message: _records_pb2.Message
+    resolved_actions: _containers.RepeatedCompositeFieldContainer[_records_pb2.Action]
+    action_messages: _containers.RepeatedCompositeFieldContainer[_records_pb2.Message]
+    def __init__(self, session: _Optional[_Union[_records_pb2.Session, _Mapping]] = ..., interaction: _Optional[_Union[_records_pb2.Interaction, _Mapping]] = ..., run: _Optional[_Union[_records_pb2.Run, _Mapping]] = ..., human_message: _Optional[_Union[_records_pb2.Message, _Mapping]] = ..., resolved_actions: _Optional[_Iterable[_Union[_records_pb2.Action, _Mapping]]] = ..., action_messages: _Optional[_Iterable[_Union[_records_pb2.Message, _Mapping]]] = ...) -> None: ...
+
+class FinishRunRequest(_message.Message):
+    __slots__ = ("run_id", "lease_owner", "status", "messages", "pending_actions", "interaction_status", "error_code", "error_message", "token_usage", "model_used", "result")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    LEASE_OWNER_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    PENDING_ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    INTERACTION_STATUS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_CODE_FIELD_NUMBER: _ClassVar[int]
+    ERROR_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_USAGE_FIELD_NUMBER: _ClassVar[int]
+    MODEL_USED_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    lease_owner: str
+    status: _records_pb2.RunStatus
+    messages: _containers.RepeatedCompositeFieldContainer[NewMessage]
+    pending_actions: _containers.RepeatedCompositeFieldContainer[_types_pb2.ActionRequired]
+    interaction_status: _records_pb2.InteractionStatus
+    error_code: str
+    error_message: str
+    token_usage: _types_pb2.TokenUsage
+    model_used: str
+    result: _types_pb2.AgentResult
+    def __init__(self, run_id: _Optional[str] = ..., lease_owner: _Optional[str] = ..., status: _Optional[_Union[_records_pb2.RunStatus, str]] = ..., messages: _Optional[_Iterable[_Union[NewMessage, _Mapping]]] = ..., pending_actions: _Optional[_Iterable[_Union[_types_pb2.ActionRequired, _Mapping]]] = ..., interaction_status: _Optional[_Union[_records_pb2.InteractionStatus, str]] = ..., error_code: _Optional[str] = ..., error_message: _Optional[str] = ..., token_usage: _Optional[_Union[_types_pb2.TokenUsage, _Mapping]] = ..., model_used: _Optional[str] = ..., result: _Optional[_Union[_types_pb2.AgentResult, _Mapping]] = ...) -> None: ...
+
+class FinishRunResponse(_message.Message):
+    __slots__ = ("run",)
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    run: _records_pb2.Run
+    def __init__(self, run: _Optional[_Union[_records_pb2.Run, _Mapping]] = ...) -> None: ...
+
+class RecordActionOutcomeRequest(_message.Message):
+    __slots__ = ("action_id", "outcome", "result", "error")
+    ACTION_ID_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    action_id: str
+    outcome: _records_pb2.ActionOutcome
+    result: _struct_pb2.Value
+    error: str
+    def __init__(self, action_id: _Optional[str] = ..., outcome: _Optional[_Union[_records_pb2.ActionOutcome, str]] = ..., result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., error: _Optional[str] = ...) -> None: ...
+
+class RecordActionOutcomeResponse(_message.Message):
+    __slots__ = ("action",)
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    action: _records_pb2.Action
+    def __init__(self, action: _Optional[_Union[_records_pb2.Action, _Mapping]] = ...) -> None: ...
+
+class AppendMessageRequest(_message.Message):
+    __slots__ = ("session_id", "message", "interaction_id", "run_id")
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    INTERACTION_ID_FIELD_NUMBER: _ClassVar[int]
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    session_id: str
+    message: NewMessage
+    interaction_id: str
+    run_id: str
+    def __init__(self, session_id: _Optional[str] = ..., message: _Optional[_Union[NewMessage, _Mapping]] = ..., interaction_id: _Optional[str] = ..., run_id: _Optional[str] = ...) -> None: ...
+
+class AppendMessageResponse(_message.Message):
+    __slots__ = ("message",)
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    message: _records_pb2.Message
+    def __init__(self, message: _Optional[_Union[_records_pb2.Message, _Mapping]] = ...) -> None: ...
+
+class RenewLeaseRequest(_message.Message):
+    __slots__ = ("run_id", "lease_owner", "ttl_s")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    LEASE_OWNER_FIELD_NUMBER: _ClassVar[int]
+    TTL_S_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    lease_owner: str
+    ttl_s: float
+    def __init__(self, run_id: _Optional[str] = ..., lease_owner: _Optional[str] = ..., ttl_s: _Optional[float] = ...) -> None: ...
+
+class RenewLeaseResponse(_message.Message):
+    __slots__ = ("renewed",)
+    RENEWED_FIELD_NUMBER: _ClassVar[int]
+    renewed: bool
+    def __init__(self, renewed: _Optional[bool] = ...) -> None: ...
+
+class ReapExpiredRunsRequest(_message.Message):
+    __slots__ = ("now", "limit")
+    NOW_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    now: _timestamp_pb2.Timestamp
+    limit: int
+    def __init__(self, now: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class ReapExpiredRunsResponse(_message.Message):
+    __slots__ = ("runs",)
+    RUNS_FIELD_NUMBER: _ClassVar[int]
+    runs: _containers.RepeatedCompositeFieldContainer[_records_pb2.Run]
+    def __init__(self, runs: _Optional[_Iterable[_Union[_records_pb2.Run, _Mapping]]] = ...) -> None: ...
+
+class RememberRequest(_message.Message):
+    __slots__ = ("scope_name", "scope_id", "content", "metadata")
+    SCOPE_NAME_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_ID_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    scope_name: str
+    scope_id: str
+    content: str
+    metadata: _struct_pb2.Struct
+    def __init__(self, scope_name: _Optional[str] = ..., scope_id: _Optional[str] = ..., content: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+
+class RememberResponse(_message.Message):
+    __slots__ = ("entry",)
+    ENTRY_FIELD_NUMBER: _ClassVar[int]
+    entry: _records_pb2.MemoryEntry
+    def __init__(self, entry: _Optional[_Union[_records_pb2.MemoryEntry, _Mapping]] = ...) -> None: ...
+
+class RecallRequest(_message.Message):
+    __slots__ = ("scopes", "limit")
+    SCOPES_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    scopes: _containers.RepeatedCompositeFieldContainer[MemoryScope]
+    limit: int
+    def __init__(self, scopes: _Optional[_Iterable[_Union[MemoryScope, _Mapping]]] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class RecallResponse(_message.Message):
+    __slots__ = ("entries",)
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    entries: _containers.RepeatedCompositeFieldContainer[_records_pb2.MemoryEntry]
+    def __init__(self, entries: _Optional[_Iterable[_Union[_records_pb2.MemoryEntry, _Mapping]]] = ...) -> None: ...
+
+class DeleteIdleSessionsRequest(_message.Message):
+    __slots__ = ("older_than",)
+    OLDER_THAN_FIELD_NUMBER: _ClassVar[int]
+    older_than: _duration_pb2.Duration
+    def __init__(self, older_than: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+
+class DeleteIdleSessionsResponse(_message.Message):
+    __slots__ = ("deleted",)
+    DELETED_FIELD_NUMBER: _ClassVar[int]
+    deleted: int
+    def __init__(self, deleted: _Optional[int] = ...) -> None: ...

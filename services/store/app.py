@@ -1,0 +1,48 @@
+"""Wiring of the store service: the store (Postgres, or memory for development) and its servicer."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+
+from riverbeam.core.settings import StoreSettings
+from riverbeam.server import ServiceApp, ServiceBinding
+from riverbeam.store import BeamStore, InMemoryStore, PgBeamStore
+from riverbeam.v1 import store_service_pb2_grpc as pb_grpc
+from services.store.servicer import StoreServicer
+
+__all__ = ["SERVICE_NAME", "binding", "build"]
+
+log = logging.getLogger("riverbeam.store")
+
+SERVICE_NAME = "riverbeam.v1.StoreService"
+
+
+def binding(store: BeamStore) -> ServiceBinding:
+    """The StoreService over `store`, ready for GrpcServer."""
+    servicer = StoreServicer(store)
+    return ServiceBinding(
+        SERVICE_NAME,
+        lambda server: pb_grpc.add_StoreServiceServicer_to_server(servicer, server),  # type: ignore[no-untyped-call]
+    )
+
+
+@contextlib.asynccontextmanager
+async def build(settings: StoreSettings) -> AsyncIterator[ServiceApp]:
+    store: BeamStore
+    if settings.database_url:
+        store = await PgBeamStore.connect(
+            settings.database_url,
+            schema=settings.db_schema,
+            min_size=settings.db_pool_min,
+            max_size=settings.db_pool_max,
+        )
+        log.info("store on PostgreSQL, schema %s", settings.db_schema)
+    else:
+        store = InMemoryStore()
+        log.warning("store in memory: records are lost when this process stops")
+    try:
+        yield ServiceApp([binding(store)], close=store.aclose)
+    finally:
+        await store.aclose()

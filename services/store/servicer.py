@@ -1,0 +1,212 @@
+"""StoreService: protobuf in, BeamStore call, protobuf out. Errors map in the interceptor."""
+
+from __future__ import annotations
+
+from datetime import UTC
+from typing import Any
+
+from riverbeam.core.ids import new_id
+from riverbeam.store import BeamStore, NewAction, NewMessage
+from riverbeam.types import ActionResponseEnvelope, AgentResult, ContentPart, TokenUsage
+from riverbeam.v1 import records_pb2
+from riverbeam.v1 import store_service_pb2 as pb
+from riverbeam.v1 import store_service_pb2_grpc as pb_grpc
+from services.store._convert import enum_name, optional, struct_or_none, value_or_none
+
+__all__ = ["StoreServicer"]
+
+
+def _new_message(message: pb.NewMessage) -> NewMessage:
+    new = NewMessage.from_proto(message)
+    # Callers in other languages may leave the id to the store.
+    return new if new.message_id else new.model_copy(update={"message_id": new_id()})
+
+
+class StoreServicer(pb_grpc.StoreServiceServicer):
+    def __init__(self, store: BeamStore) -> None:
+        self._store = store
+
+    # ---- reads ---------------------------------------------------------------------------------
+    async def FetchSession(
+        self, request: pb.FetchSessionRequest, context: Any
+    ) -> pb.FetchSessionResponse:
+        session = await self._store.get_session(session_id=request.session_id)
+        return pb.FetchSessionResponse(session=session.to_proto())
+
+    async def FetchInteraction(
+        self, request: pb.FetchInteractionRequest, context: Any
+    ) -> pb.FetchInteractionResponse:
+        interaction = await self._store.get_interaction(interaction_id=request.interaction_id)
+        return pb.FetchInteractionResponse(interaction=interaction.to_proto())
+
+    async def FetchRun(self, request: pb.FetchRunRequest, context: Any) -> pb.FetchRunResponse:
+        run = await self._store.get_run(run_id=request.run_id)
+        return pb.FetchRunResponse(run=run.to_proto())
+
+    async def FetchAction(
+        self, request: pb.FetchActionRequest, context: Any
+    ) -> pb.FetchActionResponse:
+        action = await self._store.get_action(action_id=request.action_id)
+        return pb.FetchActionResponse(action=action.to_proto())
+
+    async def FetchRunByRequest(
+        self, request: pb.FetchRunByRequestRequest, context: Any
+    ) -> pb.FetchRunByRequestResponse:
+        run = await self._store.get_run_by_request(request_id=request.request_id)
+        return pb.FetchRunByRequestResponse(run=None if run is None else run.to_proto())
+
+    async def FetchRuns(self, request: pb.FetchRunsRequest, context: Any) -> pb.FetchRunsResponse:
+        runs = await self._store.list_runs(interaction_id=request.interaction_id)
+        return pb.FetchRunsResponse(runs=[r.to_proto() for r in runs])
+
+    async def FetchMessages(
+        self, request: pb.FetchMessagesRequest, context: Any
+    ) -> pb.FetchMessagesResponse:
+        messages, token = await self._store.list_messages(
+            session_id=request.session_id,
+            page_size=request.page_size,
+            page_token=request.page_token or None,
+        )
+        return pb.FetchMessagesResponse(
+            messages=[m.to_proto() for m in messages], next_page_token=token or ""
+        )
+
+    async def FetchPendingActions(
+        self, request: pb.FetchPendingActionsRequest, context: Any
+    ) -> pb.FetchPendingActionsResponse:
+        actions, token = await self._store.list_pending_actions(
+            session_id=optional(request, "session_id"),
+            user_id=optional(request, "user_id"),
+            page_size=request.page_size,
+            page_token=request.page_token or None,
+        )
+        return pb.FetchPendingActionsResponse(
+            actions=[a.to_proto() for a in actions], next_page_token=token or ""
+        )
+
+    # ---- pipeline steps ------------------------------------------------------------------------
+    async def BeginRun(self, request: pb.BeginRunRequest, context: Any) -> pb.BeginRunResponse:
+        begun = await self._store.begin_run(
+            session_id=request.session_id,
+            user_id=optional(request, "user_id"),
+            profile_id=optional(request, "profile_id"),
+            org_id=optional(request, "org_id"),
+            agent_name=request.agent_name,
+            interaction_id=optional(request, "interaction_id"),
+            run_id=request.run_id,
+            request_id=optional(request, "request_id"),
+            human_content=[ContentPart.from_proto(p) for p in request.human_content],
+            message_metadata=struct_or_none(request, "message_metadata"),
+            lease_owner=request.lease_owner,
+            lease_ttl_s=request.lease_ttl_s,
+            exclusive=request.exclusive,
+            action_responses=[
+                ActionResponseEnvelope.from_proto(r) for r in request.action_responses
+            ],
+        )
+        human = begun.human_message
+        return pb.BeginRunResponse(
+            session=begun.session.to_proto(),
+            interaction=begun.interaction.to_proto(),
+            run=begun.run.to_proto(),
+            human_message=None if human is None else human.to_proto(),
+            resolved_actions=[a.to_proto() for a in begun.resolved_actions],
+            action_messages=[m.to_proto() for m in begun.action_messages],
+        )
+
+    async def FinishRun(self, request: pb.FinishRunRequest, context: Any) -> pb.FinishRunResponse:
+        interaction_status = None
+        if request.interaction_status != records_pb2.INTERACTION_STATUS_UNSPECIFIED:
+            interaction_status = enum_name(
+                records_pb2.InteractionStatus, request.interaction_status, "INTERACTION_STATUS_"
+            )
+        run = await self._store.finish_run(
+            run_id=request.run_id,
+            lease_owner=request.lease_owner,
+            status=enum_name(records_pb2.RunStatus, request.status, "RUN_STATUS_"),  # type: ignore[arg-type]
+            messages=[_new_message(m) for m in request.messages],
+            pending_actions=[NewAction.from_proto(a) for a in request.pending_actions],
+            interaction_status=interaction_status,  # type: ignore[arg-type]
+            error_code=optional(request, "error_code"),
+            error_message=optional(request, "error_message"),
+            token_usage=(
+                TokenUsage.from_proto(request.token_usage)
+                if request.HasField("token_usage")
+                else None
+            ),
+            model_used=optional(request, "model_used"),
+            result=AgentResult.from_proto(request.result) if request.HasField("result") else None,
+        )
+        return pb.FinishRunResponse(run=run.to_proto())
+
+    async def RecordActionOutcome(
+        self, request: pb.RecordActionOutcomeRequest, context: Any
+    ) -> pb.RecordActionOutcomeResponse:
+        action = await self._store.record_action_outcome(
+            action_id=request.action_id,
+            outcome=enum_name(records_pb2.ActionOutcome, request.outcome, "ACTION_OUTCOME_"),  # type: ignore[arg-type]
+            result=value_or_none(request, "result"),
+            error=optional(request, "error"),
+        )
+        return pb.RecordActionOutcomeResponse(action=action.to_proto())
+
+    async def AppendMessage(
+        self, request: pb.AppendMessageRequest, context: Any
+    ) -> pb.AppendMessageResponse:
+        new = _new_message(request.message)
+        message = await self._store.append_message(
+            session_id=request.session_id,
+            role=new.role,
+            type=new.type,
+            content=new.content,
+            interaction_id=optional(request, "interaction_id"),
+            run_id=optional(request, "run_id"),
+            message_id=new.message_id,
+            tool_call_id=new.tool_call_id,
+            tool_name=new.tool_name,
+            tool_args=new.tool_args,
+            tool_result=new.tool_result,
+            metadata=new.metadata,
+        )
+        return pb.AppendMessageResponse(message=message.to_proto())
+
+    # ---- leases --------------------------------------------------------------------------------
+    async def RenewLease(
+        self, request: pb.RenewLeaseRequest, context: Any
+    ) -> pb.RenewLeaseResponse:
+        renewed = await self._store.renew_lease(
+            run_id=request.run_id, lease_owner=request.lease_owner, ttl_s=request.ttl_s
+        )
+        return pb.RenewLeaseResponse(renewed=renewed)
+
+    async def ReapExpiredRuns(
+        self, request: pb.ReapExpiredRunsRequest, context: Any
+    ) -> pb.ReapExpiredRunsResponse:
+        now = request.now.ToDatetime(tzinfo=UTC) if request.HasField("now") else None
+        runs = await self._store.reap_expired_runs(now=now, limit=request.limit)
+        return pb.ReapExpiredRunsResponse(runs=[r.to_proto() for r in runs])
+
+    # ---- memory --------------------------------------------------------------------------------
+    async def Remember(self, request: pb.RememberRequest, context: Any) -> pb.RememberResponse:
+        entry = await self._store.remember(
+            scope_name=request.scope_name,
+            scope_id=request.scope_id,
+            content=request.content,
+            metadata=struct_or_none(request, "metadata"),
+        )
+        return pb.RememberResponse(entry=entry.to_proto())
+
+    async def Recall(self, request: pb.RecallRequest, context: Any) -> pb.RecallResponse:
+        entries = await self._store.recall(
+            scopes=[(s.name, s.id) for s in request.scopes], limit=request.limit
+        )
+        return pb.RecallResponse(entries=[e.to_proto() for e in entries])
+
+    # ---- retention -----------------------------------------------------------------------------
+    async def DeleteIdleSessions(
+        self, request: pb.DeleteIdleSessionsRequest, context: Any
+    ) -> pb.DeleteIdleSessionsResponse:
+        deleted = await self._store.delete_idle_sessions(
+            older_than=request.older_than.ToTimedelta()
+        )
+        return pb.DeleteIdleSessionsResponse(deleted=deleted)

@@ -1,0 +1,110 @@
+"""Fixtures of the store suite: one `store` fixture over every BeamStore implementation.
+
+- memory:   InMemoryStore
+- postgres: PgBeamStore on a fresh schema (dropped afterwards)
+- grpc:     StoreClient -> store service (in-process gRPC server on 127.0.0.1:0) -> PgBeamStore
+
+The session `pg_url` fixture (tests/conftest.py) fails in CI without PostgreSQL and skips
+elsewhere; each test gets its own schema, so tests never see each other's rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import asyncpg
+import pytest
+from store_kit import PgStoreFactory, new_schema_name
+
+from riverbeam.server import GrpcServer
+from riverbeam.store import BeamStore, InMemoryStore, PgBeamStore, StepHook, StoreClient
+from services.store.app import binding
+
+
+@pytest.fixture
+async def pg_schema(pg_url: str) -> AsyncIterator[str]:
+    """A schema name no other test uses; dropped (with everything in it) afterwards."""
+    name = new_schema_name()
+    yield name
+    conn = await asyncpg.connect(pg_url)
+    try:
+        await conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
+    finally:
+        await conn.close()
+
+
+@pytest.fixture
+async def admin(pg_url: str) -> AsyncIterator[asyncpg.Connection]:
+    """A plain connection for looking behind the store's back (and killing its connections)."""
+    conn = await asyncpg.connect(pg_url)
+    try:
+        yield conn
+    finally:
+        await conn.close()
+
+
+@pytest.fixture
+async def make_pg_store(pg_url: str, pg_schema: str) -> AsyncIterator[PgStoreFactory]:
+    """Build PgBeamStores on the test's schema; all are closed afterwards."""
+    opened: list[PgBeamStore] = []
+
+    async def make(*, before_commit: StepHook | None = None, max_size: int = 10) -> PgBeamStore:
+        store = await PgBeamStore.connect(
+            pg_url, schema=pg_schema, min_size=1, max_size=max_size, before_commit=before_commit
+        )
+        opened.append(store)
+        return store
+
+    yield make
+    for store in opened:
+        await store.aclose()
+
+
+@pytest.fixture
+async def pg_store(make_pg_store: PgStoreFactory) -> PgBeamStore:
+    return await make_pg_store()
+
+
+@pytest.fixture(
+    params=[
+        "memory",
+        pytest.param("postgres", marks=pytest.mark.postgres),
+        pytest.param("grpc", marks=pytest.mark.postgres),
+    ]
+)
+def store_kind(request: pytest.FixtureRequest) -> str:
+    kind: str = request.param
+    return kind
+
+
+@pytest.fixture
+async def memory_store() -> AsyncIterator[InMemoryStore]:
+    async with InMemoryStore() as memory:
+        yield memory
+
+
+@pytest.fixture
+async def grpc_store(pg_store: PgBeamStore) -> AsyncIterator[StoreClient]:
+    """A StoreClient of a store service serving pg_store, in this process."""
+    async with GrpcServer([binding(pg_store)], listen="127.0.0.1:0", grace_s=1.0) as server:
+        client = StoreClient(f"127.0.0.1:{server.port}", timeout_s=30.0)
+        try:
+            yield client
+        finally:
+            await client.aclose()
+
+
+@pytest.fixture
+def store(store_kind: str, request: pytest.FixtureRequest) -> BeamStore:
+    """The implementation under test; the conformance suite runs once per kind."""
+    name = {"memory": "memory_store", "postgres": "pg_store", "grpc": "grpc_store"}[store_kind]
+    chosen: BeamStore = request.getfixturevalue(name)
+    return chosen
+
+
+@pytest.fixture(params=["memory", pytest.param("postgres", marks=pytest.mark.postgres)])
+def direct_store(request: pytest.FixtureRequest) -> BeamStore:
+    """The in-process implementations only, for load tests where gRPC would only add time."""
+    name = {"memory": "memory_store", "postgres": "pg_store"}[request.param]
+    chosen: BeamStore = request.getfixturevalue(name)
+    return chosen

@@ -1,0 +1,103 @@
+"""Builders shared by the store tests."""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+
+import pytest
+
+from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.store import BeamStore, BeginRunResult, NewAction, NewMessage, PgBeamStore
+from riverbeam.types import ActionResponseEnvelope, ContentPart
+
+OWNER = "runner-a"
+
+PgStoreFactory = Callable[..., Awaitable[PgBeamStore]]
+"""make_pg_store(before_commit=..., max_size=...) -> a PgBeamStore on the test's schema."""
+
+
+def new_schema_name() -> str:
+    return f"t_store_{uuid.uuid4().hex[:16]}"
+
+
+def uid() -> str:
+    return str(uuid.uuid4())
+
+
+async def begin(store: BeamStore, **overrides: Any) -> BeginRunResult:
+    """A begin_run with sensible defaults; any argument can be overridden."""
+    args: dict[str, Any] = {
+        "session_id": uid(),
+        "agent_name": "author",
+        "run_id": uid(),
+        "request_id": uid(),
+        "lease_owner": OWNER,
+        "lease_ttl_s": 60.0,
+        "human_content": [ContentPart.of_text("hello")],
+    }
+    args.update(overrides)
+    return await store.begin_run(**args)
+
+
+async def interrupted_with(
+    store: BeamStore, count: int = 1, **overrides: Any
+) -> tuple[BeginRunResult, list[str]]:
+    """A run that paused for `count` approvals: (its begin result, the pending action ids)."""
+    begun = await begin(store, **overrides)
+    ids = [uid() for _ in range(count)]
+    await store.finish_run(
+        run_id=begun.run.run_id,
+        lease_owner=overrides.get("lease_owner", OWNER),
+        status="interrupted",
+        messages=[NewMessage(role="ai", content=[ContentPart.of_text("may I push?")])],
+        pending_actions=[
+            NewAction(
+                action_id=a,
+                tool="git_push",
+                args={"ref": f"docs/{i}", "force": False},
+                tool_call_id=f"call-{i}",
+            )
+            for i, a in enumerate(ids)
+        ],
+    )
+    return begun, ids
+
+
+def answer(action_id: str, status: str = "submitted", **extra: Any) -> ActionResponseEnvelope:
+    return ActionResponseEnvelope(
+        action_id=action_id,
+        kind="confirmation",
+        request_id=uid(),
+        status=status,
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def unchecked_answer(action_id: str) -> ActionResponseEnvelope:
+    """An answer that skipped validation, as a careless caller could build it."""
+    checked = answer(uid())
+    return ActionResponseEnvelope.model_construct(**{**dict(checked), "action_id": action_id})
+
+
+async def resume(
+    store: BeamStore, begun: BeginRunResult, *answers: ActionResponseEnvelope, **overrides: Any
+) -> BeginRunResult:
+    args: dict[str, Any] = {
+        "session_id": begun.session.session_id,
+        "interaction_id": begun.interaction.interaction_id,
+        "human_content": [],
+        "action_responses": list(answers),
+    }
+    args.update(overrides)
+    return await begin(store, **args)
+
+
+@contextlib.contextmanager
+def expect(code: ErrorCode) -> Iterator[pytest.ExceptionInfo[RiverbeamError]]:
+    """Like pytest.raises, for a RiverbeamError with exactly this code."""
+    with pytest.raises(RiverbeamError) as info:
+        yield info
+    assert info.value.code is code, f"expected {code.code}, got {info.value!r} {info.value.details}"
