@@ -1,12 +1,23 @@
-"""The typer application: one command per verb."""
+"""The typer application: one command per verb. Exit codes: see `ExitCode` and docs/cli.md."""
 
 from __future__ import annotations
 
+import asyncio
 import json
-from typing import Annotated
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
 
 import typer
+from rich.text import Text
 
+from riverbeam.client import DEFAULT_TARGET, RiverbeamClient
+from riverbeam.core.errors import ErrorCode, RiverbeamError
+from services.cli import _flows
+from services.cli._errors import ExitCode, cli_errors
+from services.cli._flows import Consoles, Progress
+from services.cli._render import agents_table, models_table, pending_view
 from services.cli._serve import ServiceName, serve
 
 app = typer.Typer(
@@ -14,13 +25,63 @@ app = typer.Typer(
     help="Riverbeam: LLM agents served as gRPC microservices.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    add_completion=False,
 )
 
+# ---- options shared by the client commands ------------------------------------------------------
+RouterOpt = Annotated[
+    str,
+    typer.Option(
+        "--router", envvar="RIVERBEAM_ROUTER", help="The router's HOST:PORT.", show_default=True
+    ),
+]
+TokenOpt = Annotated[
+    str | None,
+    typer.Option("--token", envvar="RIVERBEAM_TOKEN", help="Bearer token.", show_default=False),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables and text.")]
+SessionOpt = Annotated[str, typer.Option("--session", help="The session id.")]
 
+
+def _finish(
+    consoles: Consoles,
+    main: Callable[[], Awaitable[ExitCode]],
+    progress: Progress | None = None,
+) -> NoReturn:
+    """Run a command's coroutine and exit with its status; errors become messages."""
+
+    async def runner() -> ExitCode:
+        return await main()
+
+    with cli_errors(consoles.err):
+        try:
+            code = asyncio.run(runner())
+        except KeyboardInterrupt:
+            hint = progress.resume_hint() if progress is not None else None
+            if hint:
+                consoles.err.print(
+                    Text(f"stopped following; the run goes on. Pick it up with: {hint}"),
+                    soft_wrap=True,
+                )
+            raise typer.Exit(ExitCode.INTERRUPTED_BY_USER) from None
+    raise typer.Exit(code)
+
+
+def _client(router: str, token: str | None) -> RiverbeamClient:
+    return RiverbeamClient(router, token=token)
+
+
+def _print_json(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+
+
+# ---- services -----------------------------------------------------------------------------------
 @app.command("serve")
 def serve_cmd(
     service: Annotated[ServiceName, typer.Argument(help="Which service to run.")],
-    listen: Annotated[str | None, typer.Option(help="HOST:PORT to listen on (RIVERBEAM_LISTEN).")] = None,
+    listen: Annotated[
+        str | None, typer.Option(help="HOST:PORT to listen on (RIVERBEAM_LISTEN).")
+    ] = None,
     ready_file: Annotated[
         str | None, typer.Option(help="Write the bound address to this file once serving.")
     ] = None,
@@ -29,18 +90,343 @@ def serve_cmd(
     serve(service, listen, ready_file)
 
 
+@app.command("up")
+def up_cmd(
+    database_url: Annotated[
+        str | None,
+        typer.Option(
+            envvar="RIVERBEAM_DATABASE_URL",
+            help="PostgreSQL URL for the store; in memory when none.",
+            show_default=False,
+        ),
+    ] = None,
+    nats_url: Annotated[
+        str | None,
+        typer.Option(
+            envvar="RIVERBEAM_NATS_URL",
+            help="Use this NATS server instead of starting one.",
+            show_default=False,
+        ),
+    ] = None,
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(
+            help="Logs, workspaces and NATS data; a temporary directory when none.",
+            show_default=False,
+        ),
+    ] = None,
+    base_port: Annotated[
+        int,
+        typer.Option(help="Router on this port, runner +1, sandbox +2, store +3.", min=1),
+    ] = 50051,
+    ready_timeout: Annotated[
+        float, typer.Option(help="Seconds to wait for each process to be ready.", min=1)
+    ] = 60.0,
+) -> None:
+    """Start NATS and the four services locally; Ctrl-C stops everything."""
+    from services.cli._up import LocalStack
+    from services.cli._up_command import run_up
+
+    consoles = Consoles.standard()
+
+    def ready(name: str, address: str) -> None:
+        consoles.err.print(Text.assemble(("✓ ", "green"), (f"{name:<8}", "bold"), address))
+
+    stack = LocalStack(
+        database_url=database_url,
+        nats_url=nats_url,
+        data_dir=data_dir,
+        base_port=base_port,
+        ready_timeout_s=ready_timeout,
+        on_ready=ready,
+    )
+    _finish(consoles, lambda: run_up(stack, consoles, own_nats=nats_url is None))
+
+
 @app.command("schema")
-def schema_cmd(type_name: Annotated[str, typer.Argument(help="A wire type, e.g. InvokeRequest.")]) -> None:
+def schema_cmd(
+    type_name: Annotated[str, typer.Argument(help="A wire type, e.g. InvokeRequest.")],
+) -> None:
     """Print the JSON Schema of a wire type."""
-    from riverbeam.core.errors import RiverbeamError
     from riverbeam.types import json_schema
 
-    try:
-        typer.echo(json.dumps(json_schema(type_name), indent=2))
-    except RiverbeamError as err:
-        typer.echo(f"{err.bem}: {err.message}", err=True)
-        raise typer.Exit(2) from None
+    consoles = Consoles.standard()
+    with cli_errors(consoles.err):
+        try:
+            schema = json_schema(type_name)
+        except KeyError as exc:
+            message = str(exc.args[0]) if exc.args else f"unknown wire type {type_name!r}"
+            raise RiverbeamError(ErrorCode.INVALID_ARGUMENT, message, type=type_name) from None
+        _print_json(schema)
+
+
+# ---- running agents -----------------------------------------------------------------------------
+@app.command("invoke")
+def invoke_cmd(
+    agent: Annotated[str, typer.Argument(help="The agent to run.")],
+    text: Annotated[str, typer.Argument(help='The turn\'s text ("-" reads standard input).')],
+    session: Annotated[
+        str | None,
+        typer.Option("--session", help="Continue this session; a new one when omitted."),
+    ] = None,
+    json_mode: JsonOpt = False,
+    stream: Annotated[
+        bool, typer.Option("--stream/--no-stream", help="Follow the frames live, or wait.")
+    ] = True,
+    metadata: Annotated[
+        str | None, typer.Option(help="Request metadata as a JSON object.", show_default=False)
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option(help="Model override (see `riverbeam models`).")
+    ] = None,
+    router: RouterOpt = DEFAULT_TARGET,
+    token: TokenOpt = None,
+) -> None:
+    """Run an agent on one turn and show its frames as they arrive."""
+    consoles = Consoles.standard()
+    progress = Progress()
+
+    async def main() -> ExitCode:
+        turn = sys.stdin.read() if text == "-" else text
+        meta = _flows.parse_metadata(metadata)
+        async with _client(router, token) as client:
+            return await _flows.invoke(
+                client,
+                consoles,
+                progress,
+                agent=agent,
+                text=turn,
+                session_id=session,
+                stream=stream,
+                json_mode=json_mode,
+                metadata=meta,
+                model=model,
+            )
+
+    _finish(consoles, main, progress)
+
+
+def _respond_cmd(
+    approve: bool,
+    interaction_id: str,
+    session: str,
+    action: str | None,
+    agent: str | None,
+    reason: str | None,
+    json_mode: bool,
+    router: str,
+    token: str | None,
+) -> None:
+    consoles = Consoles.standard()
+    progress = Progress()
+
+    async def main() -> ExitCode:
+        async with _client(router, token) as client:
+            return await _flows.respond(
+                client,
+                consoles,
+                progress,
+                approve=approve,
+                session_id=session,
+                interaction_id=interaction_id,
+                action_id=action,
+                agent=agent,
+                reason=reason,
+                json_mode=json_mode,
+            )
+
+    _finish(consoles, main, progress)
+
+
+InteractionArg = Annotated[str, typer.Argument(help="The interrupted interaction.")]
+ActionOpt = Annotated[
+    str | None, typer.Option("--action", help="Answer only this action.", show_default=False)
+]
+AgentOpt = Annotated[
+    str | None,
+    typer.Option("--agent", help="The agent (default: the interaction's).", show_default=False),
+]
+ReasonOpt = Annotated[
+    str | None, typer.Option("--reason", help="Why, recorded with the answer.", show_default=False)
+]
+
+
+@app.command("approve")
+def approve_cmd(
+    interaction_id: InteractionArg,
+    session: SessionOpt,
+    action: ActionOpt = None,
+    agent: AgentOpt = None,
+    reason: ReasonOpt = None,
+    json_mode: JsonOpt = False,
+    router: RouterOpt = DEFAULT_TARGET,
+    token: TokenOpt = None,
+) -> None:
+    """Approve pending actions of an interaction, then follow the resumed run."""
+    _respond_cmd(True, interaction_id, session, action, agent, reason, json_mode, router, token)
+
+
+@app.command("decline")
+def decline_cmd(
+    interaction_id: InteractionArg,
+    session: SessionOpt,
+    action: ActionOpt = None,
+    agent: AgentOpt = None,
+    reason: ReasonOpt = None,
+    json_mode: JsonOpt = False,
+    router: RouterOpt = DEFAULT_TARGET,
+    token: TokenOpt = None,
+) -> None:
+    """Decline pending actions (nothing runs), then follow the resumed run."""
+    _respond_cmd(False, interaction_id, session, action, agent, reason, json_mode, router, token)
+
+
+@app.command("follow")
+def follow_cmd(
+    request_id: Annotated[str, typer.Argument(help="The request (from the invoke's ack).")],
+    after: Annotated[
+        int, typer.Option("--after", help="Skip frames up to this sequence number.", min=0)
+    ] = 0,
+    json_mode: JsonOpt = False,
+    nats: Annotated[
+        str | None,
+        typer.Option("--nats", help="Read from this NATS server instead of the router."),
+    ] = None,
+    stream_name: Annotated[
+        str | None, typer.Option(help="The JetStream stream (with --nats).", show_default=False)
+    ] = None,
+    router: RouterOpt = DEFAULT_TARGET,
+    token: TokenOpt = None,
+) -> None:
+    """Show a request's frames: replayed from the start (or --after N), then live."""
+    consoles = Consoles.standard()
+    progress = Progress()
+
+    async def main() -> ExitCode:
+        async with _client(router, token) as client:
+            return await _flows.follow_request(
+                client,
+                consoles,
+                progress,
+                request_id=request_id,
+                after_seq=after,
+                json_mode=json_mode,
+                nats_url=nats,
+                stream_name=stream_name,
+            )
+
+    _finish(consoles, main, progress)
+
+
+@app.command("cancel")
+def cancel_cmd(
+    request_id: Annotated[str, typer.Argument(help="The running request.")],
+    reason: ReasonOpt = None,
+    router: RouterOpt = DEFAULT_TARGET,
+    token: TokenOpt = None,
+) -> None:
+    """Stop a running request."""
+    consoles = Consoles.standard()
+
+    async def main() -> ExitCode:
+        async with _client(router, token) as client:
+            cancelled = await client.cancel(request_id, reason=reason)
+        message = "cancelled" if cancelled else "no live run for this request (already finished?)"
+        consoles.out.print(message)
+        return ExitCode.OK
+
+    _finish(consoles, main)
+
+
+# ---- reading ------------------------------------------------------------------------------------
+@app.command("pending")
+def pending_cmd(
+    session: Annotated[
+        str | None, typer.Option("--session", help="Only this session.", show_default=False)
+    ] = None,
+    json_mode: JsonOpt = False,
+    router: RouterOpt = DEFAULT_TARGET,
+    token: TokenOpt = None,
+) -> None:
+    """The approval inbox: actions waiting for an answer."""
+    consoles = Consoles.standard()
+
+    async def main() -> ExitCode:
+        async with _client(router, token) as client:
+            actions = await client.list_pending_actions(session_id=session)
+        if json_mode:
+            _print_json([a.to_json_dict() for a in actions])
+            return ExitCode.OK
+        if not actions:
+            consoles.out.print("no pending actions")
+            return ExitCode.OK
+        consoles.out.print(pending_view(actions), soft_wrap=True)
+        return ExitCode.OK
+
+    _finish(consoles, main)
+
+
+@app.command("agents")
+def agents_cmd(
+    json_mode: JsonOpt = False, router: RouterOpt = DEFAULT_TARGET, token: TokenOpt = None
+) -> None:
+    """The agents you may run."""
+    consoles = Consoles.standard()
+
+    async def main() -> ExitCode:
+        async with _client(router, token) as client:
+            agents = await client.list_agents()
+        if json_mode:
+            _print_json([a.to_json_dict() for a in agents])
+        else:
+            consoles.out.print(agents_table(agents))
+        return ExitCode.OK
+
+    _finish(consoles, main)
+
+
+@app.command("models")
+def models_cmd(
+    json_mode: JsonOpt = False, router: RouterOpt = DEFAULT_TARGET, token: TokenOpt = None
+) -> None:
+    """The models the router may route to."""
+    consoles = Consoles.standard()
+
+    async def main() -> ExitCode:
+        async with _client(router, token) as client:
+            models = await client.list_models()
+        if json_mode:
+            _print_json([m.to_json_dict() for m in models])
+        else:
+            consoles.out.print(models_table(models))
+        return ExitCode.OK
+
+    _finish(consoles, main)
+
+
+@app.command("session")
+def session_cmd(
+    session_id: Annotated[str, typer.Argument(help="The session id.")],
+    json_mode: JsonOpt = False,
+    router: RouterOpt = DEFAULT_TARGET,
+    token: TokenOpt = None,
+) -> None:
+    """A session's record: interactions → runs → messages and actions."""
+    from services.cli._session_tree import load_session, session_tree
+
+    consoles = Consoles.standard()
+
+    async def main() -> ExitCode:
+        async with _client(router, token) as client:
+            view = await load_session(client, session_id)
+        if json_mode:
+            _print_json(view.to_json_dict())
+        else:
+            consoles.out.print(session_tree(view))
+        return ExitCode.OK
+
+    _finish(consoles, main)
 
 
 def main() -> None:
-    app()
+    app(prog_name="riverbeam")

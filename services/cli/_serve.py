@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from enum import Enum
+from enum import StrEnum
 
 from riverbeam.core.settings import (
     CommonSettings,
@@ -17,7 +17,7 @@ from riverbeam.core.settings import (
 from riverbeam.server import ServiceApp, run_service
 
 
-class ServiceName(str, Enum):
+class ServiceName(StrEnum):
     router = "router"
     runner = "runner"
     sandbox = "sandbox"
@@ -25,12 +25,13 @@ class ServiceName(str, Enum):
 
 
 def settings_for(name: ServiceName, listen: str | None) -> CommonSettings:
-    cls: type[CommonSettings] = {
+    classes: dict[ServiceName, type[CommonSettings]] = {
         ServiceName.router: RouterSettings,
         ServiceName.runner: RunnerSettings,
         ServiceName.sandbox: SandboxSettings,
         ServiceName.store: StoreSettings,
-    }[name]
+    }
+    cls = classes[name]
     settings = cls()
     if listen:
         settings = settings.model_copy(update={"listen": listen})

