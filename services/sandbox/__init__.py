@@ -1,0 +1,1 @@
+"""The sandbox service: serves riverbeam.v1.SandboxService over a WorkspaceManager."""

@@ -1,0 +1,41 @@
+"""Wiring of the sandbox service: a WorkspaceManager under the configured base directory."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+
+from riverbeam.core.settings import SandboxSettings
+from riverbeam.sandbox import WorkspaceConfig, WorkspaceManager
+from riverbeam.server import ServiceApp, ServiceBinding
+from riverbeam.v1 import sandbox_service_pb2_grpc as pb_grpc
+from services.sandbox.servicer import SandboxServicer
+
+__all__ = ["SERVICE_NAME", "binding", "build"]
+
+log = logging.getLogger("riverbeam.sandbox")
+
+SERVICE_NAME = "riverbeam.v1.SandboxService"
+
+
+def binding(workspaces: WorkspaceManager) -> ServiceBinding:
+    """The SandboxService over `workspaces`, ready for GrpcServer."""
+    servicer = SandboxServicer(workspaces)
+    return ServiceBinding(
+        SERVICE_NAME,
+        lambda server: pb_grpc.add_SandboxServiceServicer_to_server(servicer, server),  # type: ignore[no-untyped-call]
+    )
+
+
+@contextlib.asynccontextmanager
+async def build(settings: SandboxSettings) -> AsyncIterator[ServiceApp]:
+    """The service app for `settings`; closes every open workspace on the way out."""
+    workspaces = WorkspaceManager(WorkspaceConfig.from_settings(settings))
+    log.info("workspaces under %s", workspaces.base_dir)
+    if settings.allow_request_workspace:
+        log.warning("requests may choose their workspace (allow_request_workspace)")
+    try:
+        yield ServiceApp([binding(workspaces)], close=workspaces.aclose)
+    finally:
+        await workspaces.aclose()
