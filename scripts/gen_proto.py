@@ -20,7 +20,9 @@ def generate(out_dir: Path) -> None:
     target.mkdir(parents=True, exist_ok=True)
     for stale in target.glob("*_pb2*.py*"):
         stale.unlink()
-    files = sorted(str(p.relative_to(PROTOS)) for p in (PROTOS / "riverbeam" / "v1").glob("*.proto"))
+    files = sorted(
+        str(p.relative_to(PROTOS)) for p in (PROTOS / "riverbeam" / "v1").glob("*.proto")
+    )
     well_known = Path(grpc_tools.__file__).parent / "_proto"
     args = [
         "grpc_tools.protoc",
@@ -34,7 +36,9 @@ def generate(out_dir: Path) -> None:
     if protoc.main(args) != 0:
         raise SystemExit("protoc failed")
     init = target / "__init__.py"
-    init.write_text('"""Generated protobuf and gRPC code for riverbeam.v1. Do not edit; run `make proto`."""\n')
+    init.write_text(
+        '"""Generated protobuf and gRPC code for riverbeam.v1. Do not edit; run `make proto`."""\n'
+    )
 
 
 if __name__ == "__main__":

@@ -1,0 +1,6 @@
+"""The public API's logic, served by the router."""
+
+from riverbeam.gateway._gateway import Gateway
+from riverbeam.gateway._ports import FramesPort, RunnerPort
+
+__all__ = ["FramesPort", "Gateway", "RunnerPort"]

@@ -1,0 +1,343 @@
+"""The public API's logic: authenticate, sanitise, check ownership, route, dispatch, read.
+
+The router's servicer converts protobuf to these calls and back; everything a caller can be
+refused for is decided here, before anything is recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from riverbeam.auth import (
+    DEFAULT_LIMITS,
+    Authenticator,
+    Principal,
+    RequestLimits,
+    Role,
+    SessionAccess,
+    check_may_approve,
+    check_session_owner,
+    sanitize_invoke,
+    sanitize_resume,
+    session_not_found,
+    validate_invoke_limits,
+)
+from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.core.ids import new_id
+from riverbeam.gateway._ports import FramesPort, RunnerPort
+from riverbeam.routing import ModelList, ModelRouter, check_agent_accepts
+from riverbeam.runtime import Grant
+from riverbeam.store import BeamStore
+from riverbeam.types import (
+    Action,
+    AgentMetadata,
+    AgentResult,
+    Interaction,
+    InvokeRequest,
+    Message,
+    ModelConfig,
+    ResumePayload,
+    Run,
+    Session,
+    StreamAck,
+    StreamChunk,
+)
+
+__all__ = ["Gateway"]
+
+log = logging.getLogger("riverbeam.gateway")
+
+
+class Gateway:
+    """The router's behaviour, free of gRPC."""
+
+    def __init__(
+        self,
+        *,
+        authenticator: Authenticator,
+        runner: RunnerPort,
+        store: BeamStore,
+        models: ModelList,
+        frames: FramesPort | None = None,
+        limits: RequestLimits = DEFAULT_LIMITS,
+        agents_ttl_s: float = 5.0,
+    ) -> None:
+        self._auth = authenticator
+        self._runner = runner
+        self._store = store
+        self._models = models
+        self._router = ModelRouter(models)
+        self._frames = frames
+        self._limits = limits
+        self._agents_ttl_s = agents_ttl_s
+        self._agents: dict[str, AgentMetadata] = {}
+        self._agents_at = 0.0
+        self._agents_lock = asyncio.Lock()
+
+    def authenticate(self, authorization: str | None) -> Principal:
+        return self._auth.authenticate(authorization)
+
+    # ---- agents and models ---------------------------------------------------------------------
+    async def list_agents(self, principal: Principal) -> list[AgentMetadata]:
+        return list((await self._agent_map(refresh=False)).values())
+
+    async def get_agent(self, principal: Principal, name: str) -> AgentMetadata:
+        agents = await self._agent_map(refresh=False)
+        if name not in agents:
+            agents = await self._agent_map(refresh=True)
+        try:
+            return agents[name]
+        except KeyError:
+            raise RiverbeamError(
+                ErrorCode.AGENT_NOT_REGISTERED, f"agent {name!r} is not registered", agent=name
+            ) from None
+
+    async def _agent_map(self, *, refresh: bool) -> dict[str, AgentMetadata]:
+        async with self._agents_lock:
+            if (
+                refresh
+                or not self._agents
+                or time.monotonic() - self._agents_at > self._agents_ttl_s
+            ):
+                self._agents = {a.name: a for a in await self._runner.list_agents()}
+                self._agents_at = time.monotonic()
+            return self._agents
+
+    def list_models(self, principal: Principal) -> list[ModelConfig]:
+        return [m.model_copy(update={"api_key": None}) for m in self._models.models]
+
+    # ---- invoke / resume / cancel ---------------------------------------------------------------
+    async def invoke(
+        self, principal: Principal, request: InvokeRequest, *, timeout_s: float | None = None
+    ) -> AgentResult | StreamAck:
+        if request.actions:
+            raise RiverbeamError(
+                ErrorCode.INVALID_ARGUMENT, "actions belong in Resume, not Invoke", field="actions"
+            )
+        validate_invoke_limits(request, self._limits)
+        clean = sanitize_invoke(request, principal)
+        req = clean.request
+        session = await self._maybe_session(req.session_id)
+        check_session_owner(
+            session, clean.effective_user_id, principal, effective_org_id=clean.effective_org_id
+        )
+        if req.interaction_id is not None:
+            # A caller-chosen interaction id may be new, but never one of another session's.
+            await self._interaction_in(req.interaction_id, req.session_id, may_be_new=True)
+        agent = await self.get_agent(principal, req.agent_name)
+        check_agent_accepts(agent, req.content)
+        decision = self._router.resolve(
+            content=req.content,
+            metadata=req.metadata or {},
+            agent=agent,
+            model_override=req.model_override,
+        )
+        if req.stream and req.request_id is None:
+            req = req.model_copy(update={"request_id": new_id()})
+        grant = Grant(may_confirm=clean.may_confirm, subject=principal.subject)
+        log.info(
+            "invoke",
+            extra={
+                "request_id": req.request_id,
+                "session_id": req.session_id,
+                "agent": req.agent_name,
+                "model": decision.model.name,
+                "routing": decision.reason,
+                "stripped": list(clean.stripped),
+            },
+        )
+        return await self._runner.run_invoke(
+            req, model=decision.model, grant=grant, timeout_s=timeout_s
+        )
+
+    async def resume(
+        self, principal: Principal, payload: ResumePayload, *, timeout_s: float | None = None
+    ) -> StreamAck:
+        if not payload.actions:
+            raise RiverbeamError(
+                ErrorCode.RESUME_WITHOUT_ACTIONS, "resume needs at least one action"
+            )
+        validate_invoke_limits(payload, self._limits)
+        clean = sanitize_resume(payload, principal)
+        body = clean.request
+        session = await self._maybe_session(body.session_id)
+        if session is None:
+            raise RiverbeamError(
+                ErrorCode.INTERACTION_NOT_RESUMABLE, "interaction not found in this session"
+            )
+        try:
+            check_session_owner(
+                session,
+                clean.effective_user_id,
+                principal,
+                effective_org_id=clean.effective_org_id,
+                access=SessionAccess.RESUME,
+            )
+        except RiverbeamError:
+            raise RiverbeamError(
+                ErrorCode.INTERACTION_NOT_RESUMABLE, "interaction not found in this session"
+            ) from None
+        await self._interaction_in(body.interaction_id, body.session_id)
+        check_may_approve(
+            session.user_id, principal, clean.effective_user_id, owner_org_id=session.org_id
+        )
+        agent = await self.get_agent(principal, body.agent_name)
+        check_agent_accepts(agent, body.content)
+        decision = self._router.resolve(
+            content=body.content,
+            metadata=body.metadata or {},
+            agent=agent,
+            model_override=body.model_override,
+        )
+        if body.request_id is None:
+            body = body.model_copy(update={"request_id": new_id()})
+        grant = Grant(may_confirm=clean.may_confirm, subject=principal.subject)
+        return await self._runner.run_resume(
+            body, model=decision.model, grant=grant, timeout_s=timeout_s
+        )
+
+    async def cancel(self, principal: Principal, request_id: str, reason: str | None) -> bool:
+        run = await self._run_by_request(principal, request_id)
+        if run.status != "running":
+            return False
+        return await self._runner.cancel_run(request_id, reason=reason)
+
+    # ---- reads --------------------------------------------------------------------------------
+    async def get_session(self, principal: Principal, session_id: str) -> Session:
+        session = await self._maybe_session(session_id)
+        self._check_read(session, principal)
+        assert session is not None
+        return session
+
+    async def list_messages(
+        self, principal: Principal, session_id: str, *, page_size: int, page_token: str | None
+    ) -> tuple[list[Message], str | None]:
+        await self.get_session(principal, session_id)
+        return await self._store.list_messages(
+            session_id=session_id, page_size=_page_size(page_size), page_token=page_token or None
+        )
+
+    async def get_interaction(self, principal: Principal, interaction_id: str) -> Interaction:
+        interaction: Interaction = await self._owned(
+            principal, self._store.get_interaction(interaction_id=interaction_id)
+        )
+        return interaction
+
+    async def get_run(self, principal: Principal, run_id: str) -> Run:
+        run: Run = await self._owned(principal, self._store.get_run(run_id=run_id))
+        return run
+
+    async def get_action(self, principal: Principal, action_id: str) -> Action:
+        action: Action = await self._owned(principal, self._store.get_action(action_id=action_id))
+        return action
+
+    async def list_pending_actions(
+        self,
+        principal: Principal,
+        *,
+        session_id: str | None,
+        page_size: int,
+        page_token: str | None,
+    ) -> tuple[list[Action], str | None]:
+        if session_id:
+            await self.get_session(principal, session_id)
+            return await self._store.list_pending_actions(
+                session_id=session_id,
+                page_size=_page_size(page_size),
+                page_token=page_token or None,
+            )
+        everyone = Role.ADMIN in principal.roles or Role.APPROVER in principal.roles
+        return await self._store.list_pending_actions(
+            user_id=None if everyone else principal.subject,
+            page_size=_page_size(page_size),
+            page_token=page_token or None,
+        )
+
+    async def follow(
+        self, principal: Principal, request_id: str, *, after_seq: int
+    ) -> AsyncIterator[StreamChunk]:
+        if self._frames is None:
+            raise RiverbeamError(ErrorCode.STREAM_NOT_FOUND, "this router has no stream access")
+        await self._run_by_request(principal, request_id)
+        async for frame in self._frames.follow(request_id, after_seq=after_seq):
+            yield frame
+
+    # ---- ownership helpers --------------------------------------------------------------------
+    async def _maybe_session(self, session_id: str) -> Session | None:
+        try:
+            return await self._store.get_session(session_id=session_id)
+        except RiverbeamError as err:
+            if err.code is ErrorCode.SESSION_NOT_FOUND:
+                return None
+            raise
+
+    def _check_read(self, session: Session | None, principal: Principal) -> None:
+        if session is None:
+            raise session_not_found()
+        # A backend reads the sessions of the users it acts for: any session of its org.
+        if principal.may_act_for_users() and (
+            session.org_id is None or principal.org_id is None or session.org_id == principal.org_id
+        ):
+            return
+        check_session_owner(session, principal.subject, principal, access=SessionAccess.READ)
+
+    async def _owned(self, principal: Principal, fetch: Any) -> Any:
+        """Fetch a record and refuse it, as not found, unless its session is the caller's."""
+        record = await fetch
+        session = await self._maybe_session(record.session_id)
+        try:
+            self._check_read(session, principal)
+        except RiverbeamError:
+            code = ErrorCode.SESSION_NOT_FOUND
+            if isinstance(record, Interaction):
+                code = ErrorCode.INTERACTION_NOT_FOUND
+            elif isinstance(record, Run):
+                code = ErrorCode.RUN_NOT_FOUND
+            elif isinstance(record, Action):
+                code = ErrorCode.ACTION_NOT_FOUND
+            raise RiverbeamError(code) from None
+        return record
+
+    async def _interaction_in(
+        self, interaction_id: str, session_id: str, *, may_be_new: bool = False
+    ) -> Interaction | None:
+        try:
+            interaction = await self._store.get_interaction(interaction_id=interaction_id)
+        except RiverbeamError as err:
+            if err.code is ErrorCode.INTERACTION_NOT_FOUND:
+                if may_be_new:
+                    return None
+                raise RiverbeamError(
+                    ErrorCode.INTERACTION_NOT_RESUMABLE, "interaction not found in this session"
+                ) from None
+            raise
+        if interaction.session_id != session_id:
+            raise RiverbeamError(
+                ErrorCode.INTERACTION_NOT_RESUMABLE, "interaction not found in this session"
+            )
+        return interaction
+
+    async def _run_by_request(self, principal: Principal, request_id: str) -> Run:
+        run = await self._store.get_run_by_request(request_id=request_id)
+        if run is None:
+            raise RiverbeamError(
+                ErrorCode.REQUEST_NOT_FOUND, "no run for this request", request_id=request_id
+            )
+        session = await self._maybe_session(run.session_id)
+        try:
+            self._check_read(session, principal)
+        except RiverbeamError:
+            raise RiverbeamError(
+                ErrorCode.REQUEST_NOT_FOUND, "no run for this request", request_id=request_id
+            ) from None
+        return run
+
+
+def _page_size(requested: int) -> int:
+    if requested <= 0:
+        return 100
+    return min(requested, 1000)

@@ -1,0 +1,85 @@
+"""RunnerClient: the runner port over gRPC (used by the router)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from riverbeam.runtime._pipeline import Grant
+from riverbeam.server import open_channel, translate_rpc_errors
+from riverbeam.types import (
+    AgentMetadata,
+    AgentResult,
+    InvokeRequest,
+    ModelConfig,
+    ResumePayload,
+    StreamAck,
+)
+from riverbeam.v1 import runner_service_pb2 as pb
+from riverbeam.v1 import runner_service_pb2_grpc as pb_grpc
+
+__all__ = ["RunnerClient"]
+
+
+def _grant(grant: Grant) -> pb.CallerGrant:
+    out = pb.CallerGrant(may_confirm=grant.may_confirm)
+    if grant.subject is not None:
+        out.subject = grant.subject
+    return out
+
+
+class RunnerClient:
+    """Calls a runner service; `dns:///runner...` targets are balanced round-robin."""
+
+    def __init__(self, target: str) -> None:
+        self._channel = open_channel(target, round_robin=target.startswith("dns:"))
+        self._stub: Any = pb_grpc.RunnerServiceStub(self._channel)  # type: ignore[no-untyped-call]
+
+    async def run_invoke(
+        self,
+        request: InvokeRequest,
+        *,
+        model: ModelConfig,
+        grant: Grant,
+        timeout_s: float | None = None,
+    ) -> AgentResult | StreamAck:
+        message = pb.RunInvokeRequest(
+            request=request.to_proto(), model=model.to_proto(), grant=_grant(grant)
+        )
+        async with translate_rpc_errors():
+            reply = await self._stub.RunInvoke(message, timeout=timeout_s)
+        if reply.WhichOneof("outcome") == "ack":
+            return StreamAck.from_proto(reply.ack)
+        return AgentResult.from_proto(reply.result)
+
+    async def run_resume(
+        self,
+        request: ResumePayload,
+        *,
+        model: ModelConfig,
+        grant: Grant,
+        timeout_s: float | None = None,
+    ) -> StreamAck:
+        message = pb.RunResumeRequest(
+            request=request.to_proto(), model=model.to_proto(), grant=_grant(grant)
+        )
+        async with translate_rpc_errors():
+            reply = await self._stub.RunResume(message, timeout=timeout_s)
+        return StreamAck.from_proto(reply.ack)
+
+    async def cancel_run(self, request_id: str, *, reason: str | None = None) -> bool:
+        message = pb.CancelRunRequest(request_id=request_id)
+        if reason:
+            message.reason = reason
+        async with translate_rpc_errors():
+            reply = await self._stub.CancelRun(message, timeout=10)
+        return bool(reply.cancelled)
+
+    async def list_agents(self) -> list[AgentMetadata]:
+        async with translate_rpc_errors():
+            reply = await self._stub.ListRegisteredAgents(
+                pb.ListRegisteredAgentsRequest(), timeout=10
+            )
+        return [AgentMetadata.from_proto(a) for a in reply.agents]
+
+    async def aclose(self) -> None:
+        await self._channel.close(None)

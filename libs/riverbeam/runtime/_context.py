@@ -1,0 +1,52 @@
+"""Building an agent's context: history and memory, trimmed to the model's budget."""
+
+from __future__ import annotations
+
+import json
+
+from riverbeam.types import MemoryEntry, Message
+
+__all__ = ["estimate_tokens", "trim_to_budget"]
+
+# Room kept free for the model's answer, as a share of the budget.
+ANSWER_SHARE = 0.25
+
+
+def estimate_tokens(message: Message) -> int:
+    """A cheap, model-independent estimate: ~4 characters a token plus per-message overhead."""
+    size = sum(len(p.text or "") + len(p.url or "") for p in message.content)
+    if message.tool_args:
+        size += len(json.dumps(message.tool_args))
+    if message.tool_result is not None:
+        size += len(json.dumps(message.tool_result, default=str))
+    return size // 4 + 4
+
+
+def trim_to_budget(
+    history: list[Message], memory: list[MemoryEntry], *, max_tokens: int
+) -> tuple[list[Message], list[MemoryEntry]]:
+    """Keep the newest history and memory that fit in the budget.
+
+    Memory goes first (it is usually small and always relevant); the oldest history
+    messages are dropped until the rest fits. A tool result is never kept without the
+    message that asked for it: trimming starts at a human message.
+    """
+    budget = int(max_tokens * (1 - ANSWER_SHARE))
+    kept_memory: list[MemoryEntry] = []
+    for entry in memory:
+        cost = len(entry.content) // 4 + 4
+        if cost > budget:
+            break
+        kept_memory.append(entry)
+        budget -= cost
+    kept: list[Message] = []
+    for message in reversed(history):
+        cost = estimate_tokens(message)
+        if cost > budget:
+            break
+        kept.append(message)
+        budget -= cost
+    kept.reverse()
+    while kept and kept[0].role != "human":
+        kept.pop(0)
+    return kept, kept_memory

@@ -1,0 +1,72 @@
+"""Watching an agent's frames: correlation ids, partial text and unanswered tool calls."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from riverbeam.core.ids import agent_id_for
+from riverbeam.types import AgentMessage, StreamChunk
+
+__all__ = ["FrameTracker", "OpenToolCall", "stamp"]
+
+
+def stamp(
+    frame: StreamChunk,
+    *,
+    agent_name: str,
+    session_id: str,
+    interaction_id: str,
+    run_id: str,
+    request_id: str,
+) -> StreamChunk:
+    """Fill the correlation ids the pipeline knows and the agent may have left out."""
+    updates: dict[str, Any] = {"request_id": request_id}
+    for name, value in (
+        ("agent_name", agent_name),
+        ("agent_id", agent_id_for(agent_name)),
+        ("session_id", session_id),
+        ("interaction_id", interaction_id),
+        ("run_id", run_id),
+    ):
+        if getattr(frame, name) is None:
+            updates[name] = value
+    if frame.timestamp is None:
+        updates["timestamp"] = datetime.now(UTC)
+    return frame.model_copy(update=updates)
+
+
+@dataclass(slots=True)
+class OpenToolCall:
+    tool_call_id: str
+    tool_name: str
+    args: dict[str, Any]
+
+
+@dataclass(slots=True)
+class FrameTracker:
+    """What a run has said so far; read when a run is cancelled part way."""
+
+    text: list[str] = field(default_factory=list)
+    open_calls: dict[str, OpenToolCall] = field(default_factory=dict)
+    frames: int = 0
+
+    def observe(self, frame: StreamChunk) -> None:
+        self.frames += 1
+        data: AgentMessage | None = frame.data
+        if data is None:
+            return
+        if frame.type == "chunk" and data.phase != "thinking":
+            self.text.append(data.text)
+        elif frame.type == "tool" and data.tool_call_id:
+            if data.type == "action":
+                self.open_calls[data.tool_call_id] = OpenToolCall(
+                    data.tool_call_id, data.tool_name or "", dict(data.tool_args or {})
+                )
+            elif data.type == "tool_result":
+                self.open_calls.pop(data.tool_call_id, None)
+
+    @property
+    def partial_text(self) -> str:
+        return "".join(self.text)

@@ -1,0 +1,73 @@
+"""Sinks and followers over NATS JetStream, for the runner and router services."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from nats.js import JetStreamContext
+
+from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.runtime._sinks import CollectingSink, FrameSink
+from riverbeam.server._metrics import FRAMES_PUBLISHED
+from riverbeam.stream import RequestPublisher, StreamConfig, follow, last_seq
+from riverbeam.types import StreamChunk
+
+__all__ = ["JetStreamFrames", "JetStreamSinks"]
+
+
+class _CountingPublisher(RequestPublisher):
+    async def _deliver(self, frame: StreamChunk) -> None:
+        await super()._deliver(frame)
+        FRAMES_PUBLISHED.labels(frame.type).inc()
+
+
+class JetStreamSinks:
+    """Streaming requests publish to riverbeam.stream.<request_id>; others keep frames in memory."""
+
+    def __init__(self, js: JetStreamContext, config: StreamConfig) -> None:
+        self._js = js
+        self._config = config
+
+    async def open(self, request_id: str, *, stream: bool) -> FrameSink:
+        if not stream:
+            return CollectingSink()
+        return _CountingPublisher(self._js, request_id, config=self._config)
+
+    async def publish_terminal_error(self, request_id: str, error: RiverbeamError) -> None:
+        try:
+            after = await last_seq(self._js, request_id, config=self._config)
+        except RiverbeamError as err:
+            if err.code is not ErrorCode.STREAM_NOT_FOUND:
+                raise
+            after = 0
+        publisher = _CountingPublisher(
+            self._js, request_id, config=self._config, start_after_seq=after
+        )
+        await publisher.publish(
+            StreamChunk(type="error", error=error.message, error_code=error.bem)
+        )
+
+
+class JetStreamFrames:
+    """The router's FramesPort: replay then follow a request's frames."""
+
+    def __init__(
+        self, js: JetStreamContext, config: StreamConfig, *, wait_for_start_s: float = 30.0
+    ) -> None:
+        self._js = js
+        self._config = config
+        self._wait_for_start_s = wait_for_start_s
+
+    async def follow(self, request_id: str, *, after_seq: int = 0) -> AsyncIterator[StreamChunk]:
+        frames = follow(
+            self._js,
+            request_id,
+            after_seq=after_seq,
+            wait_for_start_s=self._wait_for_start_s,
+            config=self._config,
+        )
+        try:
+            async for frame in frames:
+                yield frame
+        finally:
+            await frames.aclose()

@@ -1,0 +1,583 @@
+"""The invoke and resume pipeline (DESIGN.md, "Pipeline").
+
+prepare() does everything that can refuse a request, up to and including the store's
+begin-run step, so a caller sees BEM-030/031/063/064/065/066 synchronously. execute() runs
+the agent, publishes frames as they come, writes the finish-run step, and only then
+publishes the terminal frame, so a client that sees `done` reads committed records.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from riverbeam.agents import Agent, AgentRegistry, check_modalities
+from riverbeam.agents._io import AgentContext, AgentInput, ResumedAction
+from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.core.ids import new_id
+from riverbeam.runtime._context import trim_to_budget
+from riverbeam.runtime._frames import FrameTracker, stamp
+from riverbeam.runtime._sinks import FrameSink, SinkFactory
+from riverbeam.server._metrics import RUNS_TOTAL
+from riverbeam.store import BeamStore, BeginRunResult, NewAction, NewMessage
+from riverbeam.types import (
+    AgentResult,
+    ContentPart,
+    InvokeRequest,
+    MemoryEntry,
+    Message,
+    ModelConfig,
+    StreamChunk,
+)
+
+__all__ = ["DEFAULT_MODEL", "Grant", "Pipeline", "PipelineOptions", "PreparedRun"]
+
+log = logging.getLogger("riverbeam.pipeline")
+
+DEFAULT_MODEL = ModelConfig(name="riverbeam-default", provider="custom")
+
+
+@dataclass(frozen=True, slots=True)
+class Grant:
+    """What the router established about the caller."""
+
+    may_confirm: bool = False
+    subject: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PipelineOptions:
+    runner_id: str = field(default_factory=lambda: f"runner-{new_id()[:8]}")
+    lease_ttl_s: float = 15.0
+    busy_session_policy: Literal["reject", "queue"] = "reject"
+    queue_timeout_s: float = 60.0
+    max_history_messages: int = 200
+    max_memory_entries: int = 50
+
+
+@dataclass(slots=True)
+class PreparedRun:
+    request: InvokeRequest
+    request_id: str
+    interaction_id: str
+    run_id: str
+    agent: Agent
+    model: ModelConfig
+    grant: Grant
+    begun: BeginRunResult
+    resumed: list[ResumedAction]
+
+    @property
+    def is_resume(self) -> bool:
+        return bool(self.resumed)
+
+
+@dataclass(slots=True)
+class _Outcome:
+    status: Literal["completed", "failed", "interrupted", "cancelled"]
+    result: AgentResult
+    terminal: StreamChunk
+    error: RiverbeamError | None = None
+
+
+class _LiveRun:
+    __slots__ = ("cancel_reason", "task")
+
+    def __init__(self, task: asyncio.Task[Any]) -> None:
+        self.task = task
+        self.cancel_reason: str | None = None
+
+
+class Pipeline:
+    """Runs agents for requests and records every step through a BeamStore."""
+
+    def __init__(
+        self,
+        *,
+        registry: AgentRegistry,
+        store: BeamStore,
+        sinks: SinkFactory,
+        options: PipelineOptions | None = None,
+    ) -> None:
+        self.registry = registry
+        self.store = store
+        self.sinks = sinks
+        self.options = options or PipelineOptions()
+        self._live: dict[str, _LiveRun] = {}
+
+    # ---- prepare ------------------------------------------------------------------------------
+    async def prepare(
+        self,
+        request: InvokeRequest,
+        *,
+        model: ModelConfig | None = None,
+        grant: Grant | None = None,
+    ) -> PreparedRun:
+        """Validate the request and write the begin-run step. Nothing is written on refusal."""
+        agent = self.registry.get(request.agent_name)
+        check_modalities(agent.metadata(), request.content)
+        resuming = bool(request.actions)
+        if resuming and not request.interaction_id:
+            raise RiverbeamError(ErrorCode.MISSING_INTERACTION_ID, "resume needs interaction_id")
+        request_id = request.request_id or new_id()
+        interaction_id = request.interaction_id or new_id()
+        run_id = new_id()
+        auth = request.auth_context
+        begun = await self._begin(
+            request=request,
+            request_id=request_id,
+            interaction_id=interaction_id,
+            run_id=run_id,
+            user_id=auth.user_id if auth else None,
+            profile_id=auth.profile_id if auth else None,
+            org_id=auth.org_id if auth else None,
+        )
+        by_id = {a.action_id: a for a in request.actions}
+        resumed = [
+            ResumedAction(
+                action_id=action.action_id,
+                tool=action.tool,
+                args=dict(action.args),
+                tool_call_id=action.tool_call_id,
+                response=action.response or by_id[action.action_id],
+            )
+            for action in begun.resolved_actions
+        ]
+        if resumed:
+            log.info(
+                "agent_resumed",
+                extra={
+                    "request_id": request_id,
+                    "session_id": request.session_id,
+                    "run_id": run_id,
+                    "actions": [a.action_id for a in resumed],
+                },
+            )
+        return PreparedRun(
+            request=request.model_copy(
+                update={"request_id": request_id, "interaction_id": interaction_id}
+            ),
+            request_id=request_id,
+            interaction_id=interaction_id,
+            run_id=run_id,
+            agent=agent,
+            model=model or DEFAULT_MODEL,
+            grant=grant or Grant(),
+            begun=begun,
+            resumed=resumed,
+        )
+
+    async def _begin(self, *, request: InvokeRequest, **ids: Any) -> BeginRunResult:
+        deadline = time.monotonic() + self.options.queue_timeout_s
+        delay = 0.05
+        while True:
+            try:
+                return await self.store.begin_run(
+                    session_id=request.session_id,
+                    agent_name=request.agent_name,
+                    human_content=list(request.content),
+                    message_metadata=None,
+                    lease_owner=self.options.runner_id,
+                    lease_ttl_s=self.options.lease_ttl_s,
+                    exclusive=True,
+                    action_responses=list(request.actions),
+                    **ids,
+                )
+            except RiverbeamError as err:
+                queue = self.options.busy_session_policy == "queue"
+                if (
+                    err.code is not ErrorCode.SESSION_BUSY
+                    or not queue
+                    or time.monotonic() > deadline
+                ):
+                    raise
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 1.0)
+
+    # ---- execute ------------------------------------------------------------------------------
+    async def execute(self, prepared: PreparedRun) -> AgentResult:
+        """Run the agent to its end and record it. Raises the run's error for non-streaming use."""
+        sink = await self.sinks.open(prepared.request_id, stream=prepared.request.stream)
+        tracker = FrameTracker()
+        context = await self._context(prepared)
+        agent_input = AgentInput(
+            content=list(prepared.request.content),
+            session_id=prepared.request.session_id,
+            run_id=prepared.run_id,
+            agent_name=prepared.request.agent_name,
+            interaction_id=prepared.interaction_id,
+            request_id=prepared.request_id,
+            metadata=dict(prepared.request.metadata or {}),
+            auth_context=prepared.request.auth_context,
+            actions=prepared.resumed,
+            confirm_allowed=prepared.grant.may_confirm,
+        )
+        started = time.perf_counter()
+        drive = asyncio.create_task(self._drive(prepared, agent_input, context, sink, tracker))
+        live = _LiveRun(drive)
+        self._live[prepared.request_id] = live
+        lease = asyncio.create_task(self._keep_lease(prepared, live))
+        abandoned = False
+        try:
+            try:
+                outcome = await drive
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                abandoned = current is not None and current.cancelling() > 0
+                if abandoned:
+                    # The caller went away (deadline, disconnect, shutdown): stop the agent too.
+                    drive.cancel()
+                    live.cancel_reason = live.cancel_reason or "caller cancelled the request"
+                outcome = self._cancelled(prepared, tracker, context, live.cancel_reason)
+        finally:
+            lease.cancel()
+            self._live.pop(prepared.request_id, None)
+        outcome.result = outcome.result.model_copy(
+            update={"latency_ms": round((time.perf_counter() - started) * 1000, 3)}
+        )
+        completion = asyncio.ensure_future(self._complete(prepared, outcome, tracker, sink))
+        if abandoned:
+            # Record the cancellation even though this task is being cancelled, then go on
+            # cancelling: CancelledError always propagates.
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(completion)
+            raise asyncio.CancelledError
+        await completion
+        if outcome.error is not None and not prepared.request.stream:
+            raise outcome.error
+        return outcome.result
+
+    async def _complete(
+        self, prepared: PreparedRun, outcome: _Outcome, tracker: FrameTracker, sink: FrameSink
+    ) -> None:
+        """Write the finish-run step, then publish the terminal frame (always the last one)."""
+        try:
+            await self._finish(prepared, outcome, tracker)
+        except RiverbeamError as err:
+            if err.code is ErrorCode.STORE_CONFLICT:
+                # The run was reaped as lost: the reaper already ended its stream (BEM-034).
+                log.error(
+                    "run %s was reaped before it finished; its result is dropped", prepared.run_id
+                )
+                RUNS_TOTAL.labels(prepared.request.agent_name, "lost").inc()
+                return
+            log.error("finish-run of %s failed: %s", prepared.run_id, err)
+            if outcome.error is None:
+                outcome.error = err
+            outcome.terminal = stamp(
+                StreamChunk(type="error", error=err.message, error_code=err.bem),
+                **self._frame_ids(prepared),
+            )
+        await sink.publish(outcome.terminal)
+        RUNS_TOTAL.labels(prepared.request.agent_name, outcome.status).inc()
+
+    async def _drive(
+        self,
+        prepared: PreparedRun,
+        agent_input: AgentInput,
+        context: AgentContext,
+        sink: FrameSink,
+        tracker: FrameTracker,
+    ) -> _Outcome:
+        ids = {
+            "agent_name": prepared.request.agent_name,
+            "session_id": prepared.request.session_id,
+            "interaction_id": prepared.interaction_id,
+            "run_id": prepared.run_id,
+            "request_id": prepared.request_id,
+        }
+        try:
+            frames = prepared.agent.stream(agent_input, context)
+            try:
+                async for raw in frames:
+                    frame = stamp(raw, **ids)
+                    tracker.observe(frame)
+                    if frame.type == "done":
+                        return self._done(prepared, frame, context)
+                    if frame.type == "error":
+                        agent_code = frame.error_code or ErrorCode.AGENT_ERROR_FRAME.code
+                        err = RiverbeamError(
+                            ErrorCode.AGENT_ERROR_FRAME,
+                            frame.error or "agent reported an error",
+                            agent_error_code=agent_code,
+                        )
+                        return self._failed(prepared, context, err, frame, tracker, code=agent_code)
+                    await sink.publish(frame)
+            finally:
+                aclose = getattr(frames, "aclose", None)
+                if aclose is not None:
+                    await aclose()
+            err = RiverbeamError(
+                ErrorCode.STREAM_WITHOUT_DONE, "agent stream ended without a done frame"
+            )
+        except asyncio.CancelledError:
+            raise
+        except RiverbeamError as exc:
+            err = exc
+        except Exception as exc:
+            log.exception("agent %s crashed", prepared.request.agent_name)
+            err = RiverbeamError(ErrorCode.INTERNAL, f"agent failed: {type(exc).__name__}")
+        return self._failed(prepared, context, err, None, tracker, code=err.bem)
+
+    def _result_ids(self, prepared: PreparedRun) -> dict[str, Any]:
+        return {
+            "agent_name": prepared.request.agent_name,
+            "session_id": prepared.request.session_id,
+            "request_id": prepared.request_id,
+            "interaction_id": prepared.interaction_id,
+            "run_id": prepared.run_id,
+        }
+
+    def _done(self, prepared: PreparedRun, frame: StreamChunk, context: AgentContext) -> _Outcome:
+        result = frame.result or AgentResult(agent_name=prepared.request.agent_name)
+        update: dict[str, Any] = self._result_ids(prepared)
+        if result.token_usage is None:
+            update["token_usage"] = context.usage.snapshot()
+        if result.model_used is None:
+            update["model_used"] = prepared.model.name
+        result = result.model_copy(update=update)
+        status: Literal["completed", "interrupted"] = (
+            "interrupted" if result.interrupted else "completed"
+        )
+        return _Outcome(status, result, frame.model_copy(update={"result": result}))
+
+    def _failed(
+        self,
+        prepared: PreparedRun,
+        context: AgentContext,
+        err: RiverbeamError,
+        frame: StreamChunk | None,
+        tracker: FrameTracker,
+        *,
+        code: str,
+    ) -> _Outcome:
+        result = AgentResult(
+            content=[ContentPart.of_text(tracker.partial_text)] if tracker.partial_text else [],
+            token_usage=context.usage.snapshot(),
+            model_used=prepared.model.name,
+            metadata={"error": {"code": code, "message": err.message}},
+            **self._result_ids(prepared),
+        )
+        terminal = frame or StreamChunk(type="error", error=err.message)
+        terminal = stamp(
+            terminal.model_copy(update={"error_code": code}), **self._frame_ids(prepared)
+        )
+        return _Outcome("failed", result, terminal, err.with_details({"run_id": prepared.run_id}))
+
+    def _cancelled(
+        self,
+        prepared: PreparedRun,
+        tracker: FrameTracker,
+        context: AgentContext,
+        reason: str | None,
+    ) -> _Outcome:
+        err = RiverbeamError(
+            ErrorCode.RUN_CANCELLED, reason or "run cancelled", run_id=prepared.run_id
+        )
+        result = AgentResult(
+            content=[ContentPart.of_text(tracker.partial_text)] if tracker.partial_text else [],
+            token_usage=context.usage.snapshot(),
+            model_used=prepared.model.name,
+            metadata={"cancelled": True, **({"reason": reason} if reason else {})},
+            **self._result_ids(prepared),
+        )
+        terminal = stamp(
+            StreamChunk(type="error", error=err.message, error_code=err.bem),
+            **self._frame_ids(prepared),
+        )
+        return _Outcome("cancelled", result, terminal, err)
+
+    def _frame_ids(self, prepared: PreparedRun) -> dict[str, str]:
+        return {
+            "agent_name": prepared.request.agent_name,
+            "session_id": prepared.request.session_id,
+            "interaction_id": prepared.interaction_id,
+            "run_id": prepared.run_id,
+            "request_id": prepared.request_id,
+        }
+
+    # ---- context ------------------------------------------------------------------------------
+    async def _context(self, prepared: PreparedRun) -> AgentContext:
+        history = await self._history(prepared)
+        scopes = _memory_scopes(prepared.request.metadata)
+        memory: list[MemoryEntry] = []
+        if scopes:
+            memory = await self.store.recall(scopes=scopes, limit=self.options.max_memory_entries)
+        history, memory = trim_to_budget(history, memory, max_tokens=prepared.model.max_tokens)
+        writable = scopes or [("session", prepared.request.session_id)]
+        return AgentContext(
+            history=history,
+            memory=memory,
+            model_config_resolved=prepared.model,
+            metadata=dict(prepared.request.metadata or {}),
+            memory_writer=self.store,
+            memory_scopes=writable,
+        )
+
+    async def _history(self, prepared: PreparedRun) -> list[Message]:
+        """The session's messages before this run, newest max_history_messages of them."""
+        messages: list[Message] = []
+        token: str | None = None
+        while True:
+            page, token = await self.store.list_messages(
+                session_id=prepared.request.session_id, page_size=500, page_token=token
+            )
+            messages.extend(m for m in page if m.run_id != prepared.run_id)
+            if not token:
+                break
+        return messages[-self.options.max_history_messages :]
+
+    # ---- finish -------------------------------------------------------------------------------
+    async def _finish(
+        self, prepared: PreparedRun, outcome: _Outcome, tracker: FrameTracker
+    ) -> None:
+        result = outcome.result
+        messages: list[NewMessage] = [
+            NewMessage(
+                role="tool",
+                type="tool_result",
+                tool_name=call.tool_name,
+                tool_args=dict(call.args),
+                tool_call_id=call.tool_call_id,
+                tool_result=call.result,
+            )
+            for call in result.tool_calls
+        ]
+        if outcome.status == "cancelled":
+            messages.extend(
+                NewMessage(
+                    role="tool",
+                    type="tool_result",
+                    tool_name=call.tool_name,
+                    tool_args=call.args,
+                    tool_call_id=call.tool_call_id,
+                    tool_result={"cancelled": True},
+                )
+                for call in tracker.open_calls.values()
+            )
+        ai_meta: dict[str, Any] = {}
+        if result.action_required:
+            ai_meta["action_required"] = [a.to_json_dict() for a in result.action_required]
+        if outcome.error is not None:
+            ai_meta["error"] = {
+                "code": outcome.terminal.error_code,
+                "message": outcome.error.message,
+            }
+        if result.content or ai_meta:
+            messages.append(
+                NewMessage(
+                    role="ai",
+                    type="message",
+                    content=list(result.content),
+                    metadata=ai_meta or None,
+                )
+            )
+        pending = [
+            NewAction(
+                action_id=a.action_id,
+                kind=a.kind,
+                tool=a.tool,
+                args=dict(a.args),
+                tool_call_id=a.tool_call_id,
+            )
+            for a in result.action_required
+        ]
+        await self.store.finish_run(
+            run_id=prepared.run_id,
+            lease_owner=self.options.runner_id,
+            status=outcome.status,
+            messages=messages,
+            pending_actions=pending,
+            error_code=outcome.terminal.error_code if outcome.error else None,
+            error_message=outcome.error.message if outcome.error else None,
+            token_usage=result.token_usage,
+            model_used=result.model_used,
+            result=result,
+        )
+        await self._record_outcomes(prepared, outcome)
+
+    async def _record_outcomes(self, prepared: PreparedRun, outcome: _Outcome) -> None:
+        ran = {c.tool_call_id: c for c in outcome.result.tool_calls if c.tool_call_id}
+        for action in prepared.resumed:
+            if not action.approved:
+                continue
+            call = ran.get(action.tool_call_id) if action.tool_call_id else None
+            if call is not None:
+                await self.store.record_action_outcome(
+                    action_id=action.action_id,
+                    outcome="approved_ran",
+                    result=call.result,
+                    error=None,
+                )
+            elif outcome.status == "failed" and outcome.error is not None:
+                await self.store.record_action_outcome(
+                    action_id=action.action_id,
+                    outcome="approved_failed",
+                    result=None,
+                    error=f"{outcome.terminal.error_code}: {outcome.error.message}",
+                )
+
+    # ---- cancellation and leases --------------------------------------------------------------
+    def cancel(self, request_id: str, reason: str | None = None) -> bool:
+        """Stop a run held by this replica. True when there was one."""
+        live = self._live.get(request_id)
+        if live is None or live.task.done():
+            return False
+        live.cancel_reason = reason
+        live.task.cancel()
+        return True
+
+    @property
+    def live_requests(self) -> list[str]:
+        return list(self._live)
+
+    async def _keep_lease(self, prepared: PreparedRun, live: _LiveRun) -> None:
+        interval = self.options.lease_ttl_s / 3
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                kept = await self.store.renew_lease(
+                    run_id=prepared.run_id,
+                    lease_owner=self.options.runner_id,
+                    ttl_s=self.options.lease_ttl_s,
+                )
+            except RiverbeamError as err:
+                log.warning("lease renewal failed for run %s: %s", prepared.run_id, err)
+                continue
+            if not kept:
+                log.error("lost the lease of run %s; stopping it", prepared.run_id)
+                live.cancel_reason = "lease lost"
+                live.task.cancel()
+                return
+
+    async def drain(self, timeout_s: float) -> None:
+        """Wait for live runs to end; cancel those still running after timeout_s."""
+        tasks = [live.task for live in self._live.values()]
+        if not tasks:
+            return
+        _, pending = await asyncio.wait(tasks, timeout=timeout_s)
+        for task in pending:
+            task.cancel()
+
+
+def _memory_scopes(metadata: dict[str, Any] | None) -> list[tuple[str, str]]:
+    raw = (metadata or {}).get("memory_scopes")
+    scopes: list[tuple[str, str]] = []
+    if not isinstance(raw, list):
+        return scopes
+    for item in raw:
+        if (
+            isinstance(item, dict)
+            and isinstance(item.get("name"), str)
+            and item.get("id") is not None
+        ):
+            scopes.append((item["name"], str(item["id"])))
+        else:
+            raise RiverbeamError(
+                ErrorCode.INVALID_MEMORY_SCOPE, "memory_scopes entries are {name, id}"
+            )
+    return scopes

@@ -1,0 +1,36 @@
+"""Where a run's frames go: NATS JetStream in services, memory in tests, nowhere when not streaming."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from riverbeam.core.errors import RiverbeamError
+from riverbeam.types import StreamChunk
+
+__all__ = ["CollectingSink", "FrameSink", "SinkFactory"]
+
+
+class FrameSink(Protocol):
+    """Publishes one request's frames in order."""
+
+    async def publish(self, chunk: StreamChunk) -> None: ...
+
+
+class SinkFactory(Protocol):
+    """Opens the sink of a request, and ends requests whose runner died."""
+
+    async def open(self, request_id: str, *, stream: bool) -> FrameSink: ...
+
+    async def publish_terminal_error(self, request_id: str, error: RiverbeamError) -> None:
+        """Publish a final error frame after whatever frames the request already has."""
+        ...
+
+
+class CollectingSink:
+    """Keeps frames in a list (a non-streaming request, or a test)."""
+
+    def __init__(self) -> None:
+        self.frames: list[StreamChunk] = []
+
+    async def publish(self, chunk: StreamChunk) -> None:
+        self.frames.append(chunk.model_copy(update={"seq": len(self.frames) + 1}))

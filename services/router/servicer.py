@@ -1,0 +1,149 @@
+"""RiverbeamService: protobuf in, Gateway call, protobuf out."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+from riverbeam.auth import Principal
+from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.gateway import Gateway
+from riverbeam.types import AgentResult, InvokeRequest, ResumePayload, StreamAck
+from riverbeam.v1 import riverbeam_service_pb2 as pb
+from riverbeam.v1 import riverbeam_service_pb2_grpc as pb_grpc
+
+
+def _authorization(context: Any) -> str | None:
+    for key, value in context.invocation_metadata() or ():
+        if key == "authorization":
+            return str(value)
+    return None
+
+
+def _remaining(context: Any) -> float | None:
+    remaining = context.time_remaining()
+    return None if remaining is None else max(remaining, 0.001)
+
+
+class RiverbeamServicer(pb_grpc.RiverbeamServiceServicer):
+    def __init__(self, gateway: Gateway) -> None:
+        self._gw = gateway
+
+    def _principal(self, context: Any) -> Principal:
+        return self._gw.authenticate(_authorization(context))
+
+    async def Invoke(self, request: Any, context: Any) -> pb.InvokeResponse:
+        principal = self._principal(context)
+        outcome = await self._gw.invoke(
+            principal, InvokeRequest.from_proto(request), timeout_s=_remaining(context)
+        )
+        if isinstance(outcome, StreamAck):
+            return pb.InvokeResponse(ack=outcome.to_proto())
+        assert isinstance(outcome, AgentResult)
+        return pb.InvokeResponse(result=outcome.to_proto())
+
+    async def Resume(self, request: pb.ResumeRequest, context: Any) -> pb.ResumeResponse:
+        principal = self._principal(context)
+        ack = await self._gw.resume(
+            principal, ResumePayload.from_proto(request), timeout_s=_remaining(context)
+        )
+        return pb.ResumeResponse(ack=ack.to_proto())
+
+    async def Cancel(self, request: pb.CancelRequest, context: Any) -> pb.CancelResponse:
+        principal = self._principal(context)
+        cancelled = await self._gw.cancel(principal, request.request_id, request.reason or None)
+        return pb.CancelResponse(cancelled=cancelled)
+
+    async def ListAgents(
+        self, request: pb.ListAgentsRequest, context: Any
+    ) -> pb.ListAgentsResponse:
+        agents = await self._gw.list_agents(self._principal(context))
+        return pb.ListAgentsResponse(agents=[a.to_proto() for a in agents])
+
+    async def GetAgent(self, request: pb.GetAgentRequest, context: Any) -> pb.GetAgentResponse:
+        agent = await self._gw.get_agent(self._principal(context), request.name)
+        return pb.GetAgentResponse(agent=agent.to_proto())
+
+    async def ListModels(
+        self, request: pb.ListModelsRequest, context: Any
+    ) -> pb.ListModelsResponse:
+        models = self._gw.list_models(self._principal(context))
+        return pb.ListModelsResponse(models=[m.to_proto() for m in models])
+
+    async def GetSession(
+        self, request: pb.GetSessionRequest, context: Any
+    ) -> pb.GetSessionResponse:
+        session = await self._gw.get_session(
+            self._principal(context), _uuid(request.session_id, "session_id")
+        )
+        return pb.GetSessionResponse(session=session.to_proto())
+
+    async def ListMessages(
+        self, request: pb.ListMessagesRequest, context: Any
+    ) -> pb.ListMessagesResponse:
+        messages, token = await self._gw.list_messages(
+            self._principal(context),
+            _uuid(request.session_id, "session_id"),
+            page_size=request.page_size,
+            page_token=request.page_token,
+        )
+        return pb.ListMessagesResponse(
+            messages=[m.to_proto() for m in messages], next_page_token=token or ""
+        )
+
+    async def GetInteraction(
+        self, request: pb.GetInteractionRequest, context: Any
+    ) -> pb.GetInteractionResponse:
+        interaction = await self._gw.get_interaction(
+            self._principal(context), _uuid(request.interaction_id, "interaction_id")
+        )
+        return pb.GetInteractionResponse(interaction=interaction.to_proto())
+
+    async def GetRun(self, request: pb.GetRunRequest, context: Any) -> pb.GetRunResponse:
+        run = await self._gw.get_run(self._principal(context), _uuid(request.run_id, "run_id"))
+        return pb.GetRunResponse(run=run.to_proto())
+
+    async def GetAction(self, request: pb.GetActionRequest, context: Any) -> pb.GetActionResponse:
+        action = await self._gw.get_action(
+            self._principal(context), _uuid(request.action_id, "action_id")
+        )
+        return pb.GetActionResponse(action=action.to_proto())
+
+    async def ListPendingActions(
+        self, request: pb.ListPendingActionsRequest, context: Any
+    ) -> pb.ListPendingActionsResponse:
+        session_id = (
+            request.session_id if request.HasField("session_id") and request.session_id else None
+        )
+        actions, token = await self._gw.list_pending_actions(
+            self._principal(context),
+            session_id=_uuid(session_id, "session_id") if session_id else None,
+            page_size=request.page_size,
+            page_token=request.page_token,
+        )
+        return pb.ListPendingActionsResponse(
+            actions=[a.to_proto() for a in actions], next_page_token=token or ""
+        )
+
+    async def FollowStream(
+        self, request: pb.FollowStreamRequest, context: Any
+    ) -> AsyncIterator[pb.FollowStreamResponse]:
+        principal = self._principal(context)
+        frames = self._gw.follow(
+            principal, _uuid(request.request_id, "request_id"), after_seq=request.after_seq
+        )
+        async for frame in frames:
+            yield pb.FollowStreamResponse(chunk=frame.to_proto())
+
+
+def _uuid(value: str, field: str) -> str:
+    """A canonical UUID, or BEM-063 (action ids) / BEM-010 (other ids)."""
+    try:
+        parsed = uuid.UUID(value)
+        if len(value) != 36:
+            raise ValueError(value)
+    except ValueError:
+        code = ErrorCode.ACTION_ID_NOT_UUID if field == "action_id" else ErrorCode.INVALID_UUID
+        raise RiverbeamError(code, f"{field} is not a UUID", field=field) from None
+    return str(parsed)

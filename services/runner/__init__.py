@@ -1,0 +1,1 @@
+"""The runner service: runs agents, publishes frames, records everything through the store."""

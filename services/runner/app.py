@@ -1,0 +1,94 @@
+"""Wiring of the runner service: store client, NATS, agents, reaper, cancel subscription."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+
+from riverbeam.core.settings import RunnerSettings
+from riverbeam.runtime import (
+    JetStreamSinks,
+    PipelineOptions,
+    RiverBeam,
+    run_reaper,
+    wire_agents,
+)
+from riverbeam.server import ServiceApp, ServiceBinding
+from riverbeam.store import BeamStore, InMemoryStore, StoreClient
+from riverbeam.stream import (
+    NatsConnection,
+    StreamConfig,
+    ensure_stream,
+    publish_cancel,
+    subscribe_cancel,
+)
+from riverbeam.v1 import runner_service_pb2_grpc as pb_grpc
+from services.runner.servicer import RunnerServicer
+
+log = logging.getLogger("riverbeam.runner")
+
+
+@contextlib.asynccontextmanager
+async def build(settings: RunnerSettings) -> AsyncIterator[ServiceApp]:
+    store: BeamStore = StoreClient(settings.store_url) if settings.store_url else InMemoryStore()
+    config = StreamConfig(name=settings.stream_name, max_age_s=settings.stream_max_age_s)
+    async with NatsConnection(
+        settings.nats_url, name=f"riverbeam-runner-{settings.runner_id}"
+    ) as nats:
+        await ensure_stream(nats.js, config)
+        sinks = JetStreamSinks(nats.js, config)
+        beam = RiverBeam(
+            store=store,
+            sinks=sinks,
+            options=PipelineOptions(
+                runner_id=settings.runner_id,
+                lease_ttl_s=settings.lease_ttl_s,
+                busy_session_policy=settings.busy_session_policy,
+                queue_timeout_s=settings.queue_timeout_s,
+                max_history_messages=settings.max_history_messages,
+            ),
+        )
+        closers = await wire_agents(beam, settings)
+
+        async def on_cancel(request_id: str, reason: str) -> None:
+            if beam.pipeline.cancel(request_id, reason or None):
+                log.info("cancelled %s on request of another replica", request_id)
+
+        subscription = await subscribe_cancel(nats.nc, on_cancel)
+
+        async def cancel_elsewhere(request_id: str, reason: str | None) -> None:
+            await publish_cancel(nats.nc, request_id, reason or "")
+
+        servicer = RunnerServicer(beam, cancel_elsewhere=cancel_elsewhere)
+        reaper = asyncio.create_task(run_reaper(store, sinks, interval_s=settings.reap_interval_s))
+
+        async def drain(grace_s: float) -> None:
+            reaper.cancel()
+            await beam.aclose(grace_s=grace_s)
+
+        async def close() -> None:
+            with contextlib.suppress(Exception):
+                await subscription.unsubscribe()
+            for closer in closers:
+                await closer()
+            await store.aclose()
+
+        try:
+            yield ServiceApp(
+                [
+                    ServiceBinding(
+                        "riverbeam.v1.RunnerService",
+                        lambda server: pb_grpc.add_RunnerServiceServicer_to_server(  # type: ignore[no-untyped-call]
+                            servicer, server
+                        ),
+                    )
+                ],
+                drain=drain,
+                close=close,
+            )
+        finally:
+            reaper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reaper
