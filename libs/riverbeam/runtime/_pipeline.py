@@ -239,6 +239,9 @@ class Pipeline:
         outcome.result = outcome.result.model_copy(
             update={"latency_ms": round((time.perf_counter() - started) * 1000, 3)}
         )
+        if outcome.terminal.type == "done":
+            # The done frame carries exactly the result that is recorded.
+            outcome.terminal = outcome.terminal.model_copy(update={"result": outcome.result})
         completion = asyncio.ensure_future(self._complete(prepared, outcome, tracker, sink))
         if abandoned:
             # Record the cancellation even though this task is being cancelled, then go on

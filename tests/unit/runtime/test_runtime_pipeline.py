@@ -86,8 +86,10 @@ async def test_streaming_frames_in_order_with_done_last() -> None:
     assert frames[-1].type == "done" and frames[-1].result is not None
     assert frames[-1].result.text == "Echo: hi"
     assert all(f.request_id == ack.request_id and f.session_id == ack.session_id for f in frames)
-    # The done frame is published after the records are written.
-    assert (await beam.get_run(frames[-1].run_id or "")).status == "completed"
+    # The done frame is published after the records are written, and carries the recorded result.
+    run = await beam.get_run(frames[-1].run_id or "")
+    assert run.status == "completed"
+    assert run.result == frames[-1].result
 
 
 async def test_unknown_agent_and_modality_are_refused_before_recording() -> None:
