@@ -36,6 +36,9 @@ class CommonSettings(BaseSettings):
     # Prometheus metrics on this port at /metrics; None turns them off.
     metrics_port: int | None = None
     shutdown_grace_s: float = Field(default=30.0, ge=0)
+    # Close client connections after this long so they re-resolve DNS (new replicas get
+    # traffic). None keeps connections forever.
+    max_connection_age_s: float | None = Field(default=300.0, gt=0)
     # OpenTelemetry: on when an OTLP endpoint is configured (OTEL_EXPORTER_OTLP_ENDPOINT).
     otel_enabled: bool = False
 

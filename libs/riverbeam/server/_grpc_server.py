@@ -60,11 +60,20 @@ class GrpcServer:
         listen: str = "127.0.0.1:0",
         grace_s: float = 5.0,
         interceptors: Sequence[Any] = (),
+        max_connection_age_s: float | None = None,
     ) -> None:
         self._bindings = list(bindings)
         self._listen = listen
         self._grace_s = grace_s
         self._interceptors = [ErrorInterceptor(), *interceptors]
+        # Closing connections after a while makes clients re-resolve DNS, so a router balancing
+        # over a headless Service notices runners added by a scale-out.
+        self._options = list(CHANNEL_OPTIONS)
+        if max_connection_age_s is not None:
+            self._options += [
+                ("grpc.max_connection_age_ms", int(max_connection_age_s * 1000)),
+                ("grpc.max_connection_age_grace_ms", 30_000),
+            ]
         self._server: grpc.aio.Server | None = None
         self._health: Any = health.aio.HealthServicer()  # type: ignore[attr-defined]
         self._port = 0
@@ -87,13 +96,17 @@ class GrpcServer:
         return self._health
 
     async def start(self) -> int:
-        server = grpc.aio.server(interceptors=self._interceptors, options=CHANNEL_OPTIONS)
+        server = grpc.aio.server(interceptors=self._interceptors, options=self._options)
         for binding in self._bindings:
             binding.register(server)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         names = [b.name for b in self._bindings]
         reflection.enable_server_reflection(
-            [*names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME],
+            [
+                *names,
+                health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+                reflection.SERVICE_NAME,
+            ],
             server,
         )
         port = server.add_insecure_port(self._listen)

@@ -53,17 +53,25 @@ async def run_service(
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
     async with build() as app:
-        server = GrpcServer(app.bindings, listen=settings.listen, grace_s=settings.shutdown_grace_s)
+        server = GrpcServer(
+            app.bindings,
+            listen=settings.listen,
+            grace_s=settings.shutdown_grace_s,
+            max_connection_age_s=settings.max_connection_age_s,
+        )
         await server.start()
         if app.on_started is not None:
             await app.on_started(server)
         if ready is not None:
             ready(server.address)
         await stop.wait()
+        # One budget for the whole shutdown, so the pod's terminationGracePeriodSeconds only
+        # has to exceed shutdown_grace_s: draining work and stopping the server share it.
+        deadline = loop.time() + settings.shutdown_grace_s
         log.info("stopping: draining for up to %.0fs", settings.shutdown_grace_s)
         await server.health.enter_graceful_shutdown()
         if app.drain is not None:
             await app.drain(settings.shutdown_grace_s)
-        await server.stop()
+        await server.stop(max(deadline - loop.time(), 0.0))
         if app.close is not None:
             await app.close()

@@ -30,9 +30,7 @@ def rich_status(err: RiverbeamError) -> status_pb2.Status:
     info = error_details_pb2.ErrorInfo(reason=err.bem, domain=DOMAIN, metadata=err.details)
     detail = any_pb2.Any()
     detail.Pack(info)
-    return status_pb2.Status(
-        code=err.grpc_status.value[0], message=err.message, details=[detail]
-    )
+    return status_pb2.Status(code=err.grpc_status.value[0], message=err.message, details=[detail])
 
 
 def _details_from_metadata(metadata: Any) -> status_pb2.Status | None:
@@ -70,7 +68,11 @@ def error_from_rpc(exc: grpc.RpcError) -> RiverbeamError:
             if detail.Is(info.DESCRIPTOR) and detail.Unpack(info) and info.domain == DOMAIN:
                 member = by_code(info.reason) or ErrorCode.INTERNAL
                 return RiverbeamError(member, status.message or message, **dict(info.metadata))
-    member = _FALLBACK.get(code, ErrorCode.INTERNAL) if isinstance(code, grpc.StatusCode) else ErrorCode.INTERNAL
+    member = (
+        _FALLBACK.get(code, ErrorCode.INTERNAL)
+        if isinstance(code, grpc.StatusCode)
+        else ErrorCode.INTERNAL
+    )
     name = code.name if isinstance(code, grpc.StatusCode) else str(code)
     return RiverbeamError(member, f"{name}: {message or 'no details'}", grpc_code=name)
 
