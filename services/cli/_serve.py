@@ -71,4 +71,11 @@ def serve(name: ServiceName, listen: str | None, ready_file: str | None = None) 
             with open(ready_file, "w") as fh:
                 fh.write(address)
 
-    asyncio.run(run_service(settings, builder_for(name, settings), ready=ready))
+    asyncio.run(
+        run_service(
+            settings,
+            builder_for(name, settings),
+            ready=ready,
+            service_name=f"riverbeam-{name.value}",
+        )
+    )

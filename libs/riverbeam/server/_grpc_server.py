@@ -14,6 +14,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from riverbeam.server._interceptor import ErrorInterceptor
+from riverbeam.telemetry import tracing_client_interceptors, tracing_server_interceptors
 
 __all__ = ["CHANNEL_OPTIONS", "GrpcServer", "ServiceBinding", "open_channel"]
 
@@ -38,12 +39,18 @@ class ServiceBinding:
     register: Callable[[grpc.aio.Server], None]
 
 
-def open_channel(target: str, *, round_robin: bool = False) -> grpc.aio.Channel:
-    """An insecure channel to an internal service (trusted network; see deploy/ for policy)."""
+def open_channel(
+    target: str, *, round_robin: bool = False, interceptors: Sequence[Any] | None = None
+) -> grpc.aio.Channel:
+    """An insecure channel to an internal service (trusted network; see deploy/ for policy).
+
+    Traces propagate over it when tracing is configured (riverbeam.telemetry).
+    """
     options = list(CHANNEL_OPTIONS)
     if round_robin:
         options.append(("grpc.lb_policy_name", "round_robin"))
-    return grpc.aio.insecure_channel(target, options=options)
+    chosen = tracing_client_interceptors() if interceptors is None else list(interceptors)
+    return grpc.aio.insecure_channel(target, options=options, interceptors=chosen)
 
 
 class GrpcServer:
@@ -65,7 +72,8 @@ class GrpcServer:
         self._bindings = list(bindings)
         self._listen = listen
         self._grace_s = grace_s
-        self._interceptors = [ErrorInterceptor(), *interceptors]
+        # Tracing sits inside the error interceptor so it sees the RiverbeamError itself.
+        self._interceptors = [ErrorInterceptor(), *tracing_server_interceptors(), *interceptors]
         # Closing connections after a while makes clients re-resolve DNS, so a router balancing
         # over a headless Service notices runners added by a scale-out.
         self._options = list(CHANNEL_OPTIONS)

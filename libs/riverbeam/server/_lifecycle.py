@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 from collections.abc import Awaitable, Callable
 
 from riverbeam.core.settings import CommonSettings
 from riverbeam.server._grpc_server import GrpcServer, ServiceBinding
 from riverbeam.server._logging import configure_logging
+from riverbeam.telemetry import configure_tracing, shutdown_tracing
 
 __all__ = ["ServiceApp", "run_service"]
 
@@ -39,6 +41,7 @@ async def run_service(
     build: Callable[[], contextlib.AbstractAsyncContextManager[ServiceApp]],
     *,
     ready: Callable[[str], None] | None = None,
+    service_name: str = "riverbeam",
 ) -> None:
     """Serve until SIGTERM/SIGINT, then stop taking work, drain, and exit."""
     configure_logging(level=settings.log_level, fmt=settings.log_format)
@@ -47,6 +50,10 @@ async def run_service(
 
         start_http_server(settings.metrics_port)
         log.info("metrics on :%d/metrics", settings.metrics_port)
+    configure_tracing(
+        service_name,
+        enabled=settings.otel_enabled or bool(os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")),
+    )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -75,3 +82,4 @@ async def run_service(
         await server.stop(max(deadline - loop.time(), 0.0))
         if app.close is not None:
             await app.close()
+    await asyncio.to_thread(shutdown_tracing)
