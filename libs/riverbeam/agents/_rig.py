@@ -34,6 +34,8 @@ from riverbeam.agents._tool import Tool, ToolCallContext, ToolSpec
 from riverbeam.agents._toolcall import BoundTool, ToolOutcome, error_result
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
+from riverbeam.telemetry import model_span, tool_span
+from riverbeam.telemetry._metrics import MODEL_LATENCY, MODEL_TOKENS, TOOL_CALLS
 from riverbeam.types import (
     ActionRequired,
     AgentMetadata,
@@ -319,13 +321,23 @@ class _Run:
         while True:
             completion: Text | ToolCalls | None = None
             stream = self.runner.client.stream(self.messages, specs, model=self.resolved)
-            async with closing_events(stream) as events:
-                async for event in events:
-                    if isinstance(event, TextDelta):
-                        if event.text:
-                            yield self.factory.chunk(event.text)
-                    else:
-                        completion = event
+            label = self.resolved or self.model_used or "unknown"
+            started = time.perf_counter()
+            async with model_span(label, self._provider()) as span:
+                async with closing_events(stream) as events:
+                    async for event in events:
+                        if isinstance(event, TextDelta):
+                            if event.text:
+                                yield self.factory.chunk(event.text)
+                        else:
+                            completion = event
+                if completion is not None and completion.usage is not None:
+                    span.record_usage(
+                        completion.usage.prompt_tokens,
+                        completion.usage.completion_tokens,
+                        completion.model,
+                    )
+            _observe_model(label, time.perf_counter() - started, completion)
             if completion is None:
                 raise RiverbeamError(
                     ErrorCode.MODEL_BAD_RESPONSE, "the model client returned no completion"
@@ -407,12 +419,14 @@ class _Run:
             )
             outcome = ToolOutcome(error_result(unknown), unknown, 0.0)
         else:
-            outcome = await bound.run(
-                call.args,
-                ToolCallContext(self.input, self.context, self.runner.name, call.id),
-                default_timeout_s=self.options.tool_timeout_s,
-                args_error=call.args_error,
-            )
+            async with tool_span(call.name, call.id):
+                outcome = await bound.run(
+                    call.args,
+                    ToolCallContext(self.input, self.context, self.runner.name, call.id),
+                    default_timeout_s=self.options.tool_timeout_s,
+                    args_error=call.args_error,
+                )
+        TOOL_CALLS.labels(call.name, "error" if outcome.error is not None else "ok").inc()
         yield self.factory.tool_result(
             tool_call_id=call.id, tool_name=call.name, tool_result=outcome.result
         )
@@ -442,6 +456,10 @@ class _Run:
                 latency_ms=latency_ms,
             )
         )
+
+    def _provider(self) -> str | None:
+        resolved = self.context.model_config_resolved
+        return resolved.provider if resolved is not None else None
 
     def _account(self, completion: Text | ToolCalls) -> None:
         if completion.usage is not None:
@@ -480,3 +498,11 @@ class _Run:
                 for call in held
             ],
         )
+
+
+def _observe_model(model: str, seconds: float, completion: Text | ToolCalls | None) -> None:
+    """Model latency and tokens, for Prometheus."""
+    MODEL_LATENCY.labels(model).observe(seconds)
+    if completion is not None and completion.usage is not None:
+        MODEL_TOKENS.labels(model, "prompt").inc(completion.usage.prompt_tokens)
+        MODEL_TOKENS.labels(model, "completion").inc(completion.usage.completion_tokens)

@@ -1,8 +1,14 @@
-"""Prometheus metrics shared by every service."""
+"""Re-export of riverbeam.telemetry's metrics, for the server package's own imports."""
 
-from __future__ import annotations
-
-from prometheus_client import Counter, Histogram
+from riverbeam.telemetry._metrics import (
+    FRAMES_PUBLISHED,
+    MODEL_LATENCY,
+    MODEL_TOKENS,
+    RPC_LATENCY,
+    RPC_TOTAL,
+    RUNS_TOTAL,
+    TOOL_CALLS,
+)
 
 __all__ = [
     "FRAMES_PUBLISHED",
@@ -13,15 +19,3 @@ __all__ = [
     "RUNS_TOTAL",
     "TOOL_CALLS",
 ]
-
-RPC_TOTAL = Counter(
-    "riverbeam_rpc_requests_total", "gRPC requests handled", ["service", "method", "code"]
-)
-RPC_LATENCY = Histogram(
-    "riverbeam_rpc_latency_seconds", "gRPC request latency", ["service", "method"]
-)
-RUNS_TOTAL = Counter("riverbeam_runs_total", "Agent runs finished, by status", ["agent", "status"])
-FRAMES_PUBLISHED = Counter("riverbeam_frames_published_total", "Stream frames published", ["type"])
-TOOL_CALLS = Counter("riverbeam_tool_calls_total", "Tool calls, by outcome", ["tool", "outcome"])
-MODEL_LATENCY = Histogram("riverbeam_model_latency_seconds", "Model call latency", ["model"])
-MODEL_TOKENS = Counter("riverbeam_model_tokens_total", "Model tokens", ["model", "kind"])
