@@ -26,6 +26,13 @@ def test_checked_in_table_is_current() -> None:
     assert current == expected, "docs/errors.md is stale: run python scripts/gen_error_table.py"
 
 
+def test_readme_table_is_current() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert _script().render_readme(readme) == readme, (
+        "the README error table is stale: run python scripts/gen_error_table.py"
+    )
+
+
 def test_table_has_one_row_per_code() -> None:
     text = _script().render()
     rows = [line for line in text.splitlines() if line.startswith("| BEM-")]
