@@ -52,7 +52,9 @@ class RiverbeamServicer(pb_grpc.RiverbeamServiceServicer):
 
     async def Cancel(self, request: pb.CancelRequest, context: Any) -> pb.CancelResponse:
         principal = self._principal(context)
-        cancelled = await self._gw.cancel(principal, request.request_id, request.reason or None)
+        cancelled = await self._gw.cancel(
+            principal, _uuid(request.request_id, "request_id"), request.reason or None
+        )
         return pb.CancelResponse(cancelled=cancelled)
 
     async def ListAgents(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
 from riverbeam.auth import (
@@ -185,6 +185,7 @@ class Gateway:
         check_may_approve(
             session.user_id, principal, clean.effective_user_id, owner_org_id=session.org_id
         )
+        await self._actions_in(body)
         agent = await self.get_agent(principal, body.agent_name)
         check_agent_accepts(agent, body.content)
         decision = self._router.resolve(
@@ -223,16 +224,28 @@ class Gateway:
 
     async def get_interaction(self, principal: Principal, interaction_id: str) -> Interaction:
         interaction: Interaction = await self._owned(
-            principal, self._store.get_interaction(interaction_id=interaction_id)
+            principal,
+            self._store.get_interaction(interaction_id=interaction_id),
+            _not_found(ErrorCode.INTERACTION_NOT_FOUND, interaction_id=interaction_id),
         )
         return interaction
 
     async def get_run(self, principal: Principal, run_id: str) -> Run:
-        run: Run = await self._owned(principal, self._store.get_run(run_id=run_id))
+        run: Run = await self._owned(
+            principal,
+            self._store.get_run(run_id=run_id),
+            _not_found(ErrorCode.RUN_NOT_FOUND, run_id=run_id),
+        )
         return run
 
     async def get_action(self, principal: Principal, action_id: str) -> Action:
-        action: Action = await self._owned(principal, self._store.get_action(action_id=action_id))
+        # Whoever may answer an action may read it: an approver reads its organisation's.
+        action: Action = await self._owned(
+            principal,
+            self._store.get_action(action_id=action_id),
+            _not_found(ErrorCode.ACTION_NOT_FOUND, action_id=action_id),
+            access=SessionAccess.RESUME,
+        )
         return action
 
     async def list_pending_actions(
@@ -243,17 +256,28 @@ class Gateway:
         page_size: int,
         page_token: str | None,
     ) -> tuple[list[Action], str | None]:
+        """The approval inbox: the pending actions the caller may answer.
+
+        With a session: that session's, for whoever may resume it (owner, approver of its
+        organisation, admin). Without: an admin's holds everyone's, an approver's its
+        organisation's, anyone else's its own (in its own organisation).
+        """
+        size = _page_size(page_size)
         if session_id:
-            await self.get_session(principal, session_id)
+            session = await self._maybe_session(session_id)
+            self._check_read(session, principal, access=SessionAccess.RESUME)
             return await self._store.list_pending_actions(
-                session_id=session_id,
-                page_size=_page_size(page_size),
-                page_token=page_token or None,
+                session_id=session_id, page_size=size, page_token=page_token or None
             )
-        everyone = Role.ADMIN in principal.roles or Role.APPROVER in principal.roles
-        return await self._store.list_pending_actions(
-            user_id=None if everyone else principal.subject,
-            page_size=_page_size(page_size),
+        if Role.ADMIN in principal.roles:
+            return await self._store.list_pending_actions(
+                page_size=size, page_token=page_token or None
+            )
+        everyone_in_org = Role.APPROVER in principal.roles
+        return await self._org_inbox(
+            principal.org_id,
+            user_id=None if everyone_in_org else principal.subject,
+            page_size=size,
             page_token=page_token or None,
         )
 
@@ -275,32 +299,82 @@ class Gateway:
                 return None
             raise
 
-    def _check_read(self, session: Session | None, principal: Principal) -> None:
+    def _check_read(
+        self,
+        session: Session | None,
+        principal: Principal,
+        *,
+        access: SessionAccess = SessionAccess.READ,
+    ) -> None:
+        """Refuse, as not found, a session the caller may not read (or, RESUME, answer in)."""
         if session is None:
             raise session_not_found()
         # A backend reads the sessions of the users it acts for: any session of its org.
-        if principal.may_act_for_users() and (
-            session.org_id is None or principal.org_id is None or session.org_id == principal.org_id
-        ):
+        if principal.may_act_for_users() and _same_org(session.org_id, principal.org_id):
             return
-        check_session_owner(session, principal.subject, principal, access=SessionAccess.READ)
+        # User ids are per organisation: the caller's org must be the session's.
+        check_session_owner(
+            session,
+            principal.subject,
+            principal,
+            effective_org_id=principal.org_id,
+            access=access,
+        )
 
-    async def _owned(self, principal: Principal, fetch: Any) -> Any:
-        """Fetch a record and refuse it, as not found, unless its session is the caller's."""
-        record = await fetch
+    async def _owned(
+        self,
+        principal: Principal,
+        fetch: Awaitable[Any],
+        not_found: RiverbeamError,
+        *,
+        access: SessionAccess = SessionAccess.READ,
+    ) -> Any:
+        """Fetch a record; a missing one and one of a session not the caller's get one answer."""
+        try:
+            record = await fetch
+        except RiverbeamError as err:
+            if err.code is not_found.code:
+                raise not_found from None
+            raise
         session = await self._maybe_session(record.session_id)
         try:
-            self._check_read(session, principal)
+            self._check_read(session, principal, access=access)
         except RiverbeamError:
-            code = ErrorCode.SESSION_NOT_FOUND
-            if isinstance(record, Interaction):
-                code = ErrorCode.INTERACTION_NOT_FOUND
-            elif isinstance(record, Run):
-                code = ErrorCode.RUN_NOT_FOUND
-            elif isinstance(record, Action):
-                code = ErrorCode.ACTION_NOT_FOUND
-            raise RiverbeamError(code) from None
+            raise not_found from None
         return record
+
+    async def _org_inbox(
+        self, org_id: str | None, *, user_id: str | None, page_size: int, page_token: str | None
+    ) -> tuple[list[Action], str | None]:
+        """Pending actions (of `user_id`, or anyone's) in sessions of organisation `org_id`.
+
+        The store filters by user only, so the sessions' organisations are checked here. Each
+        store page asks for no more than the page still lacks, so the page token the store
+        returns is exactly where this page stops; a page may come back short (with a token)
+        after `_INBOX_FETCHES` store pages, as AIP-158 allows.
+        """
+        if org_id is None:
+            return await self._store.list_pending_actions(
+                user_id=user_id, page_size=page_size, page_token=page_token
+            )
+        orgs: dict[str, bool] = {}
+        kept: list[Action] = []
+        token = page_token
+        for _ in range(_INBOX_FETCHES):
+            page, token = await self._store.list_pending_actions(
+                user_id=user_id, page_size=page_size - len(kept), page_token=token
+            )
+            for action in page:
+                if action.session_id not in orgs:
+                    session = await self._maybe_session(action.session_id)
+                    orgs[action.session_id] = session is not None and _same_org(
+                        session.org_id, org_id
+                    )
+                if orgs[action.session_id]:
+                    kept.append(action)
+            if not token or len(kept) >= page_size:
+                break
+        return kept, token
 
     async def _interaction_in(
         self, interaction_id: str, session_id: str, *, may_be_new: bool = False
@@ -321,20 +395,52 @@ class Gateway:
             )
         return interaction
 
+    async def _actions_in(self, body: ResumePayload) -> None:
+        """Refuse an answered action of another session exactly as a missing one (BEM-027).
+
+        The runner tells an action of another interaction (064) from a missing one (027); that
+        is only said of actions in the session being resumed, which the caller may answer in.
+        """
+        for response in body.actions:
+            not_found = _not_found(ErrorCode.ACTION_NOT_FOUND, action_id=response.action_id)
+            try:
+                action = await self._store.get_action(action_id=response.action_id)
+            except RiverbeamError as err:
+                if err.code is ErrorCode.ACTION_NOT_FOUND:
+                    raise not_found from None
+                raise
+            if action.session_id != body.session_id:
+                raise not_found
+
     async def _run_by_request(self, principal: Principal, request_id: str) -> Run:
+        not_found = RiverbeamError(
+            ErrorCode.REQUEST_NOT_FOUND, "no run for this request", request_id=request_id
+        )
         run = await self._store.get_run_by_request(request_id=request_id)
         if run is None:
-            raise RiverbeamError(
-                ErrorCode.REQUEST_NOT_FOUND, "no run for this request", request_id=request_id
-            )
+            raise not_found
         session = await self._maybe_session(run.session_id)
         try:
-            self._check_read(session, principal)
+            # Whoever may resume a session may follow and cancel its requests: an approver
+            # follows the run its approval started.
+            self._check_read(session, principal, access=SessionAccess.RESUME)
         except RiverbeamError:
-            raise RiverbeamError(
-                ErrorCode.REQUEST_NOT_FOUND, "no run for this request", request_id=request_id
-            ) from None
+            raise not_found from None
         return run
+
+
+# Store pages one inbox page may read before it comes back short.
+_INBOX_FETCHES = 10
+
+
+def _same_org(a: str | None, b: str | None) -> bool:
+    # An unscoped side (None) does not constrain, as in riverbeam.auth.
+    return a is None or b is None or a == b
+
+
+def _not_found(code: ErrorCode, **details: str) -> RiverbeamError:
+    """The one answer for a record that does not exist *or* is not the caller's."""
+    return RiverbeamError(code, code.spec.title, **details)
 
 
 def _page_size(requested: int) -> int:

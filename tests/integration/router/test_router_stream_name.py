@@ -1,0 +1,46 @@
+"""A deployment that names its frames stream (RIVERBEAM_STREAM_NAME) must say so in the ack.
+
+Found by the router suite; the fix belongs in riverbeam.runtime (RiverBeam.invoke builds the
+StreamAck with a hard-coded subject prefix and stream name), so it is recorded here as a strict
+xfail until then.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from riverbeam.stream import StreamConfig
+from tests.integration.router.router_kit import Stack, collect, open_stack
+from tests.support.nats_server import NatsServer
+
+pytestmark = pytest.mark.nats
+
+STREAM = "RIVERBEAM_FRAMES"
+
+
+@pytest.fixture
+async def named_stack() -> AsyncIterator[Stack]:
+    # A NATS of its own: a second stream over riverbeam.stream.> would overlap the default one.
+    server = await asyncio.to_thread(NatsServer().start)
+    try:
+        async with open_stack(server.url, stream_config=StreamConfig(name=STREAM)) as stack:
+            yield stack
+    finally:
+        await asyncio.to_thread(server.stop)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="RiverBeam.invoke acks stream_name='RIVERBEAM_STREAM' whatever the runner publishes to",
+)
+async def test_the_ack_names_the_stream_the_frames_are_in(named_stack: Stack) -> None:
+    alice = named_stack.client("alice")
+    ack = await alice.invoke("assistant", "hi", stream=True)
+    # The relay reads the configured stream, so FollowStream works either way.
+    frames = await collect(alice.follow(ack.request_id))
+    assert frames[-1].type == "done"
+    # A client without the router subscribes to what the ack names.
+    assert ack.stream_name == STREAM
