@@ -120,6 +120,7 @@ class Pipeline:
         """Validate the request and write the begin-run step. Nothing is written on refusal."""
         agent = self.registry.get(request.agent_name)
         check_modalities(agent.metadata(), request.content)
+        _memory_scopes(request.metadata)  # refuse a malformed scope before anything is written
         resuming = bool(request.actions)
         if resuming and not request.interaction_id:
             raise RiverbeamError(ErrorCode.MISSING_INTERACTION_ID, "resume needs interaction_id")
@@ -203,7 +204,16 @@ class Pipeline:
         """Run the agent to its end and record it. Raises the run's error for non-streaming use."""
         sink = await self.sinks.open(prepared.request_id, stream=prepared.request.stream)
         tracker = FrameTracker()
-        context = await self._context(prepared)
+        try:
+            context = await self._context(prepared)
+        except RiverbeamError as err:
+            # The run is begun: end it as failed rather than leave it running until reaped.
+            context = AgentContext(model_config_resolved=prepared.model)
+            failed = self._failed(prepared, context, err, None, tracker, code=err.bem)
+            await self._complete(prepared, failed, tracker, sink)
+            if not prepared.request.stream:
+                raise failed.error or err from None
+            return failed.result
         agent_input = AgentInput(
             content=list(prepared.request.content),
             session_id=prepared.request.session_id,

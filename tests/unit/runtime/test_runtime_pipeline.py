@@ -424,3 +424,31 @@ async def test_lost_lease_is_reaped_with_an_error_frame() -> None:
     assert [f.seq for f in frames] == list(range(1, len(frames) + 1))
     await dying.cancel(ack.request_id)
     await dying.wait_idle()
+
+
+async def test_malformed_memory_scope_records_nothing() -> None:
+    beam = RiverBeam()
+    beam.register_echo_agent("assistant")
+    sid = str(uuid.uuid4())
+    with pytest.raises(RiverbeamError) as info:
+        await beam.invoke(text_request("assistant", "hi", sid, metadata={"memory_scopes": ["bad"]}))
+    assert info.value.code is ErrorCode.INVALID_MEMORY_SCOPE
+    with pytest.raises(RiverbeamError):
+        await beam.get_session(sid)
+
+
+async def test_context_failure_ends_the_run_failed() -> None:
+    class BrokenRecall(InMemoryStore):
+        async def recall(self, **kwargs: Any) -> Any:
+            raise RiverbeamError(ErrorCode.STORE_UNAVAILABLE, "memory down")
+
+    beam = RiverBeam(store=BrokenRecall())
+    beam.register_echo_agent("assistant")
+    request = text_request(
+        "assistant", "hi", metadata={"memory_scopes": [{"name": "u", "id": "1"}]}
+    )
+    with pytest.raises(RiverbeamError) as info:
+        await beam.invoke(request)
+    assert info.value.code is ErrorCode.STORE_UNAVAILABLE
+    run = await beam.get_run(info.value.details["run_id"])
+    assert run.status == "failed" and run.error_code == "BEM-120"
