@@ -8,12 +8,20 @@ import pytest
 
 from riverbeam.client import RiverbeamClient, follow_nats
 from riverbeam.core.errors import ErrorCode, RiverbeamError
-from riverbeam.stream import NatsConnection, StreamConfig, ensure_stream, subject_for
+from riverbeam.stream import (
+    DEFAULT_STREAM_NAME,
+    NatsConnection,
+    StreamConfig,
+    ensure_stream,
+    subject_for,
+)
 from riverbeam.types import StreamChunk
 
 pytestmark = pytest.mark.nats
 
-STREAM = "RIVERBEAM_CLIENT_TESTS"
+STREAM = (
+    DEFAULT_STREAM_NAME  # the stream every test on this NATS shares; ensure_stream is idempotent
+)
 
 
 def _frame(request_id: str, seq: int, kind: str = "chunk") -> bytes:
