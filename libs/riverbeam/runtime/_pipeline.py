@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from riverbeam.agents import Agent, AgentRegistry, check_modalities
-from riverbeam.agents._io import AgentContext, AgentInput, ResumedAction
+from riverbeam.agents._io import AgentContext, AgentInput, ResumedAction, UsageMeter
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
 from riverbeam.runtime._context import trim_to_budget
@@ -85,11 +85,25 @@ class _Outcome:
 
 
 class _LiveRun:
-    __slots__ = ("cancel_reason", "task")
+    """A run this replica holds: registered by prepare(), its task set once execute() starts."""
 
-    def __init__(self, task: asyncio.Task[Any]) -> None:
-        self.task = task
+    __slots__ = ("cancel_reason", "cancel_requested", "task")
+
+    def __init__(self) -> None:
+        self.task: asyncio.Task[_Outcome] | None = None
         self.cancel_reason: str | None = None
+        self.cancel_requested = False
+
+    def cancel(self, reason: str | None) -> bool:
+        """Stop the run (or, before it starts, make it start cancelled). False once it ended."""
+        if self.task is not None and self.task.done():
+            return False
+        if reason is not None or not self.cancel_requested:
+            self.cancel_reason = reason
+        self.cancel_requested = True
+        if self.task is not None:
+            self.task.cancel()
+        return True
 
 
 class Pipeline:
@@ -158,6 +172,8 @@ class Pipeline:
                     "actions": [a.action_id for a in resumed],
                 },
             )
+        # From here on the run is this replica's: a cancel before execute() starts is kept.
+        self._live[request_id] = _LiveRun()
         return PreparedRun(
             request=request.model_copy(
                 update={"request_id": request_id, "interaction_id": interaction_id}
@@ -202,37 +218,20 @@ class Pipeline:
     # ---- execute ------------------------------------------------------------------------------
     async def execute(self, prepared: PreparedRun) -> AgentResult:
         """Run the agent to its end and record it. Raises the run's error for non-streaming use."""
-        sink = await self.sinks.open(prepared.request_id, stream=prepared.request.stream)
+        # prepare() registered the run, so a cancel that came in meanwhile is honoured here.
+        live = self._live.setdefault(prepared.request_id, _LiveRun())
         tracker = FrameTracker()
-        try:
-            context = await self._context(prepared)
-        except RiverbeamError as err:
-            # The run is begun: end it as failed rather than leave it running until reaped.
-            context = AgentContext(model_config_resolved=prepared.model)
-            failed = self._failed(prepared, context, err, None, tracker, code=err.bem)
-            await self._complete(prepared, failed, tracker, sink)
-            if not prepared.request.stream:
-                raise failed.error or err from None
-            return failed.result
-        agent_input = AgentInput(
-            content=list(prepared.request.content),
-            session_id=prepared.request.session_id,
-            run_id=prepared.run_id,
-            agent_name=prepared.request.agent_name,
-            interaction_id=prepared.interaction_id,
-            request_id=prepared.request_id,
-            metadata=dict(prepared.request.metadata or {}),
-            auth_context=prepared.request.auth_context,
-            actions=prepared.resumed,
-            confirm_allowed=prepared.grant.may_confirm,
-        )
+        usage = UsageMeter()
         started = time.perf_counter()
-        drive = asyncio.create_task(self._drive(prepared, agent_input, context, sink, tracker))
-        live = _LiveRun(drive)
-        self._live[prepared.request_id] = live
-        lease = asyncio.create_task(self._keep_lease(prepared, live))
         abandoned = False
+        lease: asyncio.Task[None] | None = None
         try:
+            sink = await self.sinks.open(prepared.request_id, stream=prepared.request.stream)
+            drive = asyncio.create_task(self._drive(prepared, sink, tracker, usage))
+            live.task = drive
+            if live.cancel_requested:
+                drive.cancel()
+            lease = asyncio.create_task(self._keep_lease(prepared, live))
             try:
                 outcome = await drive
             except asyncio.CancelledError:
@@ -242,9 +241,10 @@ class Pipeline:
                     # The caller went away (deadline, disconnect, shutdown): stop the agent too.
                     drive.cancel()
                     live.cancel_reason = live.cancel_reason or "caller cancelled the request"
-                outcome = self._cancelled(prepared, tracker, context, live.cancel_reason)
+                outcome = self._cancelled(prepared, tracker, usage, live.cancel_reason)
         finally:
-            lease.cancel()
+            if lease is not None:
+                lease.cancel()
             self._live.pop(prepared.request_id, None)
         outcome.result = outcome.result.model_copy(
             update={"latency_ms": round((time.perf_counter() - started) * 1000, 3)}
@@ -291,10 +291,9 @@ class Pipeline:
     async def _drive(
         self,
         prepared: PreparedRun,
-        agent_input: AgentInput,
-        context: AgentContext,
         sink: FrameSink,
         tracker: FrameTracker,
+        usage: UsageMeter,
     ) -> _Outcome:
         ids = {
             "agent_name": prepared.request.agent_name,
@@ -303,14 +302,30 @@ class Pipeline:
             "run_id": prepared.run_id,
             "request_id": prepared.request_id,
         }
+        agent_input = AgentInput(
+            content=list(prepared.request.content),
+            session_id=prepared.request.session_id,
+            run_id=prepared.run_id,
+            agent_name=prepared.request.agent_name,
+            interaction_id=prepared.interaction_id,
+            request_id=prepared.request_id,
+            metadata=dict(prepared.request.metadata or {}),
+            auth_context=prepared.request.auth_context,
+            actions=prepared.resumed,
+            confirm_allowed=prepared.grant.may_confirm,
+        )
         try:
+            # Inside the try: a store failure while loading history ends the run as failed
+            # (with its error frame) instead of leaving it running until it is reaped.
+            context = await self._context(prepared, usage)
             frames = prepared.agent.stream(agent_input, context)
             try:
                 async for raw in frames:
+                    _raise_if_cancel_was_swallowed()
                     frame = stamp(raw, **ids)
                     tracker.observe(frame)
                     if frame.type == "done":
-                        return self._done(prepared, frame, context)
+                        return self._done(prepared, frame, usage)
                     if frame.type == "error":
                         agent_code = frame.error_code or ErrorCode.AGENT_ERROR_FRAME.code
                         err = RiverbeamError(
@@ -318,8 +333,9 @@ class Pipeline:
                             frame.error or "agent reported an error",
                             agent_error_code=agent_code,
                         )
-                        return self._failed(prepared, context, err, frame, tracker, code=agent_code)
+                        return self._failed(prepared, usage, err, frame, tracker, code=agent_code)
                     await sink.publish(frame)
+                    _raise_if_cancel_was_swallowed()
             finally:
                 aclose = getattr(frames, "aclose", None)
                 if aclose is not None:
@@ -334,7 +350,7 @@ class Pipeline:
         except Exception as exc:
             log.exception("agent %s crashed", prepared.request.agent_name)
             err = RiverbeamError(ErrorCode.INTERNAL, f"agent failed: {type(exc).__name__}")
-        return self._failed(prepared, context, err, None, tracker, code=err.bem)
+        return self._failed(prepared, usage, err, None, tracker, code=err.bem)
 
     def _result_ids(self, prepared: PreparedRun) -> dict[str, Any]:
         return {
@@ -345,11 +361,11 @@ class Pipeline:
             "run_id": prepared.run_id,
         }
 
-    def _done(self, prepared: PreparedRun, frame: StreamChunk, context: AgentContext) -> _Outcome:
+    def _done(self, prepared: PreparedRun, frame: StreamChunk, usage: UsageMeter) -> _Outcome:
         result = frame.result or AgentResult(agent_name=prepared.request.agent_name)
         update: dict[str, Any] = self._result_ids(prepared)
         if result.token_usage is None:
-            update["token_usage"] = context.usage.snapshot()
+            update["token_usage"] = usage.snapshot()
         if result.model_used is None:
             update["model_used"] = prepared.model.name
         result = result.model_copy(update=update)
@@ -361,7 +377,7 @@ class Pipeline:
     def _failed(
         self,
         prepared: PreparedRun,
-        context: AgentContext,
+        usage: UsageMeter,
         err: RiverbeamError,
         frame: StreamChunk | None,
         tracker: FrameTracker,
@@ -370,8 +386,9 @@ class Pipeline:
     ) -> _Outcome:
         result = AgentResult(
             content=[ContentPart.of_text(tracker.partial_text)] if tracker.partial_text else [],
-            token_usage=context.usage.snapshot(),
+            token_usage=usage.snapshot(),
             model_used=prepared.model.name,
+            tool_calls=list(tracker.finished_calls),
             metadata={"error": {"code": code, "message": err.message}},
             **self._result_ids(prepared),
         )
@@ -385,7 +402,7 @@ class Pipeline:
         self,
         prepared: PreparedRun,
         tracker: FrameTracker,
-        context: AgentContext,
+        usage: UsageMeter,
         reason: str | None,
     ) -> _Outcome:
         err = RiverbeamError(
@@ -393,8 +410,9 @@ class Pipeline:
         )
         result = AgentResult(
             content=[ContentPart.of_text(tracker.partial_text)] if tracker.partial_text else [],
-            token_usage=context.usage.snapshot(),
+            token_usage=usage.snapshot(),
             model_used=prepared.model.name,
+            tool_calls=list(tracker.finished_calls),
             metadata={"cancelled": True, **({"reason": reason} if reason else {})},
             **self._result_ids(prepared),
         )
@@ -414,7 +432,7 @@ class Pipeline:
         }
 
     # ---- context ------------------------------------------------------------------------------
-    async def _context(self, prepared: PreparedRun) -> AgentContext:
+    async def _context(self, prepared: PreparedRun, usage: UsageMeter) -> AgentContext:
         history = await self._history(prepared)
         scopes = _memory_scopes(prepared.request.metadata)
         memory: list[MemoryEntry] = []
@@ -425,10 +443,13 @@ class Pipeline:
         return AgentContext(
             history=history,
             memory=memory,
-            model_config_resolved=prepared.model,
+            # The built-in placeholder names no real model: the agent's client uses its own
+            # (BEAM_MODEL), instead of asking the endpoint for "riverbeam-default".
+            model_config_resolved=None if _is_placeholder(prepared.model) else prepared.model,
             metadata=dict(prepared.request.metadata or {}),
             memory_writer=self.store,
             memory_scopes=writable,
+            usage=usage,
         )
 
     async def _history(self, prepared: PreparedRun) -> list[Message]:
@@ -520,11 +541,12 @@ class Pipeline:
                 continue
             call = ran.get(action.tool_call_id) if action.tool_call_id else None
             if call is not None:
+                failure = _tool_failure(call.result)
                 await self.store.record_action_outcome(
                     action_id=action.action_id,
-                    outcome="approved_ran",
-                    result=call.result,
-                    error=None,
+                    outcome="approved_failed" if failure else "approved_ran",
+                    result=None if failure else call.result,
+                    error=failure,
                 )
             elif outcome.status == "failed" and outcome.error is not None:
                 await self.store.record_action_outcome(
@@ -538,11 +560,7 @@ class Pipeline:
     def cancel(self, request_id: str, reason: str | None = None) -> bool:
         """Stop a run held by this replica. True when there was one."""
         live = self._live.get(request_id)
-        if live is None or live.task.done():
-            return False
-        live.cancel_reason = reason
-        live.task.cancel()
-        return True
+        return live is not None and live.cancel(reason)
 
     @property
     def live_requests(self) -> list[str]:
@@ -563,18 +581,45 @@ class Pipeline:
                 continue
             if not kept:
                 log.error("lost the lease of run %s; stopping it", prepared.run_id)
-                live.cancel_reason = "lease lost"
-                live.task.cancel()
+                live.cancel("lease lost")
                 return
 
     async def drain(self, timeout_s: float) -> None:
         """Wait for live runs to end; cancel those still running after timeout_s."""
-        tasks = [live.task for live in self._live.values()]
+        tasks = [live.task for live in self._live.values() if live.task is not None]
         if not tasks:
             return
         _, pending = await asyncio.wait(tasks, timeout=timeout_s)
         for task in pending:
             task.cancel()
+
+
+def _raise_if_cancel_was_swallowed() -> None:
+    """Deliver a cancellation that an await consumed without raising it.
+
+    On Python 3.11, asyncio.wait_for (which nats-py uses to wait for a publish acknowledgement)
+    returns the result instead of raising when the awaited future completes in the same loop
+    iteration as the cancel; the task then carries on with its cancel request pending. A run
+    cancelled while it publishes a frame would go on waiting in its agent forever.
+    """
+    task = asyncio.current_task()
+    if task is not None and task.cancelling() > 0:
+        raise asyncio.CancelledError
+
+
+def _is_placeholder(model: ModelConfig) -> bool:
+    """The model the router resolves when no model list is configured (and our own default)."""
+    return model.name == DEFAULT_MODEL.name and model.provider == DEFAULT_MODEL.provider
+
+
+def _tool_failure(result: Any) -> str | None:
+    """ "<code>: <message>" when a tool result is the error a failed call shows the model."""
+    if not isinstance(result, dict) or set(result) != {"error"}:
+        return None
+    body = result["error"]
+    if not isinstance(body, dict) or not isinstance(body.get("code"), str):
+        return None
+    return f"{body['code']}: {body.get('message', '')}"
 
 
 def _memory_scopes(metadata: dict[str, Any] | None) -> list[tuple[str, str]]:
