@@ -34,18 +34,29 @@ class JetStreamSinks:
         return _CountingPublisher(self._js, request_id, config=self._config)
 
     async def publish_terminal_error(self, request_id: str, error: RiverbeamError) -> None:
-        try:
-            after = await last_seq(self._js, request_id, config=self._config)
-        except RiverbeamError as err:
-            if err.code is not ErrorCode.STREAM_NOT_FOUND:
-                raise
-            after = 0
-        publisher = _CountingPublisher(
-            self._js, request_id, config=self._config, start_after_seq=after
-        )
-        await publisher.publish(
-            StreamChunk(type="error", error=error.message, error_code=error.bem)
-        )
+        """End a request whose runner is gone with an error frame after its stored frames.
+
+        A runner that is stalled rather than dead may publish a frame under the same number
+        meanwhile; JetStream then drops ours as a duplicate (BEM-031), so number it again.
+        """
+        for attempt in range(5):
+            try:
+                after = await last_seq(self._js, request_id, config=self._config)
+            except RiverbeamError as err:
+                if err.code is not ErrorCode.STREAM_NOT_FOUND:
+                    raise
+                after = 0
+            publisher = _CountingPublisher(
+                self._js, request_id, config=self._config, start_after_seq=after
+            )
+            try:
+                await publisher.publish(
+                    StreamChunk(type="error", error=error.message, error_code=error.bem)
+                )
+                return
+            except RiverbeamError as err:
+                if err.code is not ErrorCode.REQUEST_ID_REUSED or attempt == 4:
+                    raise
 
 
 class JetStreamFrames:
