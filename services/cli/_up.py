@@ -8,12 +8,19 @@ Each service runs as `python -m services.cli serve <svc> --listen ... --ready-fi
 own process group, logging to `<data-dir>/logs/<svc>.log`. Services start in dependency order
 (store and sandbox, then runner, then router), each once the previous tier wrote its ready
 file, and stop in the reverse order: SIGTERM, a grace period, then SIGKILL.
+
+On Linux each child also gets SIGTERM from the kernel should this process die without stopping
+it (SIGKILL, a crash, SIGHUP when its terminal closes), so nothing is left holding the ports.
+
+Tests may run several runner replicas (`runners=2`): they are named `runner-1`, `runner-2`, ...
+(one log, ready file and endpoint each) and the router is given all of their addresses.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import json
 import os
 import shutil
@@ -96,6 +103,17 @@ class LocalStack:
         on_ready: Called with (name, address) as each process becomes ready.
         services: Start only these (each with what it needs: the runner needs store and
             sandbox, the router needs runner and store); none starts NATS alone.
+        runners: How many runner processes. With more than one they are named `runner-1`,
+            `runner-2`, ... (runner-1 on base+1, runner-k on base+2+k for k >= 2); each gets
+            the `env_overrides["runner"]` environment and then its own `env_overrides[name]`;
+            an inherited RIVERBEAM_RUNNER_ID is dropped so replicas never share an id; and the
+            router's RIVERBEAM_RUNNER_URL lists them all (`ipv4:a,b`, the gRPC channel picks
+            one and fails over to the next).
+        base_env: The environment every child starts from, before the settings above and
+            `env_overrides`; default: this process's environment (tests pass a scrubbed one).
+        stop_with_parent: On Linux, have the kernel SIGTERM each child when the thread that
+            started it (the event loop's) ends; a stack must then be started from a thread
+            that outlives it (the main thread, as `riverbeam up` and pytest do).
     """
 
     def __init__(
@@ -112,12 +130,20 @@ class LocalStack:
         python: str | None = None,
         on_ready: Callable[[str, str], None] | None = None,
         services: Iterable[str] = SERVICES,
+        runners: int = 1,
+        base_env: Mapping[str, str] | None = None,
+        stop_with_parent: bool = True,
     ) -> None:
-        unknown = set(env_overrides or {}) - {*SERVICES, "nats"}
+        if runners < 1:
+            raise ValueError(f"runners must be at least 1, not {runners}")
+        self._runner_names = (
+            ("runner",) if runners == 1 else tuple(f"runner-{i}" for i in range(1, runners + 1))
+        )
+        unknown = set(env_overrides or {}) - {*SERVICES, *self._runner_names, "nats"}
         if unknown:
             raise ValueError(f"env_overrides for unknown services: {sorted(unknown)}")
         self._services = _closed_set(services)
-        if not 0 <= base_port <= 65535 - 3:
+        if not 0 <= base_port <= 65535 - 3 - (runners - 1):
             raise ValueError(f"base_port {base_port} out of range")
         self._database_url = database_url
         self._nats_url = nats_url
@@ -126,6 +152,8 @@ class LocalStack:
         self._base_port = base_port
         self._host = host
         self._env_overrides = {k: dict(v) for k, v in (env_overrides or {}).items()}
+        self._base_env = dict(base_env) if base_env is not None else None
+        self._stop_with_parent = stop_with_parent
         self._ready_timeout_s = ready_timeout_s
         self._stop_timeout_s = stop_timeout_s
         self._python = python or sys.executable
@@ -160,6 +188,11 @@ class LocalStack:
     @property
     def log_dir(self) -> Path:
         return self.data_dir / "logs"
+
+    @property
+    def runner_names(self) -> tuple[str, ...]:
+        """The runner processes' names: `("runner",)`, or `("runner-1", "runner-2", ...)`."""
+        return self._runner_names if "runner" in self._services else ()
 
     @property
     def pids(self) -> dict[str, int]:
@@ -201,7 +234,7 @@ class LocalStack:
                 else:
                     self._endpoints["nats"] = self._nats_url
                 for tier in _TIERS:
-                    names = [name for name in tier if name in self._services]
+                    names = [child for name in tier for child in self._instances(name)]
                     children = [await self._spawn_service(name) for name in names]
                     for child in children:
                         await self._wait_service(child)
@@ -246,20 +279,40 @@ class LocalStack:
         for sub in ("logs", "run", "workspaces"):
             (self._data_dir / sub).mkdir(parents=True, exist_ok=True)
 
+    def _instances(self, service: str) -> list[str]:
+        """The process names of a service: its name, or the runner replicas' names."""
+        if service not in self._services:
+            return []
+        return list(self._runner_names) if service == "runner" else [service]
+
+    @staticmethod
+    def _kind(name: str) -> str:
+        """The service a process runs (`runner-2` runs the runner)."""
+        return "runner" if name.startswith("runner-") else name
+
     def _port_for(self, name: str) -> int:
-        return 0 if self._base_port == 0 else self._base_port + SERVICES.index(name)
+        if self._base_port == 0:
+            return 0
+        if name.startswith("runner-"):
+            index = int(name.removeprefix("runner-"))
+            return self._base_port + (SERVICES.index("runner") if index == 1 else 2 + index)
+        return self._base_port + SERVICES.index(name)
 
     def _check_ports(self) -> None:
         if self._base_port == 0:
             return
-        for name in sorted(self._services, key=SERVICES.index):
-            port = self._port_for(name)
-            if not _port_free(self._host, port):
-                raise StackError(
-                    f"port {port} for the {name} is in use (is another `riverbeam up` running?); "
-                    "choose other ports with --base-port",
-                    service=name,
-                )
+        for service in sorted(self._services, key=SERVICES.index):
+            for name in self._instances(service):
+                self._check_port(name)
+
+    def _check_port(self, name: str) -> None:
+        port = self._port_for(name)
+        if not _port_free(self._host, port):
+            raise StackError(
+                f"port {port} for the {name} is in use (is another `riverbeam up` running?); "
+                "choose other ports with --base-port",
+                service=name,
+            )
 
     async def _start_nats(self) -> None:
         binary = find_nats_server()
@@ -296,7 +349,7 @@ class LocalStack:
         ready = self.data_dir / "run" / f"{name}.ready"
         ready.unlink(missing_ok=True)
         args = [
-            self._python, "-m", "services.cli", "serve", name,
+            self._python, "-m", "services.cli", "serve", self._kind(name),
             "--listen", f"{self._host}:{self._port_for(name)}",
             "--ready-file", str(ready),
         ]  # fmt: skip
@@ -308,7 +361,7 @@ class LocalStack:
         while True:
             with contextlib.suppress(OSError):
                 address = ready.read_text().strip()
-                if ":" in address:
+                if _is_address(address):
                     child.address = address
                     self._endpoints[child.name] = address
                     self._announce(child.name, address)
@@ -339,12 +392,13 @@ class LocalStack:
             self._on_ready(name, address)
 
     def _env_for(self, name: str) -> dict[str, str]:
-        env = dict(os.environ)
+        env = dict(os.environ if self._base_env is None else self._base_env)
         env["PYTHONUNBUFFERED"] = "1"
         env.pop("RIVERBEAM_LISTEN", None)  # --listen decides
         env.setdefault("RIVERBEAM_SHUTDOWN_GRACE_S", str(max(1.0, self._stop_timeout_s / 3)))
         workspaces = str(self.data_dir / "workspaces")
         ep = self._endpoints
+        kind = self._kind(name)
         if name == "store":
             if self._database_url:
                 env["RIVERBEAM_DATABASE_URL"] = self._database_url
@@ -352,13 +406,16 @@ class LocalStack:
                 env.pop("RIVERBEAM_DATABASE_URL", None)
         elif name == "sandbox":
             env["RIVERBEAM_WORKSPACE_BASE"] = workspaces
-        elif name == "runner":
+        elif kind == "runner":
             env["RIVERBEAM_STORE_URL"] = ep["store"]
             env["RIVERBEAM_SANDBOX_URL"] = ep["sandbox"]
             env["RIVERBEAM_NATS_URL"] = ep["nats"]
             env["RIVERBEAM_WORKSPACE_BASE"] = workspaces
+            if len(self._runner_names) > 1:
+                env.pop("RIVERBEAM_RUNNER_ID", None)  # replicas must not share an id
+            env.update(self._env_overrides.get("runner", {}))
         elif name == "router":
-            env["RIVERBEAM_RUNNER_URL"] = ep["runner"]
+            env["RIVERBEAM_RUNNER_URL"] = _runner_target([ep[n] for n in self._runner_names])
             env["RIVERBEAM_STORE_URL"] = ep["store"]
             env["RIVERBEAM_NATS_URL"] = ep["nats"]
             env["RIVERBEAM_DEV_MODE"] = "true"
@@ -376,13 +433,14 @@ class LocalStack:
                 env=env,
                 cwd=str(self.data_dir),
                 start_new_session=True,  # Ctrl-C reaches us only; we stop children in order
+                preexec_fn=_death_signal_setter() if self._stop_with_parent else None,
             )
         child = _Child(name, proc, log_path)
         self._children[name] = child
         return child
 
     async def _stop_children(self) -> None:
-        order = ["router", "runner", "sandbox", "store", "nats"]
+        order = ["router", *self._runner_names, "sandbox", "store", "nats"]
         for name in order:
             child = self._children.get(name)
             if child is not None:
@@ -414,6 +472,52 @@ def _closed_set(services: Iterable[str]) -> frozenset[str]:
         if missing:
             raise ValueError(f"the {name} needs {', '.join(missing)}")
     return chosen
+
+
+def _death_signal_setter() -> Callable[[], None] | None:
+    """On Linux, a pre-exec hook: the kernel SIGTERMs the child when its parent dies.
+
+    Resolved in the parent, so the child makes one C call (and checks that its parent did not
+    die before that call took effect).
+    """
+    if sys.platform != "linux":
+        return None
+    import ctypes
+
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    pr_set_pdeathsig = 1
+    parent = os.getpid()
+
+    def set_death_signal() -> None:
+        prctl(pr_set_pdeathsig, int(signal.SIGTERM))
+        if os.getppid() != parent:  # the parent died already: the signal will never come
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    return set_death_signal
+
+
+def _is_address(text: str) -> bool:
+    """A complete `host:port` (a ready file read while being written is not one)."""
+    host, _, port = text.rpartition(":")
+    return bool(host) and port.isdigit() and 0 < int(port) <= 65535
+
+
+def _runner_target(addresses: list[str]) -> str:
+    """The router's runner target: the one address, or every replica as an `ipv4:` list."""
+    if len(addresses) == 1:
+        return addresses[0]
+    hosts = []
+    for address in addresses:
+        host, _, port = address.rpartition(":")
+        try:
+            ipaddress.IPv4Address(host)
+        except ValueError:
+            return addresses[0]  # names or IPv6: no address-list target; use the first replica
+        hosts.append(f"{host}:{port}")
+    return "ipv4:" + ",".join(hosts)
 
 
 def _signal_group(pid: int, sig: signal.Signals) -> None:

@@ -1,13 +1,15 @@
 """`riverbeam up` end to end: NATS and the four real services as processes, in-memory store.
 
-One LocalStack per module serves the SDK and CLI checks; the last test runs `riverbeam up`
-itself as a child process and stops it with SIGINT, then checks that nothing it started is
-left running.
+One LocalStack per module serves the SDK and CLI checks; the last tests run `riverbeam up`
+itself as a child process, note the process ids of everything it started, and check that none
+of them is left once `up` ends: stopped with Ctrl-C (SIGINT), after one of its services died,
+and killed by its terminal closing (SIGHUP).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -16,39 +18,36 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from e2e_kit import hermetic_env
 
 from riverbeam.client import RiverbeamClient
-from riverbeam.stream import find_nats_server
 from riverbeam.types import AgentResult, StreamAck, StreamChunk
 from services.cli._up import LocalStack
 
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.nats,
-    pytest.mark.skipif(find_nats_server() is None, reason="nats-server not found"),
-    # Enabled by the lead once the four services land (the runner did not start yet when this
-    # was written): delete this marker.
-    pytest.mark.skip(reason="riverbeam up e2e: waiting for the services to land"),
-]
+pytestmark = [pytest.mark.e2e, pytest.mark.nats]
 
 AGENT = "assistant"  # the agent `riverbeam up` tells users to try first
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def stack(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[LocalStack]:
+async def stack(
+    tmp_path_factory: pytest.TempPathFactory, nats_binary: str
+) -> AsyncIterator[LocalStack]:
     data_dir = tmp_path_factory.mktemp("up")
-    async with LocalStack(data_dir=data_dir, ready_timeout_s=90) as running:
+    async with LocalStack(
+        data_dir=data_dir, ready_timeout_s=90, base_env=hermetic_env()
+    ) as running:
         yield running
 
 
 def _cli(*args: str, router: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "RIVERBEAM_ROUTER": router, "COLUMNS": "200", "NO_COLOR": "1"}
-    env.pop("RIVERBEAM_TOKEN", None)
+    env = hermetic_env(RIVERBEAM_ROUTER=router, COLUMNS="200", NO_COLOR="1")
     return subprocess.run(
         [sys.executable, "-m", "services.cli", *args],
         capture_output=True,
@@ -147,64 +146,193 @@ def _free_base_port() -> int:
     raise RuntimeError("no four free ports in a row")
 
 
+def _cmdline(pid: int) -> str | None:
+    """A live process's command line; None when there is no such process (or a zombie)."""
+    proc = Path("/proc") / str(pid)
+    try:
+        if (proc / "stat").read_text().rpartition(")")[2].split()[0] == "Z":
+            return None
+        return (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+    except (OSError, IndexError):
+        return None
+
+
+def _descendants(root: int) -> dict[int, str]:
+    """Every process below `root` (children, their children, ...) with its command line."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(stat.rpartition(")")[2].split()[1])
+    found: dict[int, str] = {}
+    frontier = [root]
+    while frontier:
+        parent = frontier.pop()
+        for pid, ppid in parents.items():
+            if ppid == parent and pid not in found:
+                cmd = _cmdline(pid)
+                if cmd is not None:
+                    found[pid] = cmd
+                    frontier.append(pid)
+    return found
+
+
+def _still_running(processes: dict[int, str]) -> dict[int, str]:
+    """Those of `processes` that still run (the same pid with the same command line)."""
+    return {pid: cmd for pid, cmd in processes.items() if _cmdline(pid) == cmd}
+
+
 def _processes_mentioning(text: str) -> list[int]:
     pids = []
     for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if text in cmdline and int(entry.name) != os.getpid():
+        cmdline = _cmdline(int(entry.name))
+        if cmdline is not None and text in cmdline:
             pids.append(int(entry.name))
     return pids
 
 
-@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to find leftover processes")
-def test_riverbeam_up_runs_until_ctrl_c_and_leaves_nothing(tmp_path: Path) -> None:
-    base = _free_base_port()
-    data_dir = tmp_path / "data"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "services.cli", "up", "--data-dir", str(data_dir), "--base-port", str(base)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1"},
-    )  # fmt: skip
-    output: list[str] = []
-    try:
-        assert proc.stdout is not None
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            line = proc.stdout.readline()
-            if not line:
-                break
-            output.append(line)
-            if "Ctrl-C stops everything" in line:
-                break
-        text = "".join(output)
-        assert "riverbeam is up" in text, text
-        assert f'riverbeam invoke assistant "hello" --router 127.0.0.1:{base}' in text
-        for svc in ("router", "runner", "sandbox", "store", "nats"):
-            assert (data_dir / "logs" / f"{svc}.log").exists()
+def _read_until_ready(proc: subprocess.Popen[str], output: list[str]) -> None:
+    """Collect `up`'s output until it says how to stop it (or it exits)."""
+    assert proc.stdout is not None
+    while True:
+        line = proc.stdout.readline()
+        if not line:
+            return
+        output.append(line)
+        if "Ctrl-C stops everything" in line:
+            return
 
-        invoked = _cli("invoke", AGENT, "hello", router=f"127.0.0.1:{base}")
-        assert invoked.returncode == 0, invoked.stderr
 
+def _stop(proc: subprocess.Popen[str], started: dict[int, str]) -> None:
+    """Whatever happened: Ctrl-C for `up`, then SIGKILL for anything of it still running."""
+    if proc.poll() is None:
         proc.send_signal(signal.SIGINT)
-        rest, _ = proc.communicate(timeout=60)
-        output.append(rest)
-        assert proc.returncode == 0, "".join(output)
-        assert "stopped" in rest
-    finally:
-        if proc.poll() is None:
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-    leftovers: list[int] = []
-    for _ in range(50):
-        leftovers = _processes_mentioning(str(data_dir))
-        if not leftovers:
-            break
-        time.sleep(0.1)
-    assert leftovers == []
+    for pid in _still_running(started):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+@dataclass(slots=True)
+class _Up:
+    """A `riverbeam up` child process, ready, and what it started."""
+
+    proc: subprocess.Popen[str]
+    base: int
+    data_dir: Path
+    output: list[str]
+    started: dict[int, str]
+
+    @property
+    def router(self) -> str:
+        return f"127.0.0.1:{self.base}"
+
+
+@contextlib.contextmanager
+def _riverbeam_up(tmp_path: Path) -> Iterator[_Up]:
+    """`riverbeam up` on four free ports, once it says it is up; stopped (by pid) afterwards."""
+    for attempt in range(3):  # another process may take one of the four ports meanwhile
+        base = _free_base_port()
+        data_dir = tmp_path / f"data{attempt}"
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "services.cli", "up", "--data-dir", str(data_dir), "--base-port", str(base)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=hermetic_env(COLUMNS="200", NO_COLOR="1"),
+        )  # fmt: skip
+        up = _Up(proc, base, data_dir, [], {})
+        try:
+            _read_until_ready(proc, up.output)
+            if proc.poll() is not None and "in use" in "".join(up.output):
+                continue
+            assert "riverbeam is up" in "".join(up.output), "".join(up.output)
+            up.started = _descendants(proc.pid)
+            yield up
+        finally:
+            _stop(proc, up.started)
+        return
+    pytest.fail("three free base ports were each taken before `riverbeam up` could bind them")
+
+
+def _service_pids(up: _Up) -> dict[str, int]:
+    return {
+        svc: pid
+        for svc in ("router", "runner", "sandbox", "store")
+        for pid, cmd in up.started.items()
+        if f"services.cli serve {svc} " in cmd
+    }
+
+
+needs_proc = pytest.mark.skipif(
+    not Path("/proc").is_dir(), reason="needs /proc to find the processes"
+)
+
+
+@needs_proc
+def test_riverbeam_up_runs_until_ctrl_c_and_leaves_nothing(
+    tmp_path: Path, nats_binary: str
+) -> None:
+    with _riverbeam_up(tmp_path) as up:
+        text = "".join(up.output)
+        for offset, svc in enumerate(("router", "runner", "sandbox", "store")):
+            assert svc in text and f"127.0.0.1:{up.base + offset}" in text, text
+            assert (up.data_dir / "logs" / f"{svc}.log").exists()
+        assert "nats://127.0.0.1:" in text, text
+        assert f'riverbeam invoke assistant "hello" --router {up.router}' in text
+
+        assert sorted(_service_pids(up)) == ["router", "runner", "sandbox", "store"], up.started
+        assert sum("nats-server" in cmd for cmd in up.started.values()) == 1, up.started
+
+        invoked = _cli("invoke", AGENT, "hello", router=up.router)
+        assert invoked.returncode == 0, invoked.stderr
+        assert "Echo: hello" in invoked.stdout
+
+        up.proc.send_signal(signal.SIGINT)
+        rest, _ = up.proc.communicate(timeout=60)
+        assert up.proc.returncode == 0, text + rest
+        assert "stopped" in rest
+        # `up` waited for each child: none is left, not even as a zombie.
+        assert _still_running(up.started) == {}
+        assert _processes_mentioning(str(up.data_dir)) == []
+
+
+@needs_proc
+def test_riverbeam_up_stops_everything_when_a_service_dies(
+    tmp_path: Path, nats_binary: str
+) -> None:
+    with _riverbeam_up(tmp_path) as up:
+        os.kill(_service_pids(up)["runner"], signal.SIGKILL)
+        rest, _ = up.proc.communicate(timeout=60)
+        assert up.proc.returncode == 1, rest
+        assert "runner exited unexpectedly" in rest, rest
+        assert f"logs kept in {up.data_dir / 'logs'}" in rest.replace("\n", ""), rest
+        assert _still_running(up.started) == {}
+        assert _processes_mentioning(str(up.data_dir)) == []
+
+
+@needs_proc
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the death signal is Linux's")
+def test_riverbeam_up_killed_by_its_terminal_takes_its_services_with_it(
+    tmp_path: Path, nats_binary: str
+) -> None:
+    """SIGHUP (the terminal closed) ends `up` at once; its children must not outlive it."""
+    with _riverbeam_up(tmp_path) as up:
+        assert len(up.started) == 5, up.started
+        up.proc.send_signal(signal.SIGHUP)
+        up.proc.communicate(timeout=60)
+        assert up.proc.returncode == -signal.SIGHUP
+        deadline = time.monotonic() + 60  # a guard: the services drain, then exit
+        while _still_running(up.started) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _still_running(up.started) == {}
+        assert _processes_mentioning(str(up.data_dir)) == []

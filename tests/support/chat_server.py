@@ -24,8 +24,12 @@ Replies are JSON-able dicts, made by the builders below:
     raw(body, status=200, content_type="application/json")
     sse(events)    the given data payloads as events, verbatim ("[DONE]" is not added)
     cut(reply, after=N)  stream `reply` but drop the connection after N events
+    delayed(reply, delay_s)  answer with `reply` after `delay_s` seconds; when the client goes
+                     away first, nothing is sent (any reply may carry a "delay_s" key)
 
-For a server in another process: POST /_script appends replies, GET /_requests lists requests.
+For a server in another process: POST /_script appends replies (a JSON list), GET /_script says
+how many are left ({"remaining": n}), DELETE /_script empties the script, GET /_requests lists
+the requests received.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ __all__ = [
     "RecordedRequest",
     "call",
     "cut",
+    "delayed",
     "drop",
     "http_error",
     "raw",
@@ -151,6 +156,13 @@ def sse(events: Sequence[str | dict[str, Any]]) -> Reply:
 def cut(reply: Reply, *, after: int) -> Reply:
     """Stream `reply` but drop the connection after `after` events."""
     return {**reply, "cut_after": after}
+
+
+def delayed(reply: Reply, delay_s: float) -> Reply:
+    """Answer with `reply` after `delay_s` seconds; nothing when the client leaves first."""
+    if delay_s < 0:
+        raise ValueError("delay_s must be >= 0")
+    return {**reply, "delay_s": delay_s}
 
 
 # ---- the server --------------------------------------------------------------------------------
@@ -295,7 +307,17 @@ class ChatServer:
         async with self._arrived:
             self._arrived.notify_all()
         if path == "/_script" and request.method == "POST":
-            self.push(*(body or []))
+            if not isinstance(body, list) or not all(isinstance(r, dict) for r in body):
+                await _send_json(writer, 400, {"error": {"message": "expected a list of replies"}})
+                return True
+            self.push(*body)
+            await _send(writer, 204, b"", "application/json")
+            return True
+        if path == "/_script" and request.method == "GET":
+            await _send_json(writer, 200, {"remaining": self.remaining})
+            return True
+        if path == "/_script" and request.method == "DELETE":
+            self._script.clear()
             await _send(writer, 204, b"", "application/json")
             return True
         if path == "/_requests":
@@ -339,6 +361,9 @@ class ChatServer:
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
     ) -> bool:
+        delay = float(reply.get("delay_s") or 0)
+        if delay > 0 and not await _pause(reader, delay, self._closing):
+            return False  # the client went away (or the server is closing) during the delay
         if reply.get("drop"):
             return False
         if reply.get("stall"):
@@ -438,6 +463,23 @@ async def _stream(writer: asyncio.StreamWriter, events: list[str], cut_after: in
     writer.write(b"0\r\n\r\n")
     await writer.drain()
     return True
+
+
+async def _pause(reader: asyncio.StreamReader, delay_s: float, closing: asyncio.Event) -> bool:
+    """Wait `delay_s`; False as soon as the client closes its side or the server closes.
+
+    The reader is only looked at, never read from, so nothing the client sends is lost.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + delay_s
+    while True:
+        if reader.at_eof() or reader.exception() is not None or closing.is_set():
+            return False
+        remaining = deadline - loop.time()
+        if remaining <= 0:
+            return True
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(closing.wait(), min(remaining, 0.05))
 
 
 async def _wait_for_eof(reader: asyncio.StreamReader, closing: asyncio.Event) -> None:

@@ -127,10 +127,12 @@ class RiverbeamClient:
     def _translated(self) -> Iterator[None]:
         """grpc.RpcError -> RiverbeamError, naming the router when it could not be reached."""
         try:
-            with translate_rpc_errors_sync():
+            with translate_rpc_errors_sync(service="router"):
                 yield
         except RiverbeamError as err:
-            if err.details.get("grpc_code") == grpc.StatusCode.UNAVAILABLE.name:
+            # Only a status the router did not send itself means the router was not reached;
+            # an unavailable service behind it comes with the router's ErrorInfo.
+            if err.transport and err.details.get("grpc_code") == grpc.StatusCode.UNAVAILABLE.name:
                 details = {**err.details, "target": self._target}
                 raise RiverbeamError(
                     err.code, f"cannot reach the router at {self._target}: {err.message}", **details

@@ -37,6 +37,13 @@ class ErrorCode(enum.Enum):
 
     INTERNAL = ErrorSpec("BEM-001", "internal error", 500, _S.INTERNAL, "see the service log")
     INVALID_ARGUMENT = ErrorSpec("BEM-002", "invalid argument", 400, _S.INVALID_ARGUMENT)
+    SERVICE_UNAVAILABLE = ErrorSpec(
+        "BEM-003",
+        "a service is unavailable",
+        503,
+        _S.UNAVAILABLE,
+        "check that every service is running (riverbeam up)",
+    )
     INVALID_UUID = ErrorSpec("BEM-010", "field is not a UUID", 400, _S.INVALID_ARGUMENT)
     MISSING_FIELD = ErrorSpec("BEM-011", "required field missing", 400, _S.INVALID_ARGUMENT)
     CONTENT_TOO_LARGE = ErrorSpec(

@@ -19,7 +19,14 @@ __all__ = ["ErrorCode", "ErrorSpec", "RiverbeamError", "by_code", "catalog"]
 
 
 class RiverbeamError(Exception):
-    """An error with a stable catalog code and structured details."""
+    """An error with a stable catalog code and structured details.
+
+    `transport` is True when the error was made on the client side from a gRPC status that
+    carried no Riverbeam ErrorInfo (the service was not reached, or something in between
+    answered); it is not sent on the wire.
+    """
+
+    transport: bool = False
 
     def __init__(
         self,

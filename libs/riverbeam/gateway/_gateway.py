@@ -7,6 +7,7 @@ refused for is decided here, before anything is recorded.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable
@@ -136,7 +137,8 @@ class Gateway:
             agent=agent,
             model_override=req.model_override,
         )
-        if req.stream and req.request_id is None:
+        if req.request_id is None:
+            # Always named, so a runner lost mid-call can be told from one never reached.
             req = req.model_copy(update={"request_id": new_id()})
         grant = Grant(may_confirm=clean.may_confirm, subject=principal.subject)
         log.info(
@@ -150,9 +152,10 @@ class Gateway:
                 "stripped": list(clean.stripped),
             },
         )
-        return await self._runner.run_invoke(
-            req, model=decision.model, grant=grant, timeout_s=timeout_s
-        )
+        async with self._runner_lost(req.request_id):
+            return await self._runner.run_invoke(
+                req, model=decision.model, grant=grant, timeout_s=timeout_s
+            )
 
     async def resume(
         self, principal: Principal, payload: ResumePayload, *, timeout_s: float | None = None
@@ -289,6 +292,27 @@ class Gateway:
         await self._run_by_request(principal, request_id)
         async for frame in self._frames.follow(request_id, after_seq=after_seq):
             yield frame
+
+    @contextlib.asynccontextmanager
+    async def _runner_lost(self, request_id: str | None) -> AsyncIterator[None]:
+        """A runner that dies mid-call is a lost run (BEM-034) when its run was begun."""
+        try:
+            yield
+        except RiverbeamError as err:
+            if not (err.transport and err.code is ErrorCode.SERVICE_UNAVAILABLE) or not request_id:
+                raise
+            try:
+                run = await self._store.get_run_by_request(request_id=request_id)
+            except RiverbeamError:
+                raise err from None
+            if run is None:
+                raise
+            raise RiverbeamError(
+                ErrorCode.RUN_LOST,
+                "the runner holding this run stopped; the run will be marked failed",
+                run_id=run.run_id,
+                request_id=request_id,
+            ) from None
 
     # ---- ownership helpers --------------------------------------------------------------------
     async def _maybe_session(self, session_id: str) -> Session | None:

@@ -45,7 +45,7 @@ class RunnerClient:
         message = pb.RunInvokeRequest(
             request=request.to_proto(), model=model.to_proto(), grant=_grant(grant)
         )
-        async with translate_rpc_errors():
+        async with translate_rpc_errors(service="runner"):
             reply = await self._stub.RunInvoke(message, timeout=timeout_s)
         if reply.WhichOneof("outcome") == "ack":
             return StreamAck.from_proto(reply.ack)
@@ -62,7 +62,7 @@ class RunnerClient:
         message = pb.RunResumeRequest(
             request=request.to_proto(), model=model.to_proto(), grant=_grant(grant)
         )
-        async with translate_rpc_errors():
+        async with translate_rpc_errors(service="runner"):
             reply = await self._stub.RunResume(message, timeout=timeout_s)
         return StreamAck.from_proto(reply.ack)
 
@@ -70,12 +70,12 @@ class RunnerClient:
         message = pb.CancelRunRequest(request_id=request_id)
         if reason:
             message.reason = reason
-        async with translate_rpc_errors():
+        async with translate_rpc_errors(service="runner"):
             reply = await self._stub.CancelRun(message, timeout=10)
         return bool(reply.cancelled)
 
     async def list_agents(self) -> list[AgentMetadata]:
-        async with translate_rpc_errors():
+        async with translate_rpc_errors(service="runner"):
             reply = await self._stub.ListRegisteredAgents(
                 pb.ListRegisteredAgentsRequest(), timeout=10
             )

@@ -60,7 +60,7 @@ def _path(value: object) -> str:
 
 
 async def _call(method: Callable[..., Awaitable[T]], request: Any, timeout_s: float) -> T:
-    async with translate_rpc_errors():
+    async with translate_rpc_errors(service="sandbox"):
         return await method(request, timeout=timeout_s)
 
 

@@ -43,7 +43,7 @@ def _details_from_metadata(metadata: Any) -> status_pb2.Status | None:
 
 
 _FALLBACK: dict[grpc.StatusCode, ErrorCode] = {
-    grpc.StatusCode.UNAVAILABLE: ErrorCode.STORE_UNAVAILABLE,
+    grpc.StatusCode.UNAVAILABLE: ErrorCode.SERVICE_UNAVAILABLE,
     grpc.StatusCode.DEADLINE_EXCEEDED: ErrorCode.STREAM_TIMEOUT,
     grpc.StatusCode.UNAUTHENTICATED: ErrorCode.UNAUTHENTICATED,
     grpc.StatusCode.PERMISSION_DENIED: ErrorCode.PERMISSION_DENIED,
@@ -52,7 +52,7 @@ _FALLBACK: dict[grpc.StatusCode, ErrorCode] = {
 }
 
 
-def error_from_rpc(exc: grpc.RpcError) -> RiverbeamError:
+def error_from_rpc(exc: grpc.RpcError, *, service: str | None = None) -> RiverbeamError:
     """Turn a gRPC error back into the RiverbeamError the server raised.
 
     A status without Riverbeam ErrorInfo (a proxy's, or a transport failure) becomes the
@@ -74,25 +74,33 @@ def error_from_rpc(exc: grpc.RpcError) -> RiverbeamError:
         else ErrorCode.INTERNAL
     )
     name = code.name if isinstance(code, grpc.StatusCode) else str(code)
-    return RiverbeamError(member, f"{name}: {message or 'no details'}", grpc_code=name)
+    prefix = f"{service} {name}" if service else name
+    err = RiverbeamError(
+        member, f"{prefix}: {message or 'no details'}", grpc_code=name, service=service
+    )
+    err.transport = True
+    return err
 
 
 @contextlib.asynccontextmanager
-async def translate_rpc_errors() -> AsyncIterator[None]:
-    """Client side: raise RiverbeamError instead of grpc.RpcError inside the block."""
+async def translate_rpc_errors(*, service: str | None = None) -> AsyncIterator[None]:
+    """Client side: raise RiverbeamError instead of grpc.RpcError inside the block.
+
+    `service` names the callee in errors made from a bare gRPC status (e.g. "runner").
+    """
     try:
         yield
     except grpc.RpcError as exc:
-        raise error_from_rpc(exc) from None
+        raise error_from_rpc(exc, service=service) from None
 
 
 @contextlib.contextmanager
-def translate_rpc_errors_sync() -> Iterator[None]:
+def translate_rpc_errors_sync(*, service: str | None = None) -> Iterator[None]:
     """The same, for synchronous code and async generators that cannot use `async with`."""
     try:
         yield
     except grpc.RpcError as exc:
-        raise error_from_rpc(exc) from None
+        raise error_from_rpc(exc, service=service) from None
 
 
 assert code_pb2.OK == 0  # google.rpc.Code and grpc.StatusCode share numbering

@@ -112,8 +112,8 @@ class StoreClient:
                 request, timeout=self._timeout_s, wait_for_ready=self._wait_for_ready
             )
         except grpc.RpcError as exc:
-            err = error_from_rpc(exc)
-            if "grpc_code" in err.details and exc.code() in _TRANSPORT:
+            err = error_from_rpc(exc, service="store")
+            if err.transport and exc.code() in _TRANSPORT:
                 err = RiverbeamError(ErrorCode.STORE_UNAVAILABLE, err.message, **err.details)
             raise err from None
 

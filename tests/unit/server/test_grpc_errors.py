@@ -99,6 +99,16 @@ async def test_health_serving_then_not_serving() -> None:
 async def test_transport_failure_maps_to_catalog() -> None:
     async with open_channel("127.0.0.1:1") as channel:
         with pytest.raises(RiverbeamError) as info:
-            async with translate_rpc_errors():
+            async with translate_rpc_errors(service="runner"):
                 await channel.unary_unary("/test.Svc/Echo")(b"x", timeout=2)
-    assert info.value.bem.startswith("BEM-")
+    assert info.value.code is ErrorCode.SERVICE_UNAVAILABLE
+    assert info.value.transport
+    assert info.value.details["service"] == "runner"
+
+
+async def test_errors_the_server_sent_are_not_transport_errors(server: GrpcServer) -> None:
+    async with open_channel(server.address) as channel:
+        with pytest.raises(RiverbeamError) as info:
+            async with translate_rpc_errors():
+                await channel.unary_unary("/test.Svc/Fail")(b"x")
+    assert not info.value.transport
