@@ -10,6 +10,7 @@ from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.runtime._pipeline import Grant, Pipeline, PipelineOptions
 from riverbeam.runtime._sinks import CollectingSink, FrameSink, SinkFactory
 from riverbeam.store import BeamStore, InMemoryStore
+from riverbeam.stream import StreamConfig, subject_for
 from riverbeam.types import (
     Action,
     AgentMetadata,
@@ -34,6 +35,10 @@ class MemorySinks:
 
     def __init__(self) -> None:
         self.sinks: dict[str, CollectingSink] = {}
+
+    @property
+    def stream(self) -> StreamConfig:
+        return StreamConfig()
 
     async def open(self, request_id: str, *, stream: bool) -> FrameSink:
         return self.sinks.setdefault(request_id, CollectingSink())
@@ -139,8 +144,8 @@ class RiverBeam:
             request_id=prepared.request_id,
             interaction_id=prepared.interaction_id,
             session_id=req.session_id,
-            subject=f"riverbeam.stream.{prepared.request_id}",
-            stream_name="RIVERBEAM_STREAM",
+            subject=subject_for(prepared.request_id, prefix=self._sinks.stream.subject_prefix),
+            stream_name=self._sinks.stream.name,
             run_id=prepared.run_id,
         )
 

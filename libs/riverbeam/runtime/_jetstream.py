@@ -28,6 +28,10 @@ class JetStreamSinks:
         self._js = js
         self._config = config
 
+    @property
+    def stream(self) -> StreamConfig:
+        return self._config
+
     async def open(self, request_id: str, *, stream: bool) -> FrameSink:
         if not stream:
             return CollectingSink()

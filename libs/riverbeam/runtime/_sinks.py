@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from riverbeam.core.errors import RiverbeamError
+from riverbeam.stream import StreamConfig
 from riverbeam.types import StreamChunk
 
 __all__ = ["CollectingSink", "FrameSink", "SinkFactory"]
@@ -18,6 +19,11 @@ class FrameSink(Protocol):
 
 class SinkFactory(Protocol):
     """Opens the sink of a request, and ends requests whose runner died."""
+
+    @property
+    def stream(self) -> StreamConfig:
+        """The stream (name, subject prefix) this factory's frames go to."""
+        ...
 
     async def open(self, request_id: str, *, stream: bool) -> FrameSink: ...
 

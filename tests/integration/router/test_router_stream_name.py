@@ -1,9 +1,4 @@
-"""A deployment that names its frames stream (RIVERBEAM_STREAM_NAME) must say so in the ack.
-
-Found by the router suite; the fix belongs in riverbeam.runtime (RiverBeam.invoke builds the
-StreamAck with a hard-coded subject prefix and stream name), so it is recorded here as a strict
-xfail until then.
-"""
+"""A deployment that names its frames stream (RIVERBEAM_STREAM_NAME) says so in the ack."""
 
 from __future__ import annotations
 
@@ -32,10 +27,6 @@ async def named_stack() -> AsyncIterator[Stack]:
         await asyncio.to_thread(server.stop)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="RiverBeam.invoke acks stream_name='RIVERBEAM_STREAM' whatever the runner publishes to",
-)
 async def test_the_ack_names_the_stream_the_frames_are_in(named_stack: Stack) -> None:
     alice = named_stack.client("alice")
     ack = await alice.invoke("assistant", "hi", stream=True)
