@@ -66,6 +66,8 @@ class Gateway:
         frames: FramesPort | None = None,
         limits: RequestLimits = DEFAULT_LIMITS,
         agents_ttl_s: float = 5.0,
+        follow_recheck_s: float = 15.0,
+        follow_settled_s: float = 1.0,
     ) -> None:
         self._auth = authenticator
         self._runner = runner
@@ -75,6 +77,10 @@ class Gateway:
         self._frames = frames
         self._limits = limits
         self._agents_ttl_s = agents_ttl_s
+        # A follower re-reads the run after this long without a frame, and a finished run's
+        # stored frames are read with this idle limit.
+        self._recheck_s = follow_recheck_s
+        self._settled_s = follow_settled_s
         self._agents: dict[str, AgentMetadata] = {}
         self._agents_at = 0.0
         self._agents_lock = asyncio.Lock()
@@ -289,9 +295,37 @@ class Gateway:
     ) -> AsyncIterator[StreamChunk]:
         if self._frames is None:
             raise RiverbeamError(ErrorCode.STREAM_NOT_FOUND, "this router has no stream access")
-        await self._run_by_request(principal, request_id)
-        async for frame in self._frames.follow(request_id, after_seq=after_seq):
-            yield frame
+        run = await self._run_by_request(principal, request_id)
+        cursor = after_seq
+        while True:
+            finished = run.status != "running"
+            try:
+                async for frame in self._frames.follow(
+                    request_id,
+                    after_seq=cursor,
+                    # A finished run's frames are all stored: no need to wait for more.
+                    idle_timeout_s=self._settled_s if finished else self._recheck_s,
+                    wait_for_start_s=self._settled_s if finished else None,
+                ):
+                    cursor = frame.seq or cursor
+                    yield frame
+                    if frame.is_terminal:
+                        return
+                return
+            except RiverbeamError as err:
+                if err.code not in (ErrorCode.STREAM_TIMEOUT, ErrorCode.STREAM_NOT_FOUND):
+                    raise
+                if err.code is ErrorCode.STREAM_NOT_FOUND and cursor == 0 and finished:
+                    raise  # a request that never streamed (stream=false)
+                run = await self._store.get_run(run_id=run.run_id)
+                if run.status == "running":
+                    continue  # quiet, not over: follow on from the cursor
+                if not finished:
+                    continue  # it just ended: read what it stored, briefly
+                # Over, and its terminal frame never reached the stream (the runner stopped
+                # between recording the run and publishing it): end from the record.
+                yield _terminal_from_run(run, request_id=request_id, seq=cursor + 1)
+                return
 
     @contextlib.asynccontextmanager
     async def _runner_lost(self, request_id: str | None) -> AsyncIterator[None]:
@@ -465,6 +499,26 @@ def _same_org(a: str | None, b: str | None) -> bool:
 def _not_found(code: ErrorCode, **details: str) -> RiverbeamError:
     """The one answer for a record that does not exist *or* is not the caller's."""
     return RiverbeamError(code, code.spec.title, **details)
+
+
+def _terminal_from_run(run: Run, *, request_id: str, seq: int) -> StreamChunk:
+    """The done or error frame a finished run would have ended its stream with."""
+    ids = {
+        "agent_name": run.agent_name,
+        "session_id": run.session_id,
+        "interaction_id": run.interaction_id,
+        "run_id": run.run_id,
+        "request_id": request_id,
+        "seq": seq,
+    }
+    if run.status in ("completed", "interrupted") and run.result is not None:
+        return StreamChunk(type="done", result=run.result, **ids)
+    return StreamChunk(
+        type="error",
+        error=run.error_message or f"run ended {run.status}",
+        error_code=run.error_code or ErrorCode.INTERNAL.code,
+        **ids,
+    )
 
 
 def _page_size(requested: int) -> int:

@@ -48,4 +48,14 @@ class RunnerPort(Protocol):
 class FramesPort(Protocol):
     """Reads a request's frames: replay after a cursor, follow live, end after done/error."""
 
-    def follow(self, request_id: str, *, after_seq: int = 0) -> AsyncIterator[StreamChunk]: ...
+    def follow(
+        self,
+        request_id: str,
+        *,
+        after_seq: int = 0,
+        idle_timeout_s: float | None = None,
+        wait_for_start_s: float | None = None,
+    ) -> AsyncIterator[StreamChunk]:
+        """Frames after `after_seq`; BEM-113 after `idle_timeout_s` without a frame, BEM-111
+        when no frame is stored within `wait_for_start_s` (None: the port's default)."""
+        ...

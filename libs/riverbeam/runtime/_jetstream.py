@@ -73,12 +73,22 @@ class JetStreamFrames:
         self._config = config
         self._wait_for_start_s = wait_for_start_s
 
-    async def follow(self, request_id: str, *, after_seq: int = 0) -> AsyncIterator[StreamChunk]:
+    async def follow(
+        self,
+        request_id: str,
+        *,
+        after_seq: int = 0,
+        idle_timeout_s: float | None = None,
+        wait_for_start_s: float | None = None,
+    ) -> AsyncIterator[StreamChunk]:
         frames = follow(
             self._js,
             request_id,
             after_seq=after_seq,
-            wait_for_start_s=self._wait_for_start_s,
+            timeout_s=idle_timeout_s,
+            wait_for_start_s=self._wait_for_start_s
+            if wait_for_start_s is None
+            else wait_for_start_s,
             config=self._config,
         )
         try:

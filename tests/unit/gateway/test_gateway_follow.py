@@ -1,0 +1,118 @@
+"""FollowStream ends even when the stream cannot: from the run record, or at once."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from riverbeam.auth import DevAuthenticator
+from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.gateway import Gateway
+from riverbeam.routing import ModelList
+from riverbeam.store import InMemoryStore
+from riverbeam.types import AgentMessage, AgentResult, ContentPart, StreamChunk
+
+
+class ScriptedFrames:
+    """Yields the stored frames after the cursor, then fails as told (timeout or not found)."""
+
+    def __init__(self, frames: list[StreamChunk], then: ErrorCode) -> None:
+        self.frames = frames
+        self.then = then
+        self.calls: list[dict[str, Any]] = []
+
+    async def follow(
+        self,
+        request_id: str,
+        *,
+        after_seq: int = 0,
+        idle_timeout_s: float | None = None,
+        wait_for_start_s: float | None = None,
+    ) -> AsyncIterator[StreamChunk]:
+        self.calls.append(
+            {"after_seq": after_seq, "idle": idle_timeout_s, "start": wait_for_start_s}
+        )
+        for frame in self.frames:
+            if (frame.seq or 0) > after_seq:
+                yield frame
+        raise RiverbeamError(self.then)
+
+
+class NoRunner:
+    async def list_agents(self) -> list[Any]:
+        return []
+
+
+def chunk(seq: int) -> StreamChunk:
+    data = AgentMessage(role="ai", content=[ContentPart.of_text(f"part {seq}")])
+    return StreamChunk(type="chunk", data=data, seq=seq)
+
+
+async def finished_run(store: InMemoryStore, *, user: str, status: str) -> tuple[str, str]:
+    request_id, run_id = str(uuid.uuid4()), str(uuid.uuid4())
+    await store.begin_run(
+        session_id=str(uuid.uuid4()),
+        agent_name="assistant",
+        run_id=run_id,
+        lease_owner="r1",
+        lease_ttl_s=30,
+        user_id=user,
+        request_id=request_id,
+        human_content=[ContentPart.of_text("hi")],
+    )
+    result = AgentResult(agent_name="assistant", content=[ContentPart.of_text("bye")])
+    await store.finish_run(
+        run_id=run_id,
+        lease_owner="r1",
+        status=status,  # type: ignore[arg-type]
+        result=result if status == "completed" else None,
+        error_code=None if status == "completed" else "BEM-087",
+        error_message=None if status == "completed" else "agent reported an error",
+    )
+    return request_id, run_id
+
+
+def gateway(store: InMemoryStore, frames: ScriptedFrames) -> tuple[Gateway, Any]:
+    auth = DevAuthenticator()
+    gw = Gateway(
+        authenticator=auth,
+        runner=NoRunner(),  # type: ignore[arg-type]
+        store=store,
+        models=ModelList.default(),
+        frames=frames,
+    )
+    return gw, auth.principal
+
+
+@pytest.mark.parametrize("status", ["completed", "failed"])
+async def test_a_lost_terminal_frame_is_rebuilt_from_the_run(status: str) -> None:
+    store = InMemoryStore()
+    frames = ScriptedFrames([chunk(1), chunk(2)], then=ErrorCode.STREAM_TIMEOUT)
+    gw, principal = gateway(store, frames)
+    request_id, run_id = await finished_run(store, user=principal.subject, status=status)
+
+    got = [f async for f in gw.follow(principal, request_id, after_seq=0)]
+
+    assert [f.seq for f in got] == [1, 2, 3]
+    last = got[-1]
+    assert last.run_id == run_id and last.request_id == request_id
+    if status == "completed":
+        assert last.type == "done" and last.result is not None and last.result.text == "bye"
+    else:
+        assert last.type == "error" and last.error_code == "BEM-087"
+
+
+async def test_a_finished_request_that_never_streamed_is_refused_at_once() -> None:
+    store = InMemoryStore()
+    frames = ScriptedFrames([], then=ErrorCode.STREAM_NOT_FOUND)
+    gw, principal = gateway(store, frames)
+    request_id, _ = await finished_run(store, user=principal.subject, status="completed")
+
+    with pytest.raises(RiverbeamError) as info:
+        [f async for f in gw.follow(principal, request_id, after_seq=0)]
+    assert info.value.code is ErrorCode.STREAM_NOT_FOUND
+    (call,) = frames.calls
+    assert call["start"] is not None and call["start"] <= 1.0  # not the 30 s default
