@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -14,6 +14,7 @@ from rich.text import Text
 
 from riverbeam.client import DEFAULT_TARGET, RiverbeamClient
 from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.types import WireModel
 from services.cli import _flows
 from services.cli._errors import ExitCode, cli_errors
 from services.cli._flows import Consoles, Progress
@@ -366,23 +367,41 @@ def pending_cmd(
     _finish(consoles, main)
 
 
+def _show_listing(
+    fetch: Callable[[RiverbeamClient], Awaitable[Sequence[WireModel]]],
+    table: Callable[[Any], Any],
+    *,
+    json_mode: bool,
+    router: str,
+    token: str | None,
+) -> None:
+    """Fetch a list from the router and print it as a table, or as JSON."""
+    consoles = Consoles.standard()
+
+    async def main() -> ExitCode:
+        async with _client(router, token) as client:
+            items = await fetch(client)
+        if json_mode:
+            _print_json([item.to_json_dict() for item in items])
+        else:
+            consoles.out.print(table(items))
+        return ExitCode.OK
+
+    _finish(consoles, main)
+
+
 @app.command("agents")
 def agents_cmd(
     json_mode: JsonOpt = False, router: RouterOpt = DEFAULT_TARGET, token: TokenOpt = None
 ) -> None:
     """The agents you may run."""
-    consoles = Consoles.standard()
-
-    async def main() -> ExitCode:
-        async with _client(router, token) as client:
-            agents = await client.list_agents()
-        if json_mode:
-            _print_json([a.to_json_dict() for a in agents])
-        else:
-            consoles.out.print(agents_table(agents))
-        return ExitCode.OK
-
-    _finish(consoles, main)
+    _show_listing(
+        lambda client: client.list_agents(),
+        agents_table,
+        json_mode=json_mode,
+        router=router,
+        token=token,
+    )
 
 
 @app.command("models")
@@ -390,18 +409,13 @@ def models_cmd(
     json_mode: JsonOpt = False, router: RouterOpt = DEFAULT_TARGET, token: TokenOpt = None
 ) -> None:
     """The models the router may route to."""
-    consoles = Consoles.standard()
-
-    async def main() -> ExitCode:
-        async with _client(router, token) as client:
-            models = await client.list_models()
-        if json_mode:
-            _print_json([m.to_json_dict() for m in models])
-        else:
-            consoles.out.print(models_table(models))
-        return ExitCode.OK
-
-    _finish(consoles, main)
+    _show_listing(
+        lambda client: client.list_models(),
+        models_table,
+        json_mode=json_mode,
+        router=router,
+        token=token,
+    )
 
 
 @app.command("session")
