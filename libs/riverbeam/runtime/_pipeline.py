@@ -24,6 +24,7 @@ from riverbeam.runtime._frames import FrameTracker, stamp
 from riverbeam.runtime._sinks import FrameSink, SinkFactory
 from riverbeam.server._metrics import RUNS_TOTAL
 from riverbeam.store import BeamStore, BeginRunResult, NewAction, NewMessage
+from riverbeam.telemetry import log_context, run_span
 from riverbeam.types import (
     AgentResult,
     ContentPart,
@@ -217,7 +218,25 @@ class Pipeline:
 
     # ---- execute ------------------------------------------------------------------------------
     async def execute(self, prepared: PreparedRun) -> AgentResult:
-        """Run the agent to its end and record it. Raises the run's error for non-streaming use."""
+        """Run the agent to its end and record it. Raises the run's error for non-streaming use.
+
+        Every log line of the run carries its ids, and with tracing on the run is one
+        `invoke_agent` span whose children are the model and tool spans.
+        """
+        request = prepared.request
+        with log_context(
+            request_id=prepared.request_id,
+            session_id=request.session_id,
+            interaction_id=prepared.interaction_id,
+            run_id=prepared.run_id,
+            agent=request.agent_name,
+        ):
+            async with run_span(
+                request.agent_name, prepared.run_id, request.session_id, prepared.request_id
+            ):
+                return await self._execute(prepared)
+
+    async def _execute(self, prepared: PreparedRun) -> AgentResult:
         # prepare() registered the run, so a cancel that came in meanwhile is honoured here.
         live = self._live.setdefault(prepared.request_id, _LiveRun())
         tracker = FrameTracker()

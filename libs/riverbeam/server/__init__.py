@@ -3,7 +3,7 @@
 from riverbeam.server._grpc_server import CHANNEL_OPTIONS, GrpcServer, ServiceBinding, open_channel
 from riverbeam.server._interceptor import ErrorInterceptor, abort_with
 from riverbeam.server._lifecycle import ServiceApp, run_service
-from riverbeam.server._logging import JsonFormatter, configure_logging
+from riverbeam.server._logging import JsonFormatter, LogContextFilter, configure_logging
 from riverbeam.server._status import (
     DOMAIN,
     error_from_rpc,
@@ -18,6 +18,7 @@ __all__ = [
     "ErrorInterceptor",
     "GrpcServer",
     "JsonFormatter",
+    "LogContextFilter",
     "ServiceApp",
     "ServiceBinding",
     "abort_with",

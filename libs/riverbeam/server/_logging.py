@@ -8,10 +8,23 @@ import sys
 from datetime import UTC, datetime
 from typing import Any
 
-__all__ = ["JsonFormatter", "configure_logging"]
+from riverbeam.telemetry import current_log_context
+
+__all__ = ["JsonFormatter", "LogContextFilter", "configure_logging"]
 
 _STANDARD = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message", "asctime"}
 _SECRET_KEYS = ("token", "authorization", "api_key", "password", "secret")
+
+
+class LogContextFilter(logging.Filter):
+    """Stamps the bound correlation ids (riverbeam.telemetry.log_context) on each record as it
+    is emitted, so formatting later, or elsewhere, still sees them."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        for key, value in current_log_context().items():
+            if not hasattr(record, key):
+                setattr(record, key, value)
+        return True
 
 
 class JsonFormatter(logging.Formatter):
@@ -41,6 +54,7 @@ def configure_logging(*, level: str = "INFO", fmt: str = "text") -> None:
         handler.setFormatter(JsonFormatter())
     else:
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(LogContextFilter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

@@ -16,6 +16,7 @@ from riverbeam.telemetry._client import (
     tracing_client_interceptors,
 )
 from riverbeam.telemetry._genai import ModelSpan, model_span, run_span, tool_span
+from riverbeam.telemetry._log_context import current_log_context, log_context
 from riverbeam.telemetry._server import TracingServerInterceptor, tracing_server_interceptors
 from riverbeam.telemetry._setup import configure_tracing, current_tracer_provider, shutdown_tracing
 
@@ -25,7 +26,9 @@ __all__ = [
     "TracingUnaryStreamClientInterceptor",
     "TracingUnaryUnaryClientInterceptor",
     "configure_tracing",
+    "current_log_context",
     "current_tracer_provider",
+    "log_context",
     "model_span",
     "run_span",
     "shutdown_tracing",

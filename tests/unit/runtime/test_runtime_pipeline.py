@@ -452,3 +452,27 @@ async def test_context_failure_ends_the_run_failed() -> None:
     assert info.value.code is ErrorCode.STORE_UNAVAILABLE
     run = await beam.get_run(info.value.details["run_id"])
     assert run.status == "failed" and run.error_code == "BEM-120"
+
+
+async def test_every_log_line_of_a_run_carries_its_ids(caplog: pytest.LogCaptureFixture) -> None:
+    import json
+    import logging
+
+    from riverbeam.server import JsonFormatter, LogContextFilter
+
+    class Chatty(FramesAgent):
+        async def stream(self, input: Any, context: Any) -> Any:  # type: ignore[override]
+            logging.getLogger("my.agent").warning("working on it")
+            yield StreamChunk(type="done", result=AgentResult(agent_name="chatty"))
+
+    beam = RiverBeam()
+    beam.register_agent(Chatty("chatty", []))
+    caplog.handler.addFilter(LogContextFilter())
+    with caplog.at_level(logging.WARNING, logger="my.agent"):
+        result = await beam.invoke(text_request("chatty", "hi"))
+    assert isinstance(result, AgentResult)
+    (record,) = [r for r in caplog.records if r.name == "my.agent"]
+    line = json.loads(JsonFormatter().format(record))
+    assert line["request_id"] == result.request_id
+    assert line["run_id"] == result.run_id
+    assert line["session_id"] == result.session_id

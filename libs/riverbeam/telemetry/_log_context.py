@@ -1,0 +1,41 @@
+"""Correlation ids for every log line of a request: request_id, session_id, run_id, ...
+
+`with log_context(request_id=..., run_id=...):` binds ids for the code inside it, including
+tasks it starts (they copy the context); the JSON log formatter writes them on each line, with
+the current trace and span ids when tracing is on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
+from types import MappingProxyType
+
+from opentelemetry import trace
+
+__all__ = ["current_log_context", "log_context"]
+
+_EMPTY: Mapping[str, str] = MappingProxyType({})
+_CONTEXT: ContextVar[Mapping[str, str]] = ContextVar("riverbeam_log_context", default=_EMPTY)
+
+
+@contextlib.contextmanager
+def log_context(**fields: str | None) -> Iterator[None]:
+    """Add ids (None values are skipped) to every log line written inside the block."""
+    merged = {**_CONTEXT.get(), **{k: v for k, v in fields.items() if v is not None}}
+    token = _CONTEXT.set(MappingProxyType(merged))
+    try:
+        yield
+    finally:
+        _CONTEXT.reset(token)
+
+
+def current_log_context() -> dict[str, str]:
+    """The bound ids, plus trace_id and span_id of the current span when one is recording."""
+    out = dict(_CONTEXT.get())
+    span = trace.get_current_span().get_span_context()
+    if span.is_valid:
+        out["trace_id"] = format(span.trace_id, "032x")
+        out["span_id"] = format(span.span_id, "016x")
+    return out
