@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
+from datetime import timedelta
 
 from riverbeam.core.settings import StoreSettings
 from riverbeam.server import ServiceApp, ServiceBinding
-from riverbeam.store import BeamStore, InMemoryStore, PgBeamStore
+from riverbeam.store import BeamStore, InMemoryStore, PgBeamStore, run_retention
 from riverbeam.v1 import store_service_pb2_grpc as pb_grpc
 from services.store.servicer import StoreServicer
 
@@ -42,7 +44,18 @@ async def build(settings: StoreSettings) -> AsyncIterator[ServiceApp]:
     else:
         store = InMemoryStore()
         log.warning("store in memory: records are lost when this process stops")
+    retention: asyncio.Task[None] | None = None
+    if settings.retention_idle_days is not None:
+        idle = timedelta(days=settings.retention_idle_days)
+        retention = asyncio.create_task(
+            run_retention(store, idle=idle, interval_s=settings.retention_interval_s)
+        )
+        log.info("retention: sessions idle longer than %s are deleted", idle)
     try:
         yield ServiceApp([binding(store)], close=store.aclose)
     finally:
+        if retention is not None:
+            retention.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await retention
         await store.aclose()

@@ -50,6 +50,10 @@ class StoreSettings(CommonSettings):
     db_schema: str = "ref_beam"
     db_pool_min: int = 1
     db_pool_max: int = 10
+    # Delete sessions (with everything under them) idle longer than this many days; None keeps
+    # everything. Checked every retention_interval_s.
+    retention_idle_days: float | None = Field(default=None, gt=0)
+    retention_interval_s: float = Field(default=3600.0, gt=0)
 
 
 class SandboxSettings(CommonSettings):

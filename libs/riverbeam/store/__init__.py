@@ -13,6 +13,7 @@ from riverbeam.store._client import StoreClient
 from riverbeam.store._memory import InMemoryStore
 from riverbeam.store._migrations import load_migrations
 from riverbeam.store._postgres import DEFAULT_SCHEMA, PgBeamStore, StepHook
+from riverbeam.store._retention import prune_idle_sessions, run_retention
 from riverbeam.store._types import (
     BeginRunResult,
     FinishStatus,
@@ -36,4 +37,6 @@ __all__ = [
     "StepHook",
     "StoreClient",
     "load_migrations",
+    "prune_idle_sessions",
+    "run_retention",
 ]
