@@ -9,8 +9,6 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Annotated, Any, ClassVar, Self
 
-from google.protobuf import json_format
-from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message as ProtoMessage
 from pydantic import (
     AfterValidator,
@@ -26,6 +24,8 @@ from pydantic_core import PydanticCustomError
 from pydantic_core.core_schema import SerializerFunctionWrapHandler
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.types import _convert, _convert_from, _convert_to
+from riverbeam.types._convert import _ints_back as _ints_back  # bench/_direct.py reads it here
 
 __all__ = [
     "INT32_MAX",
@@ -91,17 +91,6 @@ OptionalJsonObject = Annotated[JsonObject | None, AfterValidator(_none_if_empty)
 """Free-form JSON object that is omitted when empty: {} is held as None, as the wire shows it."""
 
 
-def _ints_back(value: Any) -> Any:
-    """google.protobuf.Struct stores every number as a double; give integral ones back as int."""
-    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
-        return int(value)
-    if isinstance(value, dict):
-        return {k: _ints_back(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_ints_back(v) for v in value]
-    return value
-
-
 def validation_error(model: str, exc: ValidationError) -> RiverbeamError:
     """Translate a pydantic ValidationError into the catalog code that fits its first problem."""
     errors = exc.errors()
@@ -126,26 +115,7 @@ def validation_error(model: str, exc: ValidationError) -> RiverbeamError:
     return RiverbeamError(code, message, field=loc or None)
 
 
-def _drop_unset_strings(descriptor: Any, data: JsonObject) -> None:
-    """Remove "" of string fields without presence (proto3's unset), through nested messages.
-
-    descriptor is a google.protobuf Descriptor (typed Any: the stubs lag the runtime).
-    """
-    for field in descriptor.fields:
-        value = data.get(field.name)
-        if value is None:
-            continue
-        if field.type == FieldDescriptor.TYPE_STRING:
-            if value == "" and not field.has_presence and not field.is_repeated:
-                del data[field.name]
-        elif field.type == FieldDescriptor.TYPE_MESSAGE:
-            nested = field.message_type
-            if nested.full_name.startswith("google.protobuf."):
-                continue  # Struct, Value, Timestamp: free-form or scalar in JSON
-            items = value if isinstance(value, list) else [value]
-            for item in items:
-                if isinstance(item, dict):
-                    _drop_unset_strings(nested, item)
+_COMPACT_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 
 class WireModel(BaseModel):
@@ -196,7 +166,10 @@ class WireModel(BaseModel):
 
     def to_json(self) -> str:
         """The compact JSON text of this value."""
-        return json.dumps(self.to_json_dict(), separators=(",", ":"), ensure_ascii=False)
+        # json.dumps(..., separators=(",", ":"), ensure_ascii=False) without building the
+        # encoder each time. Not model_dump_json(): it writes some floats differently (1e-05 as
+        # 0.00001), and the JSON on NATS stays byte for byte what it was.
+        return _COMPACT_JSON.encode(self.to_json_dict())
 
     @classmethod
     def parse(cls, data: Any) -> Self:
@@ -217,15 +190,14 @@ class WireModel(BaseModel):
         return cls._proto
 
     def to_proto(self) -> Any:
-        """The protobuf message of this value."""
-        msg = self.proto_type()()
-        try:
-            json_format.ParseDict(self._enums_to_proto(self.to_json_dict()), msg)
-        except json_format.ParseError as exc:
-            raise RiverbeamError(
-                ErrorCode.INVALID_DOCUMENT, f"{type(self).__name__}: {exc}"
-            ) from exc
-        return msg
+        """The protobuf message of this value.
+
+        It is the message json_format.ParseDict makes of to_json_dict() (enums named through
+        _proto_enums), built directly from the attributes; a value that ParseDict refuses is
+        a BEM-016 (INVALID_DOCUMENT) error.
+        """
+        msg = _convert_to.to_message(self)
+        return _convert._to_proto_json(self) if msg is None else msg
 
     @classmethod
     def from_proto(cls, msg: ProtoMessage) -> Self:
@@ -234,16 +206,11 @@ class WireModel(BaseModel):
         proto3 cannot tell an empty string from an absent one, so a string field without
         presence that arrives as "" is treated as absent: a required one is reported missing
         (BEM-011, or BEM-062 for interaction_id) and a defaulted one takes its default.
+        The dict validated is the one json_format.MessageToDict and its fix-ups make of the
+        message, read directly from its fields.
         """
-        data = json_format.MessageToDict(
-            msg, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
-        )
-        data = _ints_back(data)
-        _drop_unset_strings(msg.DESCRIPTOR, data)
-        # Printed defaults of fields this model does not have (InvokePayload has no actions).
-        for key in [k for k in data if k not in cls.model_fields and not data[k]]:
-            del data[key]
-        return cls.parse(cls._enums_from_proto(data))
+        data = _convert_from.to_dict(cls, msg)
+        return cls.parse(_convert._proto_dict_json(cls, msg) if data is None else data)
 
     @classmethod
     def _enums_to_proto(cls, data: JsonObject) -> JsonObject:
