@@ -14,7 +14,11 @@ CancelElsewhere = Callable[[str, str | None], Awaitable[None]]
 
 
 def _grant(message: pb.CallerGrant) -> Grant:
-    return Grant(may_confirm=message.may_confirm, subject=message.subject or None)
+    return Grant(
+        may_confirm=message.may_confirm,
+        subject=message.subject or None,
+        require_owner=message.require_owner if message.HasField("require_owner") else None,
+    )
 
 
 def _model(request: Any) -> ModelConfig | None:

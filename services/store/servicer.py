@@ -103,6 +103,8 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
             action_responses=[
                 ActionResponseEnvelope.from_proto(r) for r in request.action_responses
             ],
+            history_limit=request.history_limit,
+            require_owner=optional(request, "require_owner"),
         )
         human = begun.human_message
         return pb.BeginRunResponse(
@@ -112,6 +114,7 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
             human_message=None if human is None else human.to_proto(),
             resolved_actions=[a.to_proto() for a in begun.resolved_actions],
             action_messages=[m.to_proto() for m in begun.action_messages],
+            history=[m.to_proto() for m in begun.history],
         )
 
     async def FinishRun(self, request: pb.FinishRunRequest, context: Any) -> pb.FinishRunResponse:

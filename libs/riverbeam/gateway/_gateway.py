@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Iterator
 from typing import Any
 
 from riverbeam.auth import (
@@ -146,7 +146,13 @@ class Gateway:
         if req.request_id is None:
             # Always named, so a runner lost mid-call can be told from one never reached.
             req = req.model_copy(update={"request_id": new_id()})
-        grant = Grant(may_confirm=clean.may_confirm, subject=principal.subject)
+        grant = Grant(
+            may_confirm=clean.may_confirm,
+            subject=principal.subject,
+            # The check above can race with another user creating the same new session; the
+            # store repeats it atomically with the session's creation (BEM-025 for the loser).
+            require_owner=(None if principal.may_read_any_session() else clean.effective_user_id),
+        )
         log.info(
             "invoke",
             extra={
@@ -159,9 +165,10 @@ class Gateway:
             },
         )
         async with self._runner_lost(req.request_id):
-            return await self._runner.run_invoke(
-                req, model=decision.model, grant=grant, timeout_s=timeout_s
-            )
+            with _owner_refusal():
+                return await self._runner.run_invoke(
+                    req, model=decision.model, grant=grant, timeout_s=timeout_s
+                )
 
     async def resume(
         self, principal: Principal, payload: ResumePayload, *, timeout_s: float | None = None
@@ -494,6 +501,20 @@ _INBOX_FETCHES = 10
 def _same_org(a: str | None, b: str | None) -> bool:
     # An unscoped side (None) does not constrain, as in riverbeam.auth.
     return a is None or b is None or a == b
+
+
+@contextlib.contextmanager
+def _owner_refusal() -> Iterator[None]:
+    """The runner's BEM-025 (the store's owner check) as the one answer for a missing session.
+
+    A run that began and then failed carries its run_id: that error passes unchanged.
+    """
+    try:
+        yield
+    except RiverbeamError as err:
+        if err.code is ErrorCode.SESSION_NOT_FOUND and "run_id" not in err.details:
+            raise session_not_found() from None
+        raise
 
 
 def _not_found(code: ErrorCode, **details: str) -> RiverbeamError:

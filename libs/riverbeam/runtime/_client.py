@@ -24,6 +24,8 @@ def _grant(grant: Grant) -> pb.CallerGrant:
     out = pb.CallerGrant(may_confirm=grant.may_confirm)
     if grant.subject is not None:
         out.subject = grant.subject
+    if grant.require_owner is not None:
+        out.require_owner = grant.require_owner
     return out
 
 

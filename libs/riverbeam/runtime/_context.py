@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
+from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.types import MemoryEntry, Message
 
-__all__ = ["estimate_tokens", "trim_to_budget"]
+__all__ = ["estimate_tokens", "memory_scopes", "trim_to_budget"]
 
 # Room kept free for the model's answer, as a share of the budget.
 ANSWER_SHARE = 0.25
@@ -50,3 +52,23 @@ def trim_to_budget(
     while kept and kept[0].role != "human":
         kept.pop(0)
     return kept, kept_memory
+
+
+def memory_scopes(metadata: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """The (name, id) scopes of `metadata.memory_scopes`; BEM-100 for a malformed entry."""
+    raw = (metadata or {}).get("memory_scopes")
+    scopes: list[tuple[str, str]] = []
+    if not isinstance(raw, list):
+        return scopes
+    for item in raw:
+        if (
+            isinstance(item, dict)
+            and isinstance(item.get("name"), str)
+            and item.get("id") is not None
+        ):
+            scopes.append((item["name"], str(item["id"])))
+        else:
+            raise RiverbeamError(
+                ErrorCode.INVALID_MEMORY_SCOPE, "memory_scopes entries are {name, id}"
+            )
+    return scopes

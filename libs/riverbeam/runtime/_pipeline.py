@@ -1,7 +1,8 @@
 """The invoke and resume pipeline (DESIGN.md, "Pipeline").
 
 prepare() does everything that can refuse a request, up to and including the store's
-begin-run step, so a caller sees BEM-030/031/063/064/065/066 synchronously. execute() runs
+begin-run step, so a caller sees BEM-025/030/031/063/064/065/066 synchronously; that step also
+brings back the run's history (the newest max_history_messages before it). execute() runs
 the agent, publishes frames as they come, writes the finish-run step, and only then
 publishes the terminal frame, so a client that sees `done` reads committed records.
 """
@@ -19,18 +20,19 @@ from riverbeam.agents import Agent, AgentRegistry, check_modalities
 from riverbeam.agents._io import AgentContext, AgentInput, ResumedAction, UsageMeter
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
-from riverbeam.runtime._context import trim_to_budget
+from riverbeam.runtime._context import memory_scopes, trim_to_budget
 from riverbeam.runtime._frames import FrameTracker, stamp
+from riverbeam.runtime._live import LiveRun, raise_if_cancel_was_swallowed
+from riverbeam.runtime._records import finish_messages, pending_actions, tool_failure
 from riverbeam.runtime._sinks import FrameSink, SinkFactory
 from riverbeam.server._metrics import RUNS_TOTAL
-from riverbeam.store import BeamStore, BeginRunResult, NewAction, NewMessage
+from riverbeam.store import BeamStore, BeginRunResult
 from riverbeam.telemetry import log_context, run_span
 from riverbeam.types import (
     AgentResult,
     ContentPart,
     InvokeRequest,
     MemoryEntry,
-    Message,
     ModelConfig,
     StreamChunk,
 )
@@ -44,10 +46,15 @@ DEFAULT_MODEL = ModelConfig(name="riverbeam-default", provider="custom")
 
 @dataclass(frozen=True, slots=True)
 class Grant:
-    """What the router established about the caller."""
+    """What the router established about the caller.
+
+    `require_owner`: the run may only join a session owned by this user id (or start a new
+    one); the store checks it atomically with the session's creation (BEM-025 otherwise).
+    """
 
     may_confirm: bool = False
     subject: str | None = None
+    require_owner: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,28 +92,6 @@ class _Outcome:
     error: RiverbeamError | None = None
 
 
-class _LiveRun:
-    """A run this replica holds: registered by prepare(), its task set once execute() starts."""
-
-    __slots__ = ("cancel_reason", "cancel_requested", "task")
-
-    def __init__(self) -> None:
-        self.task: asyncio.Task[_Outcome] | None = None
-        self.cancel_reason: str | None = None
-        self.cancel_requested = False
-
-    def cancel(self, reason: str | None) -> bool:
-        """Stop the run (or, before it starts, make it start cancelled). False once it ended."""
-        if self.task is not None and self.task.done():
-            return False
-        if reason is not None or not self.cancel_requested:
-            self.cancel_reason = reason
-        self.cancel_requested = True
-        if self.task is not None:
-            self.task.cancel()
-        return True
-
-
 class Pipeline:
     """Runs agents for requests and records every step through a BeamStore."""
 
@@ -122,7 +107,7 @@ class Pipeline:
         self.store = store
         self.sinks = sinks
         self.options = options or PipelineOptions()
-        self._live: dict[str, _LiveRun] = {}
+        self._live: dict[str, LiveRun] = {}
 
     # ---- prepare ------------------------------------------------------------------------------
     async def prepare(
@@ -135,7 +120,7 @@ class Pipeline:
         """Validate the request and write the begin-run step. Nothing is written on refusal."""
         agent = self.registry.get(request.agent_name)
         check_modalities(agent.metadata(), request.content)
-        _memory_scopes(request.metadata)  # refuse a malformed scope before anything is written
+        memory_scopes(request.metadata)  # refuse a malformed scope before anything is written
         resuming = bool(request.actions)
         if resuming and not request.interaction_id:
             raise RiverbeamError(ErrorCode.MISSING_INTERACTION_ID, "resume needs interaction_id")
@@ -151,6 +136,7 @@ class Pipeline:
             user_id=auth.user_id if auth else None,
             profile_id=auth.profile_id if auth else None,
             org_id=auth.org_id if auth else None,
+            require_owner=grant.require_owner if grant else None,
         )
         by_id = {a.action_id: a for a in request.actions}
         resumed = [
@@ -174,7 +160,7 @@ class Pipeline:
                 },
             )
         # From here on the run is this replica's: a cancel before execute() starts is kept.
-        self._live[request_id] = _LiveRun()
+        self._live[request_id] = LiveRun()
         return PreparedRun(
             request=request.model_copy(
                 update={"request_id": request_id, "interaction_id": interaction_id}
@@ -203,6 +189,8 @@ class Pipeline:
                     lease_ttl_s=self.options.lease_ttl_s,
                     exclusive=True,
                     action_responses=list(request.actions),
+                    # The context's history arrives with the step: no separate read.
+                    history_limit=self.options.max_history_messages,
                     **ids,
                 )
             except RiverbeamError as err:
@@ -238,7 +226,7 @@ class Pipeline:
 
     async def _execute(self, prepared: PreparedRun) -> AgentResult:
         # prepare() registered the run, so a cancel that came in meanwhile is honoured here.
-        live = self._live.setdefault(prepared.request_id, _LiveRun())
+        live = self._live.setdefault(prepared.request_id, LiveRun())
         tracker = FrameTracker()
         usage = UsageMeter()
         started = time.perf_counter()
@@ -334,13 +322,13 @@ class Pipeline:
             confirm_allowed=prepared.grant.may_confirm,
         )
         try:
-            # Inside the try: a store failure while loading history ends the run as failed
+            # Inside the try: a store failure while loading memory ends the run as failed
             # (with its error frame) instead of leaving it running until it is reaped.
             context = await self._context(prepared, usage)
             frames = prepared.agent.stream(agent_input, context)
             try:
                 async for raw in frames:
-                    _raise_if_cancel_was_swallowed()
+                    raise_if_cancel_was_swallowed()
                     frame = stamp(raw, **ids)
                     tracker.observe(frame)
                     if frame.type == "done":
@@ -354,7 +342,7 @@ class Pipeline:
                         )
                         return self._failed(prepared, usage, err, frame, tracker, code=agent_code)
                     await sink.publish(frame)
-                    _raise_if_cancel_was_swallowed()
+                    raise_if_cancel_was_swallowed()
             finally:
                 aclose = getattr(frames, "aclose", None)
                 if aclose is not None:
@@ -452,8 +440,9 @@ class Pipeline:
 
     # ---- context ------------------------------------------------------------------------------
     async def _context(self, prepared: PreparedRun, usage: UsageMeter) -> AgentContext:
-        history = await self._history(prepared)
-        scopes = _memory_scopes(prepared.request.metadata)
+        # The session's newest max_history_messages before this run, read by the begin-run step.
+        history = list(prepared.begun.history)
+        scopes = memory_scopes(prepared.request.metadata)
         memory: list[MemoryEntry] = []
         if scopes:
             memory = await self.store.recall(scopes=scopes, limit=self.options.max_memory_entries)
@@ -471,80 +460,25 @@ class Pipeline:
             usage=usage,
         )
 
-    async def _history(self, prepared: PreparedRun) -> list[Message]:
-        """The session's messages before this run, newest max_history_messages of them."""
-        messages: list[Message] = []
-        token: str | None = None
-        while True:
-            page, token = await self.store.list_messages(
-                session_id=prepared.request.session_id, page_size=500, page_token=token
-            )
-            messages.extend(m for m in page if m.run_id != prepared.run_id)
-            if not token:
-                break
-        return messages[-self.options.max_history_messages :]
-
     # ---- finish -------------------------------------------------------------------------------
     async def _finish(
         self, prepared: PreparedRun, outcome: _Outcome, tracker: FrameTracker
     ) -> None:
         result = outcome.result
-        messages: list[NewMessage] = [
-            NewMessage(
-                role="tool",
-                type="tool_result",
-                tool_name=call.tool_name,
-                tool_args=dict(call.args),
-                tool_call_id=call.tool_call_id,
-                tool_result=call.result,
-            )
-            for call in result.tool_calls
-        ]
-        if outcome.status == "cancelled":
-            messages.extend(
-                NewMessage(
-                    role="tool",
-                    type="tool_result",
-                    tool_name=call.tool_name,
-                    tool_args=call.args,
-                    tool_call_id=call.tool_call_id,
-                    tool_result={"cancelled": True},
-                )
-                for call in tracker.open_calls.values()
-            )
-        ai_meta: dict[str, Any] = {}
-        if result.action_required:
-            ai_meta["action_required"] = [a.to_json_dict() for a in result.action_required]
+        error: dict[str, Any] | None = None
         if outcome.error is not None:
-            ai_meta["error"] = {
-                "code": outcome.terminal.error_code,
-                "message": outcome.error.message,
-            }
-        if result.content or ai_meta:
-            messages.append(
-                NewMessage(
-                    role="ai",
-                    type="message",
-                    content=list(result.content),
-                    metadata=ai_meta or None,
-                )
-            )
-        pending = [
-            NewAction(
-                action_id=a.action_id,
-                kind=a.kind,
-                tool=a.tool,
-                args=dict(a.args),
-                tool_call_id=a.tool_call_id,
-            )
-            for a in result.action_required
-        ]
+            error = {"code": outcome.terminal.error_code, "message": outcome.error.message}
+        messages = finish_messages(
+            result,
+            unanswered=tracker.open_calls.values() if outcome.status == "cancelled" else (),
+            error=error,
+        )
         await self.store.finish_run(
             run_id=prepared.run_id,
             lease_owner=self.options.runner_id,
             status=outcome.status,
             messages=messages,
-            pending_actions=pending,
+            pending_actions=pending_actions(result),
             error_code=outcome.terminal.error_code if outcome.error else None,
             error_message=outcome.error.message if outcome.error else None,
             token_usage=result.token_usage,
@@ -560,7 +494,7 @@ class Pipeline:
                 continue
             call = ran.get(action.tool_call_id) if action.tool_call_id else None
             if call is not None:
-                failure = _tool_failure(call.result)
+                failure = tool_failure(call.result)
                 await self.store.record_action_outcome(
                     action_id=action.action_id,
                     outcome="approved_failed" if failure else "approved_ran",
@@ -585,7 +519,7 @@ class Pipeline:
     def live_requests(self) -> list[str]:
         return list(self._live)
 
-    async def _keep_lease(self, prepared: PreparedRun, live: _LiveRun) -> None:
+    async def _keep_lease(self, prepared: PreparedRun, live: LiveRun) -> None:
         interval = self.options.lease_ttl_s / 3
         while True:
             await asyncio.sleep(interval)
@@ -613,48 +547,6 @@ class Pipeline:
             task.cancel()
 
 
-def _raise_if_cancel_was_swallowed() -> None:
-    """Deliver a cancellation that an await consumed without raising it.
-
-    On Python 3.11, asyncio.wait_for (which nats-py uses to wait for a publish acknowledgement)
-    returns the result instead of raising when the awaited future completes in the same loop
-    iteration as the cancel; the task then carries on with its cancel request pending. A run
-    cancelled while it publishes a frame would go on waiting in its agent forever.
-    """
-    task = asyncio.current_task()
-    if task is not None and task.cancelling() > 0:
-        raise asyncio.CancelledError
-
-
 def _is_placeholder(model: ModelConfig) -> bool:
     """The model the router resolves when no model list is configured (and our own default)."""
     return model.name == DEFAULT_MODEL.name and model.provider == DEFAULT_MODEL.provider
-
-
-def _tool_failure(result: Any) -> str | None:
-    """ "<code>: <message>" when a tool result is the error a failed call shows the model."""
-    if not isinstance(result, dict) or set(result) != {"error"}:
-        return None
-    body = result["error"]
-    if not isinstance(body, dict) or not isinstance(body.get("code"), str):
-        return None
-    return f"{body['code']}: {body.get('message', '')}"
-
-
-def _memory_scopes(metadata: dict[str, Any] | None) -> list[tuple[str, str]]:
-    raw = (metadata or {}).get("memory_scopes")
-    scopes: list[tuple[str, str]] = []
-    if not isinstance(raw, list):
-        return scopes
-    for item in raw:
-        if (
-            isinstance(item, dict)
-            and isinstance(item.get("name"), str)
-            and item.get("id") is not None
-        ):
-            scopes.append((item["name"], str(item["id"])))
-        else:
-            raise RiverbeamError(
-                ErrorCode.INVALID_MEMORY_SCOPE, "memory_scopes entries are {name, id}"
-            )
-    return scopes

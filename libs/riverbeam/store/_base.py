@@ -104,6 +104,8 @@ class BeamStore(Protocol):
         message_metadata: dict[str, Any] | None = None,
         exclusive: bool = False,
         action_responses: Sequence[ActionResponseEnvelope] = (),
+        history_limit: int = 0,
+        require_owner: str | None = None,
     ) -> BeginRunResult:
         """Start a run, in one transaction.
 
@@ -112,9 +114,16 @@ class BeamStore(Protocol):
         `pending`, inserts the run as `running` under a lease, and saves one action_result
         message per resolved action and then the human message.
 
-        Errors: BEM-031 request_id already used; BEM-030 another run of the session holds a
-        live lease (exclusive only); BEM-065 the interaction belongs to another session, or
-        is missing on resume; BEM-063/068/027/064/066 for bad action responses.
+        With `history_limit` > 0 the result's `history` holds the session's newest
+        `history_limit` messages saved before this step (at most 1000), oldest first. With
+        `require_owner`, an existing session whose user_id is not that value (or is unset) is
+        refused as if it did not exist, checked under the session's row lock, so two users
+        creating one new session at once cannot both get it.
+
+        Errors: BEM-031 request_id already used; BEM-025 the session is not require_owner's;
+        BEM-030 another run of the session holds a live lease (exclusive only); BEM-065 the
+        interaction belongs to another session, or is missing on resume; BEM-063/068/027/
+        064/066 for bad action responses; BEM-002 a negative history_limit.
         """
         ...
 

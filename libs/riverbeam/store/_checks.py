@@ -17,6 +17,7 @@ DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
 DEFAULT_REAP_LIMIT = 100
 DEFAULT_RECALL_LIMIT = 20
+MAX_HISTORY_LIMIT = 1000
 MAX_SCOPE_NAME = 128
 MAX_SCOPE_ID = 256
 
@@ -118,6 +119,15 @@ def positive_limit(limit: int | None, default: int) -> int:
             ErrorCode.INVALID_ARGUMENT, "limit must not be negative", field="limit"
         )
     return min(limit, MAX_PAGE_SIZE)
+
+
+def history_limit(limit: int) -> int:
+    """How many earlier messages begin_run returns: 0 means none; above the maximum is clamped."""
+    if limit < 0:
+        raise RiverbeamError(
+            ErrorCode.INVALID_ARGUMENT, "history_limit must not be negative", field="history_limit"
+        )
+    return min(limit, MAX_HISTORY_LIMIT)
 
 
 def action_responses(responses: Sequence[ActionResponseEnvelope]) -> None:

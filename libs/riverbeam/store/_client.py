@@ -191,6 +191,8 @@ class StoreClient:
         message_metadata: dict[str, Any] | None = None,
         exclusive: bool = False,
         action_responses: Sequence[ActionResponseEnvelope] = (),
+        history_limit: int = 0,
+        require_owner: str | None = None,
     ) -> BeginRunResult:
         request = pb.BeginRunRequest(
             session_id=session_id,
@@ -207,6 +209,8 @@ class StoreClient:
             lease_ttl_s=lease_ttl_s,
             exclusive=exclusive,
             action_responses=[r.to_proto() for r in action_responses],
+            history_limit=history_limit,
+            require_owner=require_owner,
         )
         resp = await self._call(self._stub.BeginRun, request)
         return BeginRunResult(
@@ -218,6 +222,7 @@ class StoreClient:
             ),
             resolved_actions=[Action.from_proto(a) for a in resp.resolved_actions],
             action_messages=[Message.from_proto(m) for m in resp.action_messages],
+            history=[Message.from_proto(m) for m in resp.history],
         )
 
     async def finish_run(

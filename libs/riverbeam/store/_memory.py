@@ -165,15 +165,19 @@ class InMemoryStore:
         message_metadata: dict[str, Any] | None = None,
         exclusive: bool = False,
         action_responses: Sequence[ActionResponseEnvelope] = (),
+        history_limit: int = 0,
+        require_owner: str | None = None,
     ) -> BeginRunResult:
         _checks.action_responses(action_responses)
         ttl = _checks.lease_ttl(lease_ttl_s)
+        limit = _checks.history_limit(history_limit)
         t = self._t
         async with self._lock:
             now = self._clock()
             # Checks, in the order PgBeamStore meets them.
             if request_id is not None and request_id in t.run_by_request:
                 raise RiverbeamError(ErrorCode.REQUEST_ID_REUSED, request_id=request_id)
+            t.check_owner(session_id, require_owner)
             session = t.upserted_session(session_id, user_id, profile_id, org_id, now)
             if exclusive and t.busy(session_id, now):
                 raise RiverbeamError(ErrorCode.SESSION_BUSY, session_id=session_id)
@@ -210,6 +214,8 @@ class InMemoryStore:
                 lease_owner=lease_owner,
                 lease_expires_at=now + ttl,
             )
+            earlier = t.messages.get(session_id, [])
+            history = [_copy(m) for m in earlier[-limit:]] if limit else []
             t.sessions[session_id] = session
             t.interactions[interaction.interaction_id] = interaction
             t.actions.update((a.action_id, a) for a in resolved)
@@ -226,6 +232,7 @@ class InMemoryStore:
                 human_message=_copy(saved[-1]) if human_content else None,
                 resolved_actions=[_copy(a) for a in resolved],
                 action_messages=[_copy(m) for m in saved[: len(resolved)]],
+                history=history,
             )
 
     async def finish_run(

@@ -64,6 +64,12 @@ class Tables:
             for r in self.runs.values()
         )
 
+    def check_owner(self, session_id: str, require_owner: str | None) -> None:
+        """An existing session must be require_owner's (BEM-025, as if it did not exist)."""
+        old = self.sessions.get(session_id)
+        if require_owner is not None and old is not None and old.user_id != require_owner:
+            raise RiverbeamError(ErrorCode.SESSION_NOT_FOUND, session_id=session_id)
+
     def answered(self, action_id: str, interaction_id: str) -> Action:
         """The action a response answers, checked: exists, belongs here, still pending."""
         action = self.action(action_id)

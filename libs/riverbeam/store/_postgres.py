@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 import asyncpg
 
@@ -14,6 +14,7 @@ from riverbeam.core.ids import new_id
 from riverbeam.store import _checks, _rows
 from riverbeam.store._migrations import apply_migrations, quote_schema
 from riverbeam.store._pg_errors import translate_pg_errors
+from riverbeam.store._pg_step_parts import insert_messages, recent_messages, why_not_resolved
 from riverbeam.store._sql import Statements
 from riverbeam.store._steps import (
     LOST_RUN_CODE,
@@ -264,9 +265,12 @@ class PgBeamStore:
         message_metadata: dict[str, Any] | None = None,
         exclusive: bool = False,
         action_responses: Sequence[ActionResponseEnvelope] = (),
+        history_limit: int = 0,
+        require_owner: str | None = None,
     ) -> BeginRunResult:
         _checks.action_responses(action_responses)
         ttl = _checks.lease_ttl(lease_ttl_s)
+        limit = _checks.history_limit(history_limit)
         resume = bool(action_responses)
         sql = self._sql
         n_messages = len(action_responses) + (1 if human_content else 0)
@@ -274,11 +278,18 @@ class PgBeamStore:
             if request_id is not None and await conn.fetchval(sql.request_used, request_id):
                 raise RiverbeamError(ErrorCode.REQUEST_ID_REUSED, request_id=request_id)
             # Creates or locks the session row: begin_runs of one session queue here, which
-            # makes the exclusive check below race-free.
+            # makes the owner check (in the statement) and the exclusive check race-free.
             session_row = await conn.fetchrow(
-                sql.upsert_session, session_id, user_id, profile_id, org_id, n_messages
+                sql.upsert_session,
+                session_id,
+                user_id,
+                profile_id,
+                org_id,
+                n_messages,
+                require_owner,
             )
-            assert session_row is not None
+            if session_row is None:  # it exists and is not require_owner's
+                raise RiverbeamError(ErrorCode.SESSION_NOT_FOUND, session_id=session_id)
             session = _rows.session_of(session_row)
             if exclusive and await conn.fetchval(sql.session_busy, session_id):
                 raise RiverbeamError(ErrorCode.SESSION_BUSY, session_id=session_id)
@@ -309,8 +320,8 @@ class PgBeamStore:
                     _rows.dump(response),
                 )
                 if row is None:
-                    await self._why_not_resolved(
-                        conn, response.action_id, interaction.interaction_id
+                    await why_not_resolved(
+                        conn, sql, response.action_id, interaction.interaction_id
                     )
                 resolved.append(_rows.action_of(row))
 
@@ -332,13 +343,19 @@ class PgBeamStore:
                 new_messages.append(
                     NewMessage(role="human", content=list(human_content), metadata=message_metadata)
                 )
-            saved = await self._insert_messages(
+            saved = await insert_messages(
                 conn,
+                sql,
                 session_id,
                 interaction.interaction_id,
                 run_id,
                 new_messages,
                 first_seq=session.last_seq - n_messages + 1,
+            )
+            # Everything numbered before this step's first message (the session row is locked,
+            # so no other step adds messages meanwhile).
+            history = await recent_messages(
+                conn, sql, session_id, below=session.last_seq - n_messages + 1, limit=limit
             )
         return BeginRunResult(
             session=session,
@@ -347,44 +364,8 @@ class PgBeamStore:
             human_message=saved[-1] if human_content else None,
             resolved_actions=resolved,
             action_messages=saved[: len(resolved)],
+            history=history,
         )
-
-    async def _why_not_resolved(
-        self, conn: Connection, action_id: str, interaction_id: str
-    ) -> NoReturn:
-        row = await conn.fetchrow(self._sql.action_state, action_id)
-        if row is None:
-            raise RiverbeamError(ErrorCode.ACTION_NOT_FOUND, action_id=action_id)
-        if row["interaction_id"] != interaction_id:
-            raise RiverbeamError(
-                ErrorCode.ACTION_WRONG_INTERACTION,
-                action_id=action_id,
-                interaction_id=interaction_id,
-            )
-        raise RiverbeamError(
-            ErrorCode.ACTION_NOT_PENDING, action_id=action_id, status=row["status"]
-        )
-
-    async def _insert_messages(
-        self,
-        conn: Connection,
-        session_id: str,
-        interaction_id: str | None,
-        run_id: str | None,
-        messages: Sequence[NewMessage],
-        *,
-        first_seq: int,
-    ) -> list[Message]:
-        if not messages:
-            return []
-        rows = await conn.fetch(
-            self._sql.insert_messages,
-            session_id,
-            interaction_id,
-            run_id,
-            *_rows.message_columns(messages, first_seq),
-        )
-        return sorted((_rows.message_of(r) for r in rows), key=lambda m: m.seq)
 
     async def finish_run(
         self,
@@ -429,8 +410,9 @@ class PgBeamStore:
             run = _rows.run_of(row)
             bumped = await conn.fetchrow(sql.bump_session, run.session_id, len(messages))
             assert bumped is not None
-            await self._insert_messages(
+            await insert_messages(
                 conn,
+                sql,
                 run.session_id,
                 run.interaction_id,
                 run_id,

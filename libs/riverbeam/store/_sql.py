@@ -51,6 +51,7 @@ class Statements:
     list_runs: str
     get_action: str
     list_messages: str
+    recent_messages: str
     list_pending: str
     upsert_session: str
     session_busy: str
@@ -95,13 +96,25 @@ class Statements:
                 f"SELECT {MESSAGE_COLS} FROM {q}.messages WHERE session_id = $1 AND seq > $2"
                 " ORDER BY seq LIMIT $3"
             ),
+            # The newest $3 messages up to seq $2, newest first: a backward scan of the
+            # UNIQUE (session_id, seq) index that stops after $3 rows. Sequence numbers are
+            # dense, so the lower bound loses nothing and caps the rows read at $3 whatever
+            # plan is chosen (a table without statistics may get a bitmap scan and a sort).
+            recent_messages=(
+                f"SELECT {MESSAGE_COLS} FROM {q}.messages WHERE session_id = $1"
+                " AND seq <= $2::bigint AND seq > $2::bigint - $3::bigint"
+                " ORDER BY seq DESC LIMIT $3"
+            ),
             list_pending=(
                 f"SELECT {ACTION_COLS} FROM {q}.actions WHERE status = 'pending' AND pos > $1"
                 " AND ($2::text IS NULL OR session_id = $2) AND ($3::text IS NULL OR user_id = $3)"
                 " ORDER BY pos LIMIT $4"
             ),
             # Creates the session or locks it; the first non-null owner ids stick. $5 sequence
-            # numbers are allocated here for the messages begin_run saves.
+            # numbers are allocated here for the messages begin_run saves. With $6 (the
+            # required owner) an existing session of another user, or of none, is locked but
+            # not updated, and no row comes back: the owner is checked under the row lock,
+            # after any concurrent creator of the session has committed.
             upsert_session=(
                 f"INSERT INTO {q}.sessions AS t (session_id, user_id, profile_id, org_id, last_seq)"
                 " VALUES ($1, $2, $3, $4, $5)"
@@ -110,6 +123,7 @@ class Statements:
                 " profile_id = COALESCE(t.profile_id, EXCLUDED.profile_id),"
                 " org_id = COALESCE(t.org_id, EXCLUDED.org_id),"
                 " last_seq = t.last_seq + EXCLUDED.last_seq, last_active_at = now()"
+                " WHERE $6::text IS NULL OR t.user_id = $6::text"
                 f" RETURNING {SESSION_COLS}"
             ),
             session_busy=f"SELECT EXISTS (SELECT 1 FROM {q}.runs WHERE session_id = $1 AND {_LIVE_RUN})",

@@ -92,3 +92,5 @@ class BeginRunResult:
     resolved_actions: list[Action] = field(default_factory=list)
     # The action_result messages saved for resolved_actions, in the same order.
     action_messages: list[Message] = field(default_factory=list)
+    # The session's newest `history_limit` messages saved before this step, oldest first.
+    history: list[Message] = field(default_factory=list)

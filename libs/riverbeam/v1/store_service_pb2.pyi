@@ -154,7 +154,7 @@ class FetchPendingActionsResponse(_message.Message):
     def __init__(self, actions: _Optional[_Iterable[_Union[_records_pb2.Action, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class BeginRunRequest(_message.Message):
-    __slots__ = ("session_id", "user_id", "profile_id", "org_id", "agent_name", "interaction_id", "run_id", "request_id", "human_content", "message_metadata", "lease_owner", "lease_ttl_s", "exclusive", "action_responses")
+    __slots__ = ("session_id", "user_id", "profile_id", "org_id", "agent_name", "interaction_id", "run_id", "request_id", "human_content", "message_metadata", "lease_owner", "lease_ttl_s", "exclusive", "action_responses", "history_limit", "require_owner")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     USER_ID_FIELD_NUMBER: _ClassVar[int]
     PROFILE_ID_FIELD_NUMBER: _ClassVar[int]
@@ -169,6 +169,8 @@ class BeginRunRequest(_message.Message):
     LEASE_TTL_S_FIELD_NUMBER: _ClassVar[int]
     EXCLUSIVE_FIELD_NUMBER: _ClassVar[int]
     ACTION_RESPONSES_FIELD_NUMBER: _ClassVar[int]
+    HISTORY_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    REQUIRE_OWNER_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     user_id: str
     profile_id: str
@@ -183,23 +185,27 @@ class BeginRunRequest(_message.Message):
     lease_ttl_s: float
     exclusive: bool
     action_responses: _containers.RepeatedCompositeFieldContainer[_types_pb2.ActionResponseEnvelope]
-    def __init__(self, session_id: _Optional[str] = ..., user_id: _Optional[str] = ..., profile_id: _Optional[str] = ..., org_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., interaction_id: _Optional[str] = ..., run_id: _Optional[str] = ..., request_id: _Optional[str] = ..., human_content: _Optional[_Iterable[_Union[_types_pb2.ContentPart, _Mapping]]] = ..., message_metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., lease_owner: _Optional[str] = ..., lease_ttl_s: _Optional[float] = ..., exclusive: _Optional[bool] = ..., action_responses: _Optional[_Iterable[_Union[_types_pb2.ActionResponseEnvelope, _Mapping]]] = ...) -> None: ...
+    history_limit: int
+    require_owner: str
+    def __init__(self, session_id: _Optional[str] = ..., user_id: _Optional[str] = ..., profile_id: _Optional[str] = ..., org_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., interaction_id: _Optional[str] = ..., run_id: _Optional[str] = ..., request_id: _Optional[str] = ..., human_content: _Optional[_Iterable[_Union[_types_pb2.ContentPart, _Mapping]]] = ..., message_metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., lease_owner: _Optional[str] = ..., lease_ttl_s: _Optional[float] = ..., exclusive: _Optional[bool] = ..., action_responses: _Optional[_Iterable[_Union[_types_pb2.ActionResponseEnvelope, _Mapping]]] = ..., history_limit: _Optional[int] = ..., require_owner: _Optional[str] = ...) -> None: ...
 
 class BeginRunResponse(_message.Message):
-    __slots__ = ("session", "interaction", "run", "human_message", "resolved_actions", "action_messages")
+    __slots__ = ("session", "interaction", "run", "human_message", "resolved_actions", "action_messages", "history")
     SESSION_FIELD_NUMBER: _ClassVar[int]
     INTERACTION_FIELD_NUMBER: _ClassVar[int]
     RUN_FIELD_NUMBER: _ClassVar[int]
     HUMAN_MESSAGE_FIELD_NUMBER: _ClassVar[int]
     RESOLVED_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     ACTION_MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    HISTORY_FIELD_NUMBER: _ClassVar[int]
     session: _records_pb2.Session
     interaction: _records_pb2.Interaction
     run: _records_pb2.Run
     human_message: _records_pb2.Message
     resolved_actions: _containers.RepeatedCompositeFieldContainer[_records_pb2.Action]
     action_messages: _containers.RepeatedCompositeFieldContainer[_records_pb2.Message]
-    def __init__(self, session: _Optional[_Union[_records_pb2.Session, _Mapping]] = ..., interaction: _Optional[_Union[_records_pb2.Interaction, _Mapping]] = ..., run: _Optional[_Union[_records_pb2.Run, _Mapping]] = ..., human_message: _Optional[_Union[_records_pb2.Message, _Mapping]] = ..., resolved_actions: _Optional[_Iterable[_Union[_records_pb2.Action, _Mapping]]] = ..., action_messages: _Optional[_Iterable[_Union[_records_pb2.Message, _Mapping]]] = ...) -> None: ...
+    history: _containers.RepeatedCompositeFieldContainer[_records_pb2.Message]
+    def __init__(self, session: _Optional[_Union[_records_pb2.Session, _Mapping]] = ..., interaction: _Optional[_Union[_records_pb2.Interaction, _Mapping]] = ..., run: _Optional[_Union[_records_pb2.Run, _Mapping]] = ..., human_message: _Optional[_Union[_records_pb2.Message, _Mapping]] = ..., resolved_actions: _Optional[_Iterable[_Union[_records_pb2.Action, _Mapping]]] = ..., action_messages: _Optional[_Iterable[_Union[_records_pb2.Message, _Mapping]]] = ..., history: _Optional[_Iterable[_Union[_records_pb2.Message, _Mapping]]] = ...) -> None: ...
 
 class FinishRunRequest(_message.Message):
     __slots__ = ("run_id", "lease_owner", "status", "messages", "pending_actions", "interaction_status", "error_code", "error_message", "token_usage", "model_used", "result")

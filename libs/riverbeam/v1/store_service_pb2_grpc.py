@@ -178,8 +178,9 @@ class StoreServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def BeginRun(self, request, context):
-        """Start a run: session upsert, interaction create-or-reuse, resolution of answered actions,
-        the run, and the human and action_result messages. One transaction.
+        """Start a run: session upsert (and owner check), interaction create-or-reuse, resolution of
+        answered actions, the run, and the human and action_result messages; returns the session's
+        recent history with it. One transaction.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

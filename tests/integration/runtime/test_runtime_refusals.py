@@ -16,8 +16,12 @@ from tests.integration.runtime.rt_kit import GUARD_S, assert_gap_free, collect, 
 pytestmark = pytest.mark.nats
 
 
-class FlakyHistory:
-    """The store, except that reading a session's messages fails once (the store went away)."""
+class FlakyRecall:
+    """The store, except that recalling memory fails once (the store went away).
+
+    Memory is the one store read left between the begin-run step and the agent: the history
+    arrives with the step itself.
+    """
 
     def __init__(self, inner: BeamStore) -> None:
         self._inner = inner
@@ -26,11 +30,11 @@ class FlakyHistory:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
 
-    async def list_messages(self, **kwargs: Any) -> Any:
+    async def recall(self, **kwargs: Any) -> Any:
         if self.failures:
             self.failures -= 1
             raise RiverbeamError(ErrorCode.STORE_UNAVAILABLE, "store went away")
-        return await self._inner.list_messages(**kwargs)
+        return await self._inner.recall(**kwargs)
 
 
 def beam_on(store: Any, nats: NatsConnection) -> RiverBeam:
@@ -69,10 +73,13 @@ async def test_bad_memory_scopes_are_refused_before_anything_is_written(
 async def test_store_failure_before_the_agent_starts_fails_the_run_at_once(
     store: BeamStore, nats: NatsConnection
 ) -> None:
-    beam = beam_on(FlakyHistory(store), nats)
+    beam = beam_on(FlakyRecall(store), nats)
+    scopes = {"memory_scopes": [{"name": "user", "id": "u1"}]}
     session_id = uid()
     try:
-        ack = await beam.invoke(text_request("assistant", "hi", session_id, stream=True))
+        ack = await beam.invoke(
+            text_request("assistant", "hi", session_id, stream=True, metadata=scopes)
+        )
         assert isinstance(ack, StreamAck)
         frames = await collect(nats.js, ack.request_id, guard_s=GUARD_S)
         await beam.wait_idle()
@@ -81,7 +88,7 @@ async def test_store_failure_before_the_agent_starts_fails_the_run_at_once(
         run = await store.get_run(run_id=ack.run_id or "")
         assert (run.status, run.error_code) == ("failed", "BEM-120")
         # Not left running until a reaper finds it: the session takes the next turn.
-        result = await beam.invoke(text_request("assistant", "again", session_id))
+        result = await beam.invoke(text_request("assistant", "again", session_id, metadata=scopes))
         assert isinstance(result, AgentResult) and result.text == "Echo: again"
     finally:
         await beam.aclose(grace_s=1)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
+from collections.abc import Iterator
+from typing import Any
 
 import asyncpg
 import pytest
@@ -142,6 +145,41 @@ async def test_sequence_counter_lives_on_the_session_row(
 
 
 # ---- adversity: the connection dies inside a step --------------------------------------------
+def _plan_nodes(plan: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    yield plan
+    for child in plan.get("Plans", []):
+        yield from _plan_nodes(child)
+
+
+async def test_history_reads_only_the_rows_it_returns(
+    pg_store: PgBeamStore, admin: asyncpg.Connection
+) -> None:
+    """begin_run's history is one bounded index scan, however long the session.
+
+    The table is not analyzed: even the plan of a table without statistics (a bitmap scan
+    and a sort, for the ORDER BY ... LIMIT alone) must not read the whole session.
+    """
+    mine, other = await begin(pg_store), await begin(pg_store)
+    for begun in (other, mine):
+        await pg_store.finish_run(
+            run_id=begun.run.run_id,
+            lease_owner=OWNER,
+            status="completed",
+            messages=[
+                NewMessage(role="ai", content=[ContentPart.of_text(f"m{i}")]) for i in range(999)
+            ],
+        )
+    sid = mine.session.session_id
+    rows = await admin.fetch(
+        "EXPLAIN (ANALYZE, FORMAT JSON) " + pg_store._sql.recent_messages, sid, 1000, 7
+    )
+    nodes = list(_plan_nodes(json.loads(rows[0][0])[0]["Plan"]))
+    assert max(n["Actual Rows"] for n in nodes) == 7, nodes
+    assert any(n.get("Index Name") == "messages_session_seq_key" for n in nodes), nodes
+    begun = await begin(pg_store, session_id=sid, history_limit=7)
+    assert [m.seq for m in begun.history] == list(range(994, 1001))
+
+
 def _killer(admin: asyncpg.Connection, step: str) -> tuple[list[int], object]:
     """A before_commit hook that terminates the step's own backend, once."""
     killed: list[int] = []

@@ -102,3 +102,10 @@ def test_new_message_validates_role_and_type() -> None:
     assert _checks.new_message(role="ai", metadata=None).message_id
     assert _code(lambda: _checks.new_message(role="bot")) is ErrorCode.INVALID_ENUM
     assert _code(lambda: _checks.new_message(role="ai", type="step")) is ErrorCode.INVALID_ENUM
+
+
+def test_history_limit_zero_is_none_and_large_is_clamped() -> None:
+    assert _checks.history_limit(0) == 0
+    assert _checks.history_limit(7) == 7
+    assert _checks.history_limit(10**6) == _checks.MAX_HISTORY_LIMIT == 1000
+    assert _code(_checks.history_limit, -1) is ErrorCode.INVALID_ARGUMENT

@@ -1,0 +1,87 @@
+"""What a finishing run records: its tool and ai messages, and the actions it waits on."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from riverbeam.runtime._frames import OpenToolCall
+from riverbeam.store import NewAction, NewMessage
+from riverbeam.types import AgentResult
+
+__all__ = ["finish_messages", "pending_actions", "tool_failure"]
+
+
+def finish_messages(
+    result: AgentResult,
+    *,
+    unanswered: Iterable[OpenToolCall] = (),
+    error: dict[str, Any] | None = None,
+) -> list[NewMessage]:
+    """The messages a run saves as it finishes, in this order.
+
+    One tool_result message per answered call; one per call left unanswered (a cancelled
+    run's open calls) with the result `{"cancelled": true}`; then the ai message, when there
+    is content, an action to wait on, or an `error` ({code, message}) to record.
+    """
+    messages: list[NewMessage] = [
+        NewMessage(
+            role="tool",
+            type="tool_result",
+            tool_name=call.tool_name,
+            tool_args=dict(call.args),
+            tool_call_id=call.tool_call_id,
+            tool_result=call.result,
+        )
+        for call in result.tool_calls
+    ]
+    messages.extend(
+        NewMessage(
+            role="tool",
+            type="tool_result",
+            tool_name=call.tool_name,
+            tool_args=call.args,
+            tool_call_id=call.tool_call_id,
+            tool_result={"cancelled": True},
+        )
+        for call in unanswered
+    )
+    ai_meta: dict[str, Any] = {}
+    if result.action_required:
+        ai_meta["action_required"] = [a.to_json_dict() for a in result.action_required]
+    if error is not None:
+        ai_meta["error"] = error
+    if result.content or ai_meta:
+        messages.append(
+            NewMessage(
+                role="ai",
+                type="message",
+                content=list(result.content),
+                metadata=ai_meta or None,
+            )
+        )
+    return messages
+
+
+def pending_actions(result: AgentResult) -> list[NewAction]:
+    """The actions an interrupted run waits on."""
+    return [
+        NewAction(
+            action_id=a.action_id,
+            kind=a.kind,
+            tool=a.tool,
+            args=dict(a.args),
+            tool_call_id=a.tool_call_id,
+        )
+        for a in result.action_required
+    ]
+
+
+def tool_failure(result: Any) -> str | None:
+    """ "<code>: <message>" when a tool result is the error a failed call shows the model."""
+    if not isinstance(result, dict) or set(result) != {"error"}:
+        return None
+    body = result["error"]
+    if not isinstance(body, dict) or not isinstance(body.get("code"), str):
+        return None
+    return f"{body['code']}: {body.get('message', '')}"

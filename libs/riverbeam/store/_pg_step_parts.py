@@ -1,0 +1,74 @@
+"""Parts of the Postgres pipeline steps, run on a connection inside the step's transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, NoReturn
+
+import asyncpg
+
+from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.store import _rows
+from riverbeam.store._sql import Statements
+from riverbeam.store._types import NewMessage
+from riverbeam.types import Message
+
+if TYPE_CHECKING:
+    from asyncpg.pool import PoolConnectionProxy
+
+    Connection = PoolConnectionProxy[asyncpg.Record]
+
+__all__ = ["insert_messages", "recent_messages", "why_not_resolved"]
+
+
+async def why_not_resolved(
+    conn: Connection, sql: Statements, action_id: str, interaction_id: str
+) -> NoReturn:
+    """Why an action's compare-and-set took no row: BEM-027, 064 or 066."""
+    row = await conn.fetchrow(sql.action_state, action_id)
+    if row is None:
+        raise RiverbeamError(ErrorCode.ACTION_NOT_FOUND, action_id=action_id)
+    if row["interaction_id"] != interaction_id:
+        raise RiverbeamError(
+            ErrorCode.ACTION_WRONG_INTERACTION,
+            action_id=action_id,
+            interaction_id=interaction_id,
+        )
+    raise RiverbeamError(ErrorCode.ACTION_NOT_PENDING, action_id=action_id, status=row["status"])
+
+
+async def recent_messages(
+    conn: Connection, sql: Statements, session_id: str, *, below: int, limit: int
+) -> list[Message]:
+    """The session's newest `limit` messages numbered below `below`, oldest first.
+
+    One index-backed statement (ORDER BY seq DESC LIMIT on UNIQUE (session_id, seq)): it
+    reads `limit` rows whatever the session's length.
+    """
+    if limit == 0 or below <= 1:
+        return []
+    rows = await conn.fetch(sql.recent_messages, session_id, below - 1, limit)
+    return [_rows.message_of(r) for r in reversed(rows)]
+
+
+async def insert_messages(
+    conn: Connection,
+    sql: Statements,
+    session_id: str,
+    interaction_id: str | None,
+    run_id: str | None,
+    messages: Sequence[NewMessage],
+    *,
+    first_seq: int,
+) -> list[Message]:
+    """Save messages numbered from first_seq (one statement); returned in sequence order."""
+    if not messages:
+        return []
+    rows = await conn.fetch(
+        sql.insert_messages,
+        session_id,
+        interaction_id,
+        run_id,
+        *_rows.message_columns(messages, first_seq),
+    )
+    return sorted((_rows.message_of(r) for r in rows), key=lambda m: m.seq)
