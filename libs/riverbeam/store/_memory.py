@@ -179,14 +179,15 @@ class InMemoryStore:
                 raise RiverbeamError(ErrorCode.REQUEST_ID_REUSED, request_id=request_id)
             t.check_owner(session_id, require_owner)
             session = t.upserted_session(session_id, user_id, profile_id, org_id, now)
-            if exclusive and t.busy(session_id, now):
-                raise RiverbeamError(ErrorCode.SESSION_BUSY, session_id=session_id)
             interaction = t.opened_interaction(
                 session_id, agent_name, interaction_id, bool(action_responses), now
             )
             answered = [
                 t.answered(r.action_id, interaction.interaction_id) for r in action_responses
             ]
+            # After the actions, as in PgBeamStore: a second resume of one action is told 066.
+            if exclusive and t.busy(session_id, now):
+                raise RiverbeamError(ErrorCode.SESSION_BUSY, session_id=session_id)
             if run_id in t.runs:
                 raise RiverbeamError(ErrorCode.STORE_CONFLICT, "run_id already used", run_id=run_id)
 

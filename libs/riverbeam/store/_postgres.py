@@ -291,8 +291,6 @@ class PgBeamStore:
             if session_row is None:  # it exists and is not require_owner's
                 raise RiverbeamError(ErrorCode.SESSION_NOT_FOUND, session_id=session_id)
             session = _rows.session_of(session_row)
-            if exclusive and await conn.fetchval(sql.session_busy, session_id):
-                raise RiverbeamError(ErrorCode.SESSION_BUSY, session_id=session_id)
 
             if resume:
                 row = await conn.fetchrow(sql.resume_interaction, interaction_id, session_id)
@@ -324,6 +322,11 @@ class PgBeamStore:
                         conn, sql, response.action_id, interaction.interaction_id
                     )
                 resolved.append(_rows.action_of(row))
+            # After the compare-and-set of each answered action, so that of concurrent resumes
+            # of one action the losers learn it was answered (066), not just that the winner's
+            # run is busy (030); a busy session still rolls the whole step back.
+            if exclusive and await conn.fetchval(sql.session_busy, session_id):
+                raise RiverbeamError(ErrorCode.SESSION_BUSY, session_id=session_id)
 
             run_row = await conn.fetchrow(
                 sql.insert_run,

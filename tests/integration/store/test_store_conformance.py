@@ -424,6 +424,20 @@ async def test_concurrent_resolvers_of_one_action_have_one_winner(store: BeamSto
     assert len(await store.list_runs(interaction_id=begun.interaction.interaction_id)) == 2
 
 
+async def test_a_second_answer_while_the_first_runs_is_066_not_busy(store: BeamStore) -> None:
+    begun, (action_id,) = await interrupted_with(store)
+    winner = await resume(store, begun, answer(action_id), exclusive=True)
+    assert winner.run.status == "running"
+    # The session is busy with the winner's run, but the answer itself is what is refused.
+    with expect(ErrorCode.ACTION_NOT_PENDING):
+        await resume(store, begun, answer(action_id), exclusive=True)
+    # A fresh request on the busy session is still refused as busy, and nothing was written.
+    with expect(ErrorCode.SESSION_BUSY):
+        await begin(store, session_id=begun.session.session_id, exclusive=True)
+    runs = await store.list_runs(interaction_id=begun.interaction.interaction_id)
+    assert len(runs) == 2
+
+
 # ---- messages and pagination -----------------------------------------------------------------
 async def test_append_message_allocates_the_next_sequence(store: BeamStore) -> None:
     begun = await begin(store)
