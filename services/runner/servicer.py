@@ -18,6 +18,7 @@ def _grant(message: pb.CallerGrant) -> Grant:
         may_confirm=message.may_confirm,
         subject=message.subject or None,
         require_owner=message.require_owner if message.HasField("require_owner") else None,
+        require_org=message.require_org if message.HasField("require_org") else None,
     )
 
 

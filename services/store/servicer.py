@@ -105,6 +105,7 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
             ],
             history_limit=request.history_limit,
             require_owner=optional(request, "require_owner"),
+            require_org=optional(request, "require_org"),
         )
         human = begun.human_message
         return pb.BeginRunResponse(

@@ -152,6 +152,7 @@ class Gateway:
             # The check above can race with another user creating the same new session; the
             # store repeats it atomically with the session's creation (BEM-025 for the loser).
             require_owner=(None if principal.may_read_any_session() else clean.effective_user_id),
+            require_org=(None if principal.may_read_any_session() else clean.effective_org_id),
         )
         log.info(
             "invoke",

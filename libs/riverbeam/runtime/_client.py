@@ -26,6 +26,8 @@ def _grant(grant: Grant) -> pb.CallerGrant:
         out.subject = grant.subject
     if grant.require_owner is not None:
         out.require_owner = grant.require_owner
+    if grant.require_org is not None:
+        out.require_org = grant.require_org
     return out
 
 

@@ -55,6 +55,7 @@ class Grant:
     may_confirm: bool = False
     subject: str | None = None
     require_owner: str | None = None
+    require_org: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +138,7 @@ class Pipeline:
             profile_id=auth.profile_id if auth else None,
             org_id=auth.org_id if auth else None,
             require_owner=grant.require_owner if grant else None,
+            require_org=grant.require_org if grant else None,
         )
         by_id = {a.action_id: a for a in request.actions}
         resumed = [

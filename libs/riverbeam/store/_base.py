@@ -106,6 +106,7 @@ class BeamStore(Protocol):
         action_responses: Sequence[ActionResponseEnvelope] = (),
         history_limit: int = 0,
         require_owner: str | None = None,
+        require_org: str | None = None,
     ) -> BeginRunResult:
         """Start a run, in one transaction.
 
@@ -118,7 +119,8 @@ class BeamStore(Protocol):
         `history_limit` messages saved before this step (at most 1000), oldest first. With
         `require_owner`, an existing session whose user_id is not that value (or is unset) is
         refused as if it did not exist, checked under the session's row lock, so two users
-        creating one new session at once cannot both get it.
+        creating one new session at once cannot both get it. `require_org` adds the session's
+        organisation to that check (a session or caller without an org id does not constrain).
 
         Errors: BEM-031 request_id already used; BEM-025 the session is not require_owner's;
         BEM-030 another run of the session holds a live lease (exclusive only); BEM-065 the

@@ -193,6 +193,7 @@ class StoreClient:
         action_responses: Sequence[ActionResponseEnvelope] = (),
         history_limit: int = 0,
         require_owner: str | None = None,
+        require_org: str | None = None,
     ) -> BeginRunResult:
         request = pb.BeginRunRequest(
             session_id=session_id,
@@ -211,6 +212,7 @@ class StoreClient:
             action_responses=[r.to_proto() for r in action_responses],
             history_limit=history_limit,
             require_owner=require_owner,
+            require_org=require_org,
         )
         resp = await self._call(self._stub.BeginRun, request)
         return BeginRunResult(

@@ -167,6 +167,7 @@ class InMemoryStore:
         action_responses: Sequence[ActionResponseEnvelope] = (),
         history_limit: int = 0,
         require_owner: str | None = None,
+        require_org: str | None = None,
     ) -> BeginRunResult:
         _checks.action_responses(action_responses)
         ttl = _checks.lease_ttl(lease_ttl_s)
@@ -177,7 +178,7 @@ class InMemoryStore:
             # Checks, in the order PgBeamStore meets them.
             if request_id is not None and request_id in t.run_by_request:
                 raise RiverbeamError(ErrorCode.REQUEST_ID_REUSED, request_id=request_id)
-            t.check_owner(session_id, require_owner)
+            t.check_owner(session_id, require_owner, require_org)
             session = t.upserted_session(session_id, user_id, profile_id, org_id, now)
             interaction = t.opened_interaction(
                 session_id, agent_name, interaction_id, bool(action_responses), now

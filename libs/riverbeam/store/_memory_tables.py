@@ -64,10 +64,16 @@ class Tables:
             for r in self.runs.values()
         )
 
-    def check_owner(self, session_id: str, require_owner: str | None) -> None:
-        """An existing session must be require_owner's (BEM-025, as if it did not exist)."""
+    def check_owner(
+        self, session_id: str, require_owner: str | None, require_org: str | None = None
+    ) -> None:
+        """An existing session must be require_owner's, in require_org when both have an org
+        (BEM-025, as if it did not exist)."""
         old = self.sessions.get(session_id)
-        if require_owner is not None and old is not None and old.user_id != require_owner:
+        if require_owner is None or old is None:
+            return
+        other_org = require_org is not None and old.org_id is not None and old.org_id != require_org
+        if old.user_id != require_owner or other_org:
             raise RiverbeamError(ErrorCode.SESSION_NOT_FOUND, session_id=session_id)
 
     def answered(self, action_id: str, interaction_id: str) -> Action:

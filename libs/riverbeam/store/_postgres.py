@@ -267,6 +267,7 @@ class PgBeamStore:
         action_responses: Sequence[ActionResponseEnvelope] = (),
         history_limit: int = 0,
         require_owner: str | None = None,
+        require_org: str | None = None,
     ) -> BeginRunResult:
         _checks.action_responses(action_responses)
         ttl = _checks.lease_ttl(lease_ttl_s)
@@ -287,6 +288,7 @@ class PgBeamStore:
                 org_id,
                 n_messages,
                 require_owner,
+                require_org,
             )
             if session_row is None:  # it exists and is not require_owner's
                 raise RiverbeamError(ErrorCode.SESSION_NOT_FOUND, session_id=session_id)

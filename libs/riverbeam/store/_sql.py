@@ -123,7 +123,8 @@ class Statements:
                 " profile_id = COALESCE(t.profile_id, EXCLUDED.profile_id),"
                 " org_id = COALESCE(t.org_id, EXCLUDED.org_id),"
                 " last_seq = t.last_seq + EXCLUDED.last_seq, last_active_at = now()"
-                " WHERE $6::text IS NULL OR t.user_id = $6::text"
+                " WHERE $6::text IS NULL OR (t.user_id = $6::text"
+                " AND ($7::text IS NULL OR t.org_id IS NULL OR t.org_id = $7::text))"
                 f" RETURNING {SESSION_COLS}"
             ),
             session_busy=f"SELECT EXISTS (SELECT 1 FROM {q}.runs WHERE session_id = $1 AND {_LIVE_RUN})",

@@ -9,14 +9,16 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class CallerGrant(_message.Message):
-    __slots__ = ("may_confirm", "subject", "require_owner")
+    __slots__ = ("may_confirm", "subject", "require_owner", "require_org")
     MAY_CONFIRM_FIELD_NUMBER: _ClassVar[int]
     SUBJECT_FIELD_NUMBER: _ClassVar[int]
     REQUIRE_OWNER_FIELD_NUMBER: _ClassVar[int]
+    REQUIRE_ORG_FIELD_NUMBER: _ClassVar[int]
     may_confirm: bool
     subject: str
     require_owner: str
-    def __init__(self, may_confirm: _Optional[bool] = ..., subject: _Optional[str] = ..., require_owner: _Optional[str] = ...) -> None: ...
+    require_org: str
+    def __init__(self, may_confirm: _Optional[bool] = ..., subject: _Optional[str] = ..., require_owner: _Optional[str] = ..., require_org: _Optional[str] = ...) -> None: ...
 
 class RunInvokeRequest(_message.Message):
     __slots__ = ("request", "model", "grant")

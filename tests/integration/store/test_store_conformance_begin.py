@@ -162,6 +162,28 @@ async def test_require_owner_refuses_another_users_session_and_writes_nothing(
         await store.get_interaction(interaction_id=interaction_id)
 
 
+async def test_require_org_refuses_the_same_user_id_of_another_org(store: BeamStore) -> None:
+    first = await begin(store, user_id="alice", org_id="o1")
+    sid = first.session.session_id
+    await _finish(store, first, "hi")
+    with expect(ErrorCode.SESSION_NOT_FOUND):
+        await begin(store, session_id=sid, user_id="alice", require_owner="alice", require_org="o2")
+    same_org = await begin(
+        store, session_id=sid, user_id="alice", require_owner="alice", require_org="o1"
+    )
+    assert same_org.session.org_id == "o1"
+
+
+async def test_require_org_does_not_constrain_an_unscoped_session(store: BeamStore) -> None:
+    first = await begin(store, user_id="alice")  # single-tenant: no org id
+    sid = first.session.session_id
+    await _finish(store, first, "hi")
+    again = await begin(
+        store, session_id=sid, user_id="alice", require_owner="alice", require_org="o1"
+    )
+    assert again.session.user_id == "alice"
+
+
 async def test_require_owner_refuses_a_session_without_owner(store: BeamStore) -> None:
     first = await begin(store)  # no user_id: nobody's session
     sid = first.session.session_id
