@@ -476,3 +476,9 @@ async def test_every_log_line_of_a_run_carries_its_ids(caplog: pytest.LogCapture
     assert line["request_id"] == result.request_id
     assert line["run_id"] == result.run_id
     assert line["session_id"] == result.session_id
+
+
+def test_the_facade_is_riverbeam_riverbeam() -> None:
+    import riverbeam
+
+    assert riverbeam.RiverBeam is RiverBeam
