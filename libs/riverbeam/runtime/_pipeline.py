@@ -81,6 +81,17 @@ class PreparedRun:
     resumed: list[ResumedAction]
 
     @property
+    def ids(self) -> dict[str, str]:
+        """The correlation ids every frame and result of this run carries."""
+        return {
+            "agent_name": self.request.agent_name,
+            "session_id": self.request.session_id,
+            "interaction_id": self.interaction_id,
+            "run_id": self.run_id,
+            "request_id": self.request_id,
+        }
+
+    @property
     def is_resume(self) -> bool:
         return bool(self.resumed)
 
@@ -292,7 +303,7 @@ class Pipeline:
                 outcome.error = err
             outcome.terminal = stamp(
                 StreamChunk(type="error", error=err.message, error_code=err.bem),
-                **self._frame_ids(prepared),
+                **prepared.ids,
             )
         await sink.publish(outcome.terminal)
         RUNS_TOTAL.labels(prepared.request.agent_name, outcome.status).inc()
@@ -304,13 +315,7 @@ class Pipeline:
         tracker: FrameTracker,
         usage: UsageMeter,
     ) -> _Outcome:
-        ids = {
-            "agent_name": prepared.request.agent_name,
-            "session_id": prepared.request.session_id,
-            "interaction_id": prepared.interaction_id,
-            "run_id": prepared.run_id,
-            "request_id": prepared.request_id,
-        }
+        ids = prepared.ids
         agent_input = AgentInput(
             content=list(prepared.request.content),
             session_id=prepared.request.session_id,
@@ -361,18 +366,9 @@ class Pipeline:
             err = RiverbeamError(ErrorCode.INTERNAL, f"agent failed: {type(exc).__name__}")
         return self._failed(prepared, usage, err, None, tracker, code=err.bem)
 
-    def _result_ids(self, prepared: PreparedRun) -> dict[str, Any]:
-        return {
-            "agent_name": prepared.request.agent_name,
-            "session_id": prepared.request.session_id,
-            "request_id": prepared.request_id,
-            "interaction_id": prepared.interaction_id,
-            "run_id": prepared.run_id,
-        }
-
     def _done(self, prepared: PreparedRun, frame: StreamChunk, usage: UsageMeter) -> _Outcome:
         result = frame.result or AgentResult(agent_name=prepared.request.agent_name)
-        update: dict[str, Any] = self._result_ids(prepared)
+        update: dict[str, Any] = prepared.ids
         if result.token_usage is None:
             update["token_usage"] = usage.snapshot()
         if result.model_used is None:
@@ -399,12 +395,10 @@ class Pipeline:
             model_used=prepared.model.name,
             tool_calls=list(tracker.finished_calls),
             metadata={"error": {"code": code, "message": err.message}},
-            **self._result_ids(prepared),
+            **prepared.ids,
         )
         terminal = frame or StreamChunk(type="error", error=err.message)
-        terminal = stamp(
-            terminal.model_copy(update={"error_code": code}), **self._frame_ids(prepared)
-        )
+        terminal = stamp(terminal.model_copy(update={"error_code": code}), **prepared.ids)
         return _Outcome("failed", result, terminal, err.with_details({"run_id": prepared.run_id}))
 
     def _cancelled(
@@ -423,22 +417,13 @@ class Pipeline:
             model_used=prepared.model.name,
             tool_calls=list(tracker.finished_calls),
             metadata={"cancelled": True, **({"reason": reason} if reason else {})},
-            **self._result_ids(prepared),
+            **prepared.ids,
         )
         terminal = stamp(
             StreamChunk(type="error", error=err.message, error_code=err.bem),
-            **self._frame_ids(prepared),
+            **prepared.ids,
         )
         return _Outcome("cancelled", result, terminal, err)
-
-    def _frame_ids(self, prepared: PreparedRun) -> dict[str, str]:
-        return {
-            "agent_name": prepared.request.agent_name,
-            "session_id": prepared.request.session_id,
-            "interaction_id": prepared.interaction_id,
-            "run_id": prepared.run_id,
-            "request_id": prepared.request_id,
-        }
 
     # ---- context ------------------------------------------------------------------------------
     async def _context(self, prepared: PreparedRun, usage: UsageMeter) -> AgentContext:
