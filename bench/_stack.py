@@ -23,8 +23,8 @@ from riverbeam.gateway import Gateway
 from riverbeam.routing import ModelList
 from riverbeam.runtime import CollectingSink, FrameSink, PipelineOptions, RiverBeam, RunnerClient
 from riverbeam.server import GrpcServer, ServiceBinding
-from riverbeam.server._metrics import RPC_TOTAL
 from riverbeam.store import BeamStore, InMemoryStore, StoreClient
+from riverbeam.telemetry._metrics import RPC_TOTAL
 from riverbeam.v1 import riverbeam_service_pb2_grpc as router_grpc
 from riverbeam.v1 import runner_service_pb2 as runner_pb
 from riverbeam.v1 import runner_service_pb2_grpc as runner_grpc

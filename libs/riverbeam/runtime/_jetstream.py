@@ -8,8 +8,8 @@ from nats.js import JetStreamContext
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.runtime._sinks import CollectingSink, FrameSink
-from riverbeam.server._metrics import FRAMES_PUBLISHED
 from riverbeam.stream import RequestPublisher, StreamConfig, follow, last_seq
+from riverbeam.telemetry._metrics import FRAMES_PUBLISHED
 from riverbeam.types import StreamChunk
 
 __all__ = ["JetStreamFrames", "JetStreamSinks"]

@@ -25,9 +25,9 @@ from riverbeam.runtime._frames import FrameTracker, stamp
 from riverbeam.runtime._live import LiveRun, raise_if_cancel_was_swallowed
 from riverbeam.runtime._records import finish_messages, pending_actions, tool_failure
 from riverbeam.runtime._sinks import FrameSink, SinkFactory
-from riverbeam.server._metrics import RUNS_TOTAL
 from riverbeam.store import BeamStore, BeginRunResult
 from riverbeam.telemetry import log_context, run_span
+from riverbeam.telemetry._metrics import RUNS_TOTAL
 from riverbeam.types import (
     AgentResult,
     ContentPart,

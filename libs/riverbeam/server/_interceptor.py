@@ -12,8 +12,8 @@ import grpc
 from grpc.aio import AbortError
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
-from riverbeam.server._metrics import RPC_LATENCY, RPC_TOTAL
 from riverbeam.server._status import STATUS_DETAILS_KEY, rich_status
+from riverbeam.telemetry._metrics import RPC_LATENCY, RPC_TOTAL
 
 __all__ = ["ErrorInterceptor", "abort_with"]
 
