@@ -7,6 +7,7 @@ from typing import Any
 
 from riverbeam.agents import Agent, AgentRegistry, EchoAgent
 from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.core.ids import new_id
 from riverbeam.runtime._pipeline import Grant, Pipeline, PipelineOptions
 from riverbeam.runtime._sinks import CollectingSink, FrameSink, SinkFactory
 from riverbeam.store import BeamStore, InMemoryStore
@@ -162,8 +163,6 @@ class RiverBeam:
             raise RiverbeamError(
                 ErrorCode.RESUME_WITHOUT_ACTIONS, "resume needs at least one action"
             )
-        from riverbeam.core.ids import new_id
-
         request = body.as_invoke_request(request_id=body.request_id or new_id())
         ack = await self.invoke(request, model=model, grant=grant)
         assert isinstance(ack, StreamAck)
