@@ -197,12 +197,15 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
             scope_id=request.scope_id,
             content=request.content,
             metadata=struct_or_none(request, "metadata"),
+            org_id=request.org_id if request.HasField("org_id") else None,
         )
         return pb.RememberResponse(entry=entry.to_proto())
 
     async def Recall(self, request: pb.RecallRequest, context: Any) -> pb.RecallResponse:
         entries = await self._store.recall(
-            scopes=[(s.name, s.id) for s in request.scopes], limit=request.limit
+            scopes=[(s.name, s.id) for s in request.scopes],
+            limit=request.limit,
+            org_id=request.org_id if request.HasField("org_id") else None,
         )
         return pb.RecallResponse(entries=[e.to_proto() for e in entries])
 

@@ -75,6 +75,7 @@ class MemoryWriter(Protocol):
         scope_id: str,
         content: str,
         metadata: dict[str, Any] | None = None,
+        org_id: str | None = None,
     ) -> MemoryEntry: ...
 
 

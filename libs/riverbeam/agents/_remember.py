@@ -97,11 +97,13 @@ class RememberTool:
             raise RiverbeamError(ErrorCode.INVALID_TOOL_ARGS, "remember needs non-empty content")
         scope_name, scope_id = _choose_scope(args, input, scopes)
         metadata = args.get("metadata")
+        # Written for the request's organisation: memory is keyed by org as well as scope.
         entry = await writer.remember(
             scope_name=scope_name,
             scope_id=scope_id,
             content=content,
             metadata=dict(metadata) if isinstance(metadata, dict) else None,
+            org_id=input.auth_context.org_id if input.auth_context else None,
         )
         return {
             "remembered": True,

@@ -44,7 +44,9 @@ def sanitize_invoke(request: InvokeT, principal: Principal) -> SanitizedInvoke[I
 
     Metadata keys ``confirm``, ``sandbox_root``, ``protected_refs`` and ``memory_scopes``
     (matched case-insensitively) are removed unless the principal's roles allow each; a
-    backend keeps only memory scopes whose ``id`` is the effective user's or org's id.
+    backend keeps only memory scopes whose ``id`` is the effective user's or org's id (and
+    whose optional ``org_id`` is the effective org); memory is read and written in the
+    effective organisation only (``auth_context.org_id``).
     ``auth_context`` is replaced by the principal's identity, unless a backend or admin names
     a user in it, in which case that user is kept (``profile_id`` and ``mcp_token`` sent by
     the caller are kept in both cases). An InvokeRequest's action responses get their
@@ -181,7 +183,12 @@ def _clean_metadata(
 def _own_scopes(
     value: Any, user_id: str, org_id: str | None
 ) -> tuple[list[dict[str, Any]], list[int]]:
-    """The scopes a backend may load: those whose id is the effective user's or org's."""
+    """The scopes a backend may load: those whose id is the effective user's or org's.
+
+    Memory is keyed by organisation (the run reads and writes the effective org's entries
+    only), and a scope that names an organisation (`org_id`) other than the effective one is
+    dropped too: equal user ids of two organisations never share a scope.
+    """
     if not isinstance(value, list):
         return [], []
     allowed = {user_id} if org_id is None else {user_id, org_id}
@@ -193,6 +200,7 @@ def _own_scopes(
             and isinstance(scope.get("name"), str)
             and isinstance(scope.get("id"), str)
             and scope["id"] in allowed
+            and (scope.get("org_id") or None) in (None, org_id)
         ):
             kept.append(scope)
         else:

@@ -54,8 +54,14 @@ def trim_to_budget(
     return kept, kept_memory
 
 
-def memory_scopes(metadata: dict[str, Any] | None) -> list[tuple[str, str]]:
-    """The (name, id) scopes of `metadata.memory_scopes`; BEM-100 for a malformed entry."""
+def memory_scopes(
+    metadata: dict[str, Any] | None, *, org_id: str | None = None
+) -> list[tuple[str, str]]:
+    """The (name, id) scopes of `metadata.memory_scopes`; BEM-100 for a malformed entry.
+
+    Scopes are read and written in the request's organisation (`org_id`) only; an entry that
+    names another organisation in its optional `org_id` is refused (BEM-100), never honoured.
+    """
     raw = (metadata or {}).get("memory_scopes")
     scopes: list[tuple[str, str]] = []
     if not isinstance(raw, list):
@@ -66,6 +72,13 @@ def memory_scopes(metadata: dict[str, Any] | None) -> list[tuple[str, str]]:
             and isinstance(item.get("name"), str)
             and item.get("id") is not None
         ):
+            named_org = item.get("org_id")
+            if named_org is not None and (named_org or None) != (org_id or None):
+                raise RiverbeamError(
+                    ErrorCode.INVALID_MEMORY_SCOPE,
+                    "a memory scope names another organisation than the request's",
+                    field="metadata.memory_scopes",
+                )
             scopes.append((item["name"], str(item["id"])))
         else:
             raise RiverbeamError(

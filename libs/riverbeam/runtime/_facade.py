@@ -120,9 +120,14 @@ class RiverBeam:
         scope_id: str,
         content: str,
         metadata: dict[str, Any] | None = None,
+        org_id: str | None = None,
     ) -> MemoryEntry:
         return await self._store.remember(
-            scope_name=scope_name, scope_id=scope_id, content=content, metadata=metadata
+            scope_name=scope_name,
+            scope_id=scope_id,
+            content=content,
+            metadata=metadata,
+            org_id=org_id,
         )
 
     # ---- invoke / resume / cancel -------------------------------------------------------------

@@ -132,7 +132,8 @@ class Pipeline:
         """Validate the request and write the begin-run step. Nothing is written on refusal."""
         agent = self.registry.get(request.agent_name)
         check_modalities(agent.metadata(), request.content)
-        memory_scopes(request.metadata)  # refuse a malformed scope before anything is written
+        # Refuse a malformed scope (or one of another organisation) before anything is written.
+        memory_scopes(request.metadata, org_id=_org_of(request))
         resuming = bool(request.actions)
         if resuming and not request.interaction_id:
             raise RiverbeamError(ErrorCode.MISSING_INTERACTION_ID, "resume needs interaction_id")
@@ -429,10 +430,14 @@ class Pipeline:
     async def _context(self, prepared: PreparedRun, usage: UsageMeter) -> AgentContext:
         # The session's newest max_history_messages before this run, read by the begin-run step.
         history = list(prepared.begun.history)
-        scopes = memory_scopes(prepared.request.metadata)
+        # Memory is keyed by organisation: only the request's organisation's entries are read.
+        org_id = _org_of(prepared.request)
+        scopes = memory_scopes(prepared.request.metadata, org_id=org_id)
         memory: list[MemoryEntry] = []
         if scopes:
-            memory = await self.store.recall(scopes=scopes, limit=self.options.max_memory_entries)
+            memory = await self.store.recall(
+                scopes=scopes, limit=self.options.max_memory_entries, org_id=org_id
+            )
         history, memory = trim_to_budget(history, memory, max_tokens=prepared.model.max_tokens)
         writable = scopes or [("session", prepared.request.session_id)]
         return AgentContext(
@@ -532,6 +537,11 @@ class Pipeline:
         _, pending = await asyncio.wait(tasks, timeout=timeout_s)
         for task in pending:
             task.cancel()
+
+
+def _org_of(request: InvokeRequest) -> str | None:
+    """The organisation a request acts in (the router set it from authentication)."""
+    return request.auth_context.org_id if request.auth_context else None
 
 
 def _is_placeholder(model: ModelConfig) -> bool:

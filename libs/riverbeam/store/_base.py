@@ -210,14 +210,23 @@ class BeamStore(Protocol):
         scope_id: str,
         content: str,
         metadata: dict[str, Any] | None = None,
+        org_id: str | None = None,
     ) -> MemoryEntry:
-        """Save an entry in the scope (scope_name, scope_id); BEM-100 for a bad scope."""
+        """Save an entry in the scope (scope_name, scope_id) of organisation org_id.
+
+        Memory is keyed by organisation as well as scope: None (or "") is the unscoped
+        organisation of single-tenant deployments, an organisation of its own. BEM-100 for
+        a bad scope or org id.
+        """
         ...
 
     async def recall(
-        self, *, scopes: Sequence[tuple[str, str]], limit: int = 20
+        self, *, scopes: Sequence[tuple[str, str]], limit: int = 20, org_id: str | None = None
     ) -> list[MemoryEntry]:
-        """The newest `limit` entries across the given scopes, newest first."""
+        """The newest `limit` entries of org_id across the given scopes, newest first.
+
+        Only entries written for the same organisation (None: unscoped entries) are read.
+        """
         ...
 
     # ---- retention -----------------------------------------------------------------------------

@@ -160,6 +160,23 @@ def memory_scope(scope_name: str, scope_id: str) -> None:
             )
 
 
+def memory_org(org_id: str | None) -> str:
+    """The organisation key of memory: "" for an unscoped caller (None), else the org id.
+
+    Memory is keyed by (org, scope_name, scope_id), so equal scopes of two organisations never
+    share entries; the unscoped key "" is an organisation of its own.
+    """
+    if org_id is None or org_id == "":
+        return ""
+    if len(org_id) > MAX_SCOPE_ID or any(ord(c) < 32 or ord(c) == 127 for c in org_id):
+        raise RiverbeamError(
+            ErrorCode.INVALID_MEMORY_SCOPE,
+            f"org_id must be at most {MAX_SCOPE_ID} printable characters",
+            field="org_id",
+        )
+    return org_id
+
+
 def new_message(**fields: object) -> NewMessage:
     """A NewMessage from loose arguments, validated (bad role/type is a catalog error)."""
     return NewMessage.parse({k: v for k, v in fields.items() if v is not None})

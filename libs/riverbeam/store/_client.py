@@ -340,18 +340,25 @@ class StoreClient:
         scope_id: str,
         content: str,
         metadata: dict[str, Any] | None = None,
+        org_id: str | None = None,
     ) -> MemoryEntry:
         request = pb.RememberRequest(
-            scope_name=scope_name, scope_id=scope_id, content=content, metadata=_struct(metadata)
+            scope_name=scope_name,
+            scope_id=scope_id,
+            content=content,
+            metadata=_struct(metadata),
+            org_id=org_id or None,
         )
         resp = await self._call(self._stub.Remember, request)
         return MemoryEntry.from_proto(resp.entry)
 
     async def recall(
-        self, *, scopes: Sequence[tuple[str, str]], limit: int = 20
+        self, *, scopes: Sequence[tuple[str, str]], limit: int = 20, org_id: str | None = None
     ) -> list[MemoryEntry]:
         request = pb.RecallRequest(
-            scopes=[pb.MemoryScope(name=n, id=i) for n, i in scopes], limit=limit
+            scopes=[pb.MemoryScope(name=n, id=i) for n, i in scopes],
+            limit=limit,
+            org_id=org_id or None,
         )
         resp = await self._call(self._stub.Recall, request)
         return [MemoryEntry.from_proto(e) for e in resp.entries]

@@ -414,8 +414,10 @@ class InMemoryStore:
         scope_id: str,
         content: str,
         metadata: dict[str, Any] | None = None,
+        org_id: str | None = None,
     ) -> MemoryEntry:
         _checks.memory_scope(scope_name, scope_id)
+        org = _checks.memory_org(org_id)
         async with self._lock:
             entry = MemoryEntry(
                 scope_name=scope_name,
@@ -424,19 +426,25 @@ class InMemoryStore:
                 content=content,
                 metadata=metadata,
                 created_at=self._clock(),
+                org_id=org or None,
             ).model_copy(deep=True)
             self._t.memory.append(entry)
             return _copy(entry)
 
     async def recall(
-        self, *, scopes: Sequence[tuple[str, str]], limit: int = 20
+        self, *, scopes: Sequence[tuple[str, str]], limit: int = 20, org_id: str | None = None
     ) -> list[MemoryEntry]:
         for name, scope_id in scopes:
             _checks.memory_scope(name, scope_id)
+        org = _checks.memory_org(org_id)
         size = _checks.positive_limit(limit, _checks.DEFAULT_RECALL_LIMIT)
-        wanted = set(scopes)
+        wanted = {(org, name, scope_id) for name, scope_id in scopes}
         async with self._lock:
-            found = (e for e in reversed(self._t.memory) if (e.scope_name, e.scope_id) in wanted)
+            found = (
+                e
+                for e in reversed(self._t.memory)
+                if (e.org_id or "", e.scope_name, e.scope_id) in wanted
+            )
             return [_copy(e) for _, e in zip(range(size), found, strict=False)]
 
     # ---- retention -----------------------------------------------------------------------------

@@ -523,26 +523,35 @@ class PgBeamStore:
         scope_id: str,
         content: str,
         metadata: dict[str, Any] | None = None,
+        org_id: str | None = None,
     ) -> MemoryEntry:
         _checks.memory_scope(scope_name, scope_id)
+        org = _checks.memory_org(org_id)
         async with self._connection() as conn:
             row = await conn.fetchrow(
-                self._sql.remember, new_id(), scope_name, scope_id, content, _rows.dump(metadata)
+                self._sql.remember,
+                new_id(),
+                scope_name,
+                scope_id,
+                content,
+                _rows.dump(metadata),
+                org,
             )
         assert row is not None
         return _rows.memory_of(row)
 
     async def recall(
-        self, *, scopes: Sequence[tuple[str, str]], limit: int = 20
+        self, *, scopes: Sequence[tuple[str, str]], limit: int = 20, org_id: str | None = None
     ) -> list[MemoryEntry]:
         for name, scope_id in scopes:
             _checks.memory_scope(name, scope_id)
+        org = _checks.memory_org(org_id)
         size = _checks.positive_limit(limit, _checks.DEFAULT_RECALL_LIMIT)
         if not scopes:
             return []
         async with self._connection() as conn:
             rows = await conn.fetch(
-                self._sql.recall, [n for n, _ in scopes], [i for _, i in scopes], size
+                self._sql.recall, [n for n, _ in scopes], [i for _, i in scopes], size, org
             )
         return [_rows.memory_of(r) for r in rows]
 

@@ -142,6 +142,7 @@ def action_of(row: Row) -> Action:
 
 def memory_of(row: Row) -> MemoryEntry:
     return MemoryEntry(
+        org_id=row["org_id"] or None,
         scope_name=row["scope_name"],
         scope_id=row["scope_id"],
         entry_id=row["entry_id"],

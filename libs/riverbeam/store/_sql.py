@@ -27,7 +27,7 @@ ACTION_COLS = (
     "pos, action_id, session_id, interaction_id, run_id, kind, tool, args, tool_call_id, status,"
     " created_at, resolved_at, response, outcome, result, error, agent_name, user_id"
 )
-MEMORY_COLS = "pos, entry_id, scope_name, scope_id, content, metadata, created_at"
+MEMORY_COLS = "pos, entry_id, org_id, scope_name, scope_id, content, metadata, created_at"
 
 
 def _prefixed(cols: str, alias: str) -> str:
@@ -218,12 +218,13 @@ class Statements:
                 " SELECT * FROM failed ORDER BY lease_expires_at, run_id"
             ),
             remember=(
-                f"INSERT INTO {q}.memory_entries (entry_id, scope_name, scope_id, content, metadata)"
-                f" VALUES ($1, $2, $3, $4, $5::jsonb) RETURNING {MEMORY_COLS}"
+                f"INSERT INTO {q}.memory_entries"
+                " (entry_id, scope_name, scope_id, content, metadata, org_id)"
+                f" VALUES ($1, $2, $3, $4, $5::jsonb, $6) RETURNING {MEMORY_COLS}"
             ),
             recall=(
-                f"SELECT {MEMORY_COLS} FROM {q}.memory_entries"
-                " WHERE (scope_name, scope_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))"
+                f"SELECT {MEMORY_COLS} FROM {q}.memory_entries WHERE org_id = $4"
+                " AND (scope_name, scope_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))"
                 " ORDER BY pos DESC LIMIT $3"
             ),
             delete_idle=(

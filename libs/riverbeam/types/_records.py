@@ -147,7 +147,11 @@ class Action(WireModel):
 
 
 class MemoryEntry(WireModel):
-    """A remembered entry of a memory scope (name, id)."""
+    """A remembered entry of a memory scope (name, id) of an organisation.
+
+    Entries are keyed by (org_id, scope_name, scope_id): equal scopes of two organisations
+    never share anything. org_id None is the unscoped (single-tenant) organisation.
+    """
 
     _proto = records_pb2.MemoryEntry
 
@@ -157,3 +161,4 @@ class MemoryEntry(WireModel):
     content: NonEmptyStr
     metadata: OptionalJsonObject = None
     created_at: UtcDatetime
+    org_id: str | None = Field(default=None, max_length=256)

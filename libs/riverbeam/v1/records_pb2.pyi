@@ -205,17 +205,19 @@ class Action(_message.Message):
     def __init__(self, action_id: _Optional[str] = ..., session_id: _Optional[str] = ..., interaction_id: _Optional[str] = ..., run_id: _Optional[str] = ..., kind: _Optional[str] = ..., tool: _Optional[str] = ..., args: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., tool_call_id: _Optional[str] = ..., status: _Optional[_Union[ActionStatus, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., resolved_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., response: _Optional[_Union[_types_pb2.ActionResponseEnvelope, _Mapping]] = ..., outcome: _Optional[_Union[ActionOutcome, str]] = ..., result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., error: _Optional[str] = ..., agent_name: _Optional[str] = ..., user_id: _Optional[str] = ...) -> None: ...
 
 class MemoryEntry(_message.Message):
-    __slots__ = ("scope_name", "scope_id", "entry_id", "content", "metadata", "created_at")
+    __slots__ = ("scope_name", "scope_id", "entry_id", "content", "metadata", "created_at", "org_id")
     SCOPE_NAME_FIELD_NUMBER: _ClassVar[int]
     SCOPE_ID_FIELD_NUMBER: _ClassVar[int]
     ENTRY_ID_FIELD_NUMBER: _ClassVar[int]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    ORG_ID_FIELD_NUMBER: _ClassVar[int]
     scope_name: str
     scope_id: str
     entry_id: str
     content: str
     metadata: _struct_pb2.Struct
     created_at: _timestamp_pb2.Timestamp
-    def __init__(self, scope_name: _Optional[str] = ..., scope_id: _Optional[str] = ..., entry_id: _Optional[str] = ..., content: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    org_id: str
+    def __init__(self, scope_name: _Optional[str] = ..., scope_id: _Optional[str] = ..., entry_id: _Optional[str] = ..., content: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., org_id: _Optional[str] = ...) -> None: ...

@@ -308,16 +308,18 @@ class ReapExpiredRunsResponse(_message.Message):
     def __init__(self, runs: _Optional[_Iterable[_Union[_records_pb2.Run, _Mapping]]] = ...) -> None: ...
 
 class RememberRequest(_message.Message):
-    __slots__ = ("scope_name", "scope_id", "content", "metadata")
+    __slots__ = ("scope_name", "scope_id", "content", "metadata", "org_id")
     SCOPE_NAME_FIELD_NUMBER: _ClassVar[int]
     SCOPE_ID_FIELD_NUMBER: _ClassVar[int]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
+    ORG_ID_FIELD_NUMBER: _ClassVar[int]
     scope_name: str
     scope_id: str
     content: str
     metadata: _struct_pb2.Struct
-    def __init__(self, scope_name: _Optional[str] = ..., scope_id: _Optional[str] = ..., content: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+    org_id: str
+    def __init__(self, scope_name: _Optional[str] = ..., scope_id: _Optional[str] = ..., content: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., org_id: _Optional[str] = ...) -> None: ...
 
 class RememberResponse(_message.Message):
     __slots__ = ("entry",)
@@ -326,12 +328,14 @@ class RememberResponse(_message.Message):
     def __init__(self, entry: _Optional[_Union[_records_pb2.MemoryEntry, _Mapping]] = ...) -> None: ...
 
 class RecallRequest(_message.Message):
-    __slots__ = ("scopes", "limit")
+    __slots__ = ("scopes", "limit", "org_id")
     SCOPES_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
+    ORG_ID_FIELD_NUMBER: _ClassVar[int]
     scopes: _containers.RepeatedCompositeFieldContainer[MemoryScope]
     limit: int
-    def __init__(self, scopes: _Optional[_Iterable[_Union[MemoryScope, _Mapping]]] = ..., limit: _Optional[int] = ...) -> None: ...
+    org_id: str
+    def __init__(self, scopes: _Optional[_Iterable[_Union[MemoryScope, _Mapping]]] = ..., limit: _Optional[int] = ..., org_id: _Optional[str] = ...) -> None: ...
 
 class RecallResponse(_message.Message):
     __slots__ = ("entries",)

@@ -28,6 +28,7 @@ from riverbeam.agents import (
     EchoAgent,
     FrameFactory,
     PendingToolCall,
+    RememberTool,
     RigAgentRunner,
     ScriptedClient,
     ToolCalls,
@@ -64,6 +65,7 @@ TOKENS = {
     "bob": "tok-bob-0123456789abcdef",
     "carol": "tok-carol-0123456789abcdef",
     "backend": "tok-backend-0123456789abcdef",
+    "backend2": "tok-backend2-0123456789abcdef",
     "approver": "tok-approver-0123456789abcdef",
     "admin": "tok-admin-0123456789abcdef",
 }
@@ -72,6 +74,7 @@ _PRINCIPALS: dict[str, dict[str, Any]] = {
     "bob": {"subject": "bob", "org_id": "o1", "roles": ["user"]},
     "carol": {"subject": "carol", "org_id": "o2", "roles": ["user"]},
     "backend": {"subject": "backend-svc", "org_id": "o1", "roles": ["backend"]},
+    "backend2": {"subject": "backend-svc-2", "org_id": "o2", "roles": ["backend"]},
     "approver": {"subject": "approver", "org_id": "o1", "roles": ["approver"]},
     "admin": {"subject": "admin", "roles": ["admin"]},
 }
@@ -145,6 +148,7 @@ class InspectAgent:
             "metadata": input.metadata,
             "auth": input.auth_context.to_json_dict() if input.auth_context else None,
             "confirm_allowed": input.confirm_allowed,
+            "memory": [e.content for e in context.memory],
         }
         text = json.dumps(seen, sort_keys=True)
         yield frames.chunk(text)
@@ -334,6 +338,7 @@ async def open_stack(
         script = ScriptedClient([])
         tools = {"note": CountingTool("note"), "push": CountingTool("push", confirm=True)}
         beam.register_agent(author_agent(script, tools))
+        beam.register_agent(RigAgentRunner.new("memo", script, [RememberTool()], None))
         beam.register_agent(InspectAgent("inspect"))
         beam.register_agent(InspectAgent("seer", modalities=["text", "image"]))
         beam.register_agent(InspectAgent("coding", tags=["code"]))

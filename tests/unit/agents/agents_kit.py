@@ -263,8 +263,10 @@ class MemoryLog:
         scope_id: str,
         content: str,
         metadata: dict[str, Any] | None = None,
+        org_id: str | None = None,
     ) -> MemoryEntry:
         entry = MemoryEntry(
+            org_id=org_id,
             scope_name=scope_name,
             scope_id=scope_id,
             entry_id=str(uuid.uuid4()),
