@@ -59,6 +59,30 @@ class ErrorCode(enum.Enum):
     )
     INVALID_PAGE_TOKEN = ErrorSpec("BEM-015", "invalid page token", 400, _S.INVALID_ARGUMENT)
     INVALID_DOCUMENT = ErrorSpec("BEM-016", "invalid wire document", 400, _S.INVALID_ARGUMENT)
+    NUL_IN_TEXT = ErrorSpec(
+        "BEM-017",
+        "U+0000 in an id, name or key",
+        400,
+        _S.INVALID_ARGUMENT,
+        "U+0000 in free text is stored as U+FFFD; ids and names may not hold it (docs/store.md)",
+    )
+    MALFORMED_REQUEST = ErrorSpec(
+        "BEM-018",
+        "request is not a valid protobuf message",
+        400,
+        _S.INVALID_ARGUMENT,
+        "send the message the RPC's proto declares, encoded by a protobuf library",
+    )
+    REQUEST_TOO_LARGE = ErrorSpec(
+        "BEM-019",
+        "request message too large",
+        413,
+        _S.RESOURCE_EXHAUSTED,
+        "send media by reference; see RIVERBEAM_GRPC_MAX_MESSAGE_BYTES",
+    )
+    STRING_TOO_LONG = ErrorSpec(
+        "BEM-022", "string field too long", 400, _S.INVALID_ARGUMENT, "docs/api.md lists the bounds"
+    )
     AGENT_NOT_REGISTERED = ErrorSpec(
         "BEM-020", "agent not registered", 404, _S.NOT_FOUND, "list agents with `riverbeam agents`"
     )
@@ -151,6 +175,13 @@ class ErrorCode(enum.Enum):
     )
     DUPLICATE_ACTION = ErrorSpec(
         "BEM-068", "action answered twice in one resume", 400, _S.INVALID_ARGUMENT
+    )
+    RESUME_AGENT_MISMATCH = ErrorSpec(
+        "BEM-069",
+        "resume names another agent than the interaction's",
+        400,
+        _S.FAILED_PRECONDITION,
+        "name the interaction's agent in a resume, or leave agent_name out",
     )
     MODEL_ERROR = ErrorSpec("BEM-080", "model call failed", 502, _S.UNAVAILABLE)
     SCRIPT_EXHAUSTED = ErrorSpec("BEM-081", "scripted client ran out of steps", 500, _S.INTERNAL)

@@ -13,6 +13,7 @@ from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
 from riverbeam.store import _checks
 from riverbeam.store._memory_tables import Tables
+from riverbeam.store._nul import nul_safe
 from riverbeam.store._steps import (
     LOST_RUN_CODE,
     LOST_RUN_MESSAGE,
@@ -82,32 +83,39 @@ class InMemoryStore:
         return None
 
     # ---- reads ---------------------------------------------------------------------------------
+    @nul_safe
     async def get_session(self, *, session_id: str) -> Session:
         async with self._lock:
             return _copy(self._t.session(session_id))
 
+    @nul_safe
     async def get_interaction(self, *, interaction_id: str) -> Interaction:
         async with self._lock:
             return _copy(self._t.interaction(interaction_id))
 
+    @nul_safe
     async def get_run(self, *, run_id: str) -> Run:
         async with self._lock:
             return _copy(self._t.run(run_id))
 
+    @nul_safe
     async def get_action(self, *, action_id: str) -> Action:
         async with self._lock:
             return _copy(self._t.action(action_id))
 
+    @nul_safe
     async def get_run_by_request(self, *, request_id: str) -> Run | None:
         async with self._lock:
             run_id = self._t.run_by_request.get(request_id)
             return None if run_id is None else _copy(self._t.runs[run_id])
 
+    @nul_safe
     async def list_runs(self, *, interaction_id: str) -> list[Run]:
         async with self._lock:
             self._t.interaction(interaction_id)
             return [_copy(r) for r in self._t.runs.values() if r.interaction_id == interaction_id]
 
+    @nul_safe
     async def list_messages(
         self, *, session_id: str, page_size: int = 100, page_token: str | None = None
     ) -> tuple[list[Message], str | None]:
@@ -120,6 +128,7 @@ class InMemoryStore:
             page = [_copy(m) for m in rows[:size]]
         return page, _checks.encode_page_token(page[-1].seq) if len(rows) > size else None
 
+    @nul_safe
     async def list_pending_actions(
         self,
         *,
@@ -148,6 +157,7 @@ class InMemoryStore:
         return [a for _, a in page], token
 
     # ---- pipeline steps ------------------------------------------------------------------------
+    @nul_safe
     async def begin_run(
         self,
         *,
@@ -237,6 +247,7 @@ class InMemoryStore:
                 history=history,
             )
 
+    @nul_safe
     async def finish_run(
         self,
         *,
@@ -294,6 +305,7 @@ class InMemoryStore:
             t.save_pending(finished, new_actions, session.user_id, now)
             return _copy(finished)
 
+    @nul_safe
     async def record_action_outcome(
         self,
         *,
@@ -319,6 +331,7 @@ class InMemoryStore:
             self._t.actions[action_id] = updated
             return _copy(updated)
 
+    @nul_safe
     async def append_message(
         self,
         *,
@@ -360,6 +373,7 @@ class InMemoryStore:
             return _copy(saved)
 
     # ---- leases --------------------------------------------------------------------------------
+    @nul_safe
     async def renew_lease(self, *, run_id: str, lease_owner: str, ttl_s: float) -> bool:
         ttl = _checks.lease_ttl(ttl_s)
         async with self._lock:
@@ -407,6 +421,7 @@ class InMemoryStore:
             return reaped
 
     # ---- memory --------------------------------------------------------------------------------
+    @nul_safe
     async def remember(
         self,
         *,
@@ -431,6 +446,7 @@ class InMemoryStore:
             self._t.memory.append(entry)
             return _copy(entry)
 
+    @nul_safe
     async def recall(
         self, *, scopes: Sequence[tuple[str, str]], limit: int = 20, org_id: str | None = None
     ) -> list[MemoryEntry]:

@@ -13,6 +13,7 @@ from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
 from riverbeam.store import _checks, _rows
 from riverbeam.store._migrations import apply_migrations, quote_schema
+from riverbeam.store._nul import nul_safe
 from riverbeam.store._pg_errors import translate_pg_errors
 from riverbeam.store._pg_step_parts import insert_messages, recent_messages, why_not_resolved
 from riverbeam.store._sql import Statements
@@ -179,6 +180,7 @@ class PgBeamStore:
                         await self._before_commit(step, conn)
 
     # ---- reads ---------------------------------------------------------------------------------
+    @nul_safe
     async def get_session(self, *, session_id: str) -> Session:
         async with self._connection() as conn:
             row = await conn.fetchrow(self._sql.get_session, session_id)
@@ -186,6 +188,7 @@ class PgBeamStore:
             raise RiverbeamError(ErrorCode.SESSION_NOT_FOUND, session_id=session_id)
         return _rows.session_of(row)
 
+    @nul_safe
     async def get_interaction(self, *, interaction_id: str) -> Interaction:
         async with self._connection() as conn:
             row = await conn.fetchrow(self._sql.get_interaction, interaction_id)
@@ -193,6 +196,7 @@ class PgBeamStore:
             raise RiverbeamError(ErrorCode.INTERACTION_NOT_FOUND, interaction_id=interaction_id)
         return _rows.interaction_of(row)
 
+    @nul_safe
     async def get_run(self, *, run_id: str) -> Run:
         async with self._connection() as conn:
             row = await conn.fetchrow(self._sql.get_run, run_id)
@@ -200,6 +204,7 @@ class PgBeamStore:
             raise RiverbeamError(ErrorCode.RUN_NOT_FOUND, run_id=run_id)
         return _rows.run_of(row)
 
+    @nul_safe
     async def get_action(self, *, action_id: str) -> Action:
         async with self._connection() as conn:
             row = await conn.fetchrow(self._sql.get_action, action_id)
@@ -207,11 +212,13 @@ class PgBeamStore:
             raise RiverbeamError(ErrorCode.ACTION_NOT_FOUND, action_id=action_id)
         return _rows.action_of(row)
 
+    @nul_safe
     async def get_run_by_request(self, *, request_id: str) -> Run | None:
         async with self._connection() as conn:
             row = await conn.fetchrow(self._sql.get_run_by_request, request_id)
         return None if row is None else _rows.run_of(row)
 
+    @nul_safe
     async def list_runs(self, *, interaction_id: str) -> list[Run]:
         async with self._connection() as conn:
             rows = await conn.fetch(self._sql.list_runs, interaction_id)
@@ -219,6 +226,7 @@ class PgBeamStore:
                 raise RiverbeamError(ErrorCode.INTERACTION_NOT_FOUND, interaction_id=interaction_id)
         return [_rows.run_of(r) for r in rows]
 
+    @nul_safe
     async def list_messages(
         self, *, session_id: str, page_size: int = 100, page_token: str | None = None
     ) -> tuple[list[Message], str | None]:
@@ -231,6 +239,7 @@ class PgBeamStore:
         page = [_rows.message_of(r) for r in rows[:size]]
         return page, _checks.encode_page_token(page[-1].seq) if len(rows) > size else None
 
+    @nul_safe
     async def list_pending_actions(
         self,
         *,
@@ -248,6 +257,7 @@ class PgBeamStore:
         return [_rows.action_of(r) for r in page], token
 
     # ---- pipeline steps ------------------------------------------------------------------------
+    @nul_safe
     async def begin_run(
         self,
         *,
@@ -372,6 +382,7 @@ class PgBeamStore:
             history=history,
         )
 
+    @nul_safe
     async def finish_run(
         self,
         *,
@@ -437,6 +448,7 @@ class PgBeamStore:
                 )
         return run
 
+    @nul_safe
     async def record_action_outcome(
         self,
         *,
@@ -463,6 +475,7 @@ class PgBeamStore:
                 )
         return _rows.action_of(row)
 
+    @nul_safe
     async def append_message(
         self,
         *,
@@ -500,6 +513,7 @@ class PgBeamStore:
         return _rows.message_of(row)
 
     # ---- leases --------------------------------------------------------------------------------
+    @nul_safe
     async def renew_lease(self, *, run_id: str, lease_owner: str, ttl_s: float) -> bool:
         ttl = _checks.lease_ttl(ttl_s)
         async with self._connection() as conn:
@@ -516,6 +530,7 @@ class PgBeamStore:
         return [_rows.run_of(r) for r in rows]
 
     # ---- memory --------------------------------------------------------------------------------
+    @nul_safe
     async def remember(
         self,
         *,
@@ -540,6 +555,7 @@ class PgBeamStore:
         assert row is not None
         return _rows.memory_of(row)
 
+    @nul_safe
     async def recall(
         self, *, scopes: Sequence[tuple[str, str]], limit: int = 20, org_id: str | None = None
     ) -> list[MemoryEntry]:

@@ -6,10 +6,11 @@ users with equal ids never read each other's entries.
 
 from __future__ import annotations
 
-from store_kit import expect
+from store_kit import OWNER, begin, expect, uid
 
 from riverbeam.core.errors import ErrorCode
-from riverbeam.store import BeamStore
+from riverbeam.store import BeamStore, NewAction, NewMessage
+from riverbeam.types import AgentResult, ContentPart
 
 
 async def test_equal_user_ids_of_two_orgs_share_no_memory(store: BeamStore) -> None:
@@ -35,9 +36,83 @@ async def test_equal_user_ids_of_two_orgs_share_no_memory(store: BeamStore) -> N
 
 
 async def test_a_bad_org_id_is_refused(store: BeamStore) -> None:
-    for bad in ("a\nb", "o" * 257, "nul\x00"):
+    for bad in ("a\nb", "o" * 257):
         with expect(ErrorCode.INVALID_MEMORY_SCOPE):
             await store.remember(scope_name="user", scope_id="alice", content="c", org_id=bad)
         with expect(ErrorCode.INVALID_MEMORY_SCOPE):
             await store.recall(scopes=[("user", "alice")], org_id=bad)
     assert await store.recall(scopes=[("user", "alice")]) == []
+
+
+# ---- U+0000 (issue 11, section 3) ---------------------------------------------------------------
+NUL, FFFD = "\x00", "\ufffd"
+
+
+async def test_nul_in_free_text_is_stored_as_the_replacement_character(store: BeamStore) -> None:
+    begun = await begin(
+        store,
+        human_content=[ContentPart.of_text(f"hi{NUL}there")],
+        message_metadata={f"k{NUL}": [f"v{NUL}"]},
+    )
+    assert begun.human_message is not None
+    assert begun.human_message.text == f"hi{FFFD}there"
+    assert begun.human_message.metadata == {f"k{FFFD}": [f"v{FFFD}"]}
+    run_id, session_id = begun.run.run_id, begun.session.session_id
+    reply = f"the model said {NUL}"
+    action_id = uid()
+    finished = await store.finish_run(
+        run_id=run_id,
+        lease_owner=OWNER,
+        status="interrupted",
+        messages=[
+            NewMessage(
+                role="ai",
+                content=[ContentPart.of_text(reply)],
+                tool_call_id=f"call{NUL}1",
+                tool_name="note",
+                tool_args={"text": NUL},
+                tool_result={"out": [NUL, 1]},
+                metadata={"m": NUL},
+            )
+        ],
+        pending_actions=[NewAction(action_id=action_id, tool="git_push", args={"ref": NUL})],
+        error_message=f"oops{NUL}",
+        model_used=f"model{NUL}",
+        result=AgentResult(content=[ContentPart.of_text(reply)], agent_name="author"),
+    )
+    assert finished.status == "interrupted"
+    assert finished.error_message == f"oops{FFFD}"
+    assert finished.result is not None and finished.result.text == f"the model said {FFFD}"
+    messages, _ = await store.list_messages(session_id=session_id)
+    ai = messages[-1]
+    assert (ai.text, ai.tool_call_id, ai.tool_args, ai.tool_result, ai.metadata) == (
+        f"the model said {FFFD}",
+        f"call{FFFD}1",
+        {"text": FFFD},
+        {"out": [FFFD, 1]},
+        {"m": FFFD},
+    )
+    assert (await store.get_action(action_id=action_id)).args == {"ref": FFFD}
+    note = await store.append_message(
+        session_id=session_id, role="tool", content=[ContentPart.of_text(NUL)]
+    )
+    assert note.text == FFFD
+    entry = await store.remember(
+        scope_name="user", scope_id="alice", content=f"pin{NUL}", metadata={NUL: NUL}
+    )
+    assert (entry.content, entry.metadata) == (f"pin{FFFD}", {FFFD: FFFD})
+
+
+async def test_nul_in_an_id_or_name_is_refused_and_writes_nothing(store: BeamStore) -> None:
+    session_id = uid()
+    for field in ("user_id", "org_id", "profile_id", "agent_name", "request_id"):
+        with expect(ErrorCode.NUL_IN_TEXT):
+            await begin(store, session_id=session_id, **{field: f"x{NUL}y"})
+    with expect(ErrorCode.SESSION_NOT_FOUND):
+        await store.get_session(session_id=session_id)
+    with expect(ErrorCode.NUL_IN_TEXT):
+        await store.get_session(session_id=f"{session_id}{NUL}")
+    with expect(ErrorCode.NUL_IN_TEXT):
+        await store.get_run_by_request(request_id=NUL)
+    with expect(ErrorCode.NUL_IN_TEXT):
+        await store.remember(scope_name="user", scope_id=f"a{NUL}", content="c")

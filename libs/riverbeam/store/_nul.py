@@ -1,0 +1,119 @@
+"""U+0000, which PostgreSQL cannot store, handled the same way by every store before any write.
+
+PostgreSQL refuses NUL in `text` and `\\u0000` in `jsonb`. So that a model reply containing it
+cannot make a finish step fail (and so that InMemoryStore behaves as PgBeamStore), each store
+method passes its arguments through `nul_safe` first:
+
+- ids and names given as arguments (session_id, run_id, user_id, org_id, agent_name,
+  request_id, lease_owner, scope names ...) are refused with BEM-017: replacing a character
+  would make them name something else;
+- everything else (message content, tool args and results, metadata, action payloads, run
+  results, error messages, memory content), at any depth and including object keys and ids
+  nested in those records, is normalised: each U+0000 becomes U+FFFD.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Coroutine
+from typing import Any, ParamSpec, TypeVar
+
+from pydantic import BaseModel
+
+from riverbeam.core.errors import ErrorCode, RiverbeamError
+
+__all__ = ["NUL", "REPLACEMENT", "nul_safe", "scrub"]
+
+NUL = "\x00"
+REPLACEMENT = "\ufffd"
+
+# Arguments that name something: refused, never rewritten.
+_NAMES = frozenset(
+    {
+        "session_id",
+        "interaction_id",
+        "run_id",
+        "action_id",
+        "request_id",
+        "message_id",
+        "agent_name",
+        "lease_owner",
+        "user_id",
+        "profile_id",
+        "org_id",
+        "require_owner",
+        "require_org",
+        "scope_name",
+        "scope_id",
+        "scopes",
+        "page_token",
+        "tool_call_id",
+        "tool_name",
+    }
+)
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def scrub(value: T) -> T:
+    """`value` with every U+0000 replaced by U+FFFD, at any depth (keys included).
+
+    Returns `value` itself when it holds no U+0000, so the common case copies nothing.
+    Pydantic models are copied with the changed fields only.
+    """
+    cleaned, _ = _scrub(value)
+    return cleaned  # type: ignore[no-any-return]
+
+
+def _scrub(value: Any) -> tuple[Any, bool]:
+    if isinstance(value, str):
+        return (value.replace(NUL, REPLACEMENT), True) if NUL in value else (value, False)
+    if isinstance(value, dict):
+        items = [(_scrub(k), _scrub(v)) for k, v in value.items()]
+        if not any(kc or vc for (_, kc), (_, vc) in items):
+            return value, False
+        return {k: v for (k, _), (v, _) in items}, True
+    if isinstance(value, list | tuple):
+        parts = [_scrub(v) for v in value]
+        if not any(c for _, c in parts):
+            return value, False
+        cleaned = [v for v, _ in parts]
+        return (tuple(cleaned) if isinstance(value, tuple) else cleaned), True
+    if isinstance(value, BaseModel):
+        update: dict[str, Any] = {}
+        for name in type(value).model_fields:
+            field_value, changed = _scrub(getattr(value, name))
+            if changed:
+                update[name] = field_value
+        return (value.model_copy(update=update), True) if update else (value, False)
+    return value, False
+
+
+def _refuse_nul(name: str, value: Any) -> None:
+    if isinstance(value, str):
+        if NUL in value:
+            raise RiverbeamError(ErrorCode.NUL_IN_TEXT, f"{name} contains U+0000", field=name)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _refuse_nul(name, item)
+
+
+def nul_safe(
+    method: Callable[P, Coroutine[Any, Any, T]],
+) -> Callable[P, Coroutine[Any, Any, T]]:
+    """Refuse U+0000 in the method's id arguments and normalise it everywhere else.
+
+    Store methods take keyword arguments only, so the check goes by argument name.
+    """
+
+    @functools.wraps(method)
+    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
+        for name, value in kwargs.items():
+            if name in _NAMES:
+                _refuse_nul(name, value)
+            else:
+                kwargs[name] = scrub(value)
+        return await method(*args, **kwargs)
+
+    return wrapper
