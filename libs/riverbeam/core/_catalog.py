@@ -76,8 +76,8 @@ class ErrorCode(enum.Enum):
     REQUEST_TOO_LARGE = ErrorSpec(
         "BEM-019",
         "request message too large",
-        413,
-        _S.RESOURCE_EXHAUSTED,
+        400,
+        _S.INVALID_ARGUMENT,
         "send media by reference; see RIVERBEAM_GRPC_MAX_MESSAGE_BYTES",
     )
     STRING_TOO_LONG = ErrorSpec(
