@@ -198,11 +198,18 @@ class Gateway:
             raise RiverbeamError(
                 ErrorCode.INTERACTION_NOT_RESUMABLE, "interaction not found in this session"
             ) from None
-        await self._interaction_in(body.interaction_id, body.session_id)
+        interaction = await self._interaction_in(body.interaction_id, body.session_id)
+        assert interaction is not None
         check_may_approve(
             session.user_id, principal, clean.effective_user_id, owner_org_id=session.org_id
         )
         await self._actions_in(body)
+        # A resume runs the interaction's own agent: named (an unknown name is 020) or left
+        # out, never another (069).
+        if body.agent_name is not None:
+            await self.get_agent(principal, body.agent_name)
+        body = body.with_agent_of(interaction.agent_name)
+        assert body.agent_name is not None
         agent = await self.get_agent(principal, body.agent_name)
         check_agent_accepts(agent, body.content)
         decision = self._router.resolve(

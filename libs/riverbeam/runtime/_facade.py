@@ -168,6 +168,17 @@ class RiverBeam:
             raise RiverbeamError(
                 ErrorCode.RESUME_WITHOUT_ACTIONS, "resume needs at least one action"
             )
+        if body.agent_name is None:
+            # Left out: the interaction's own agent (the store refuses any other, BEM-069).
+            try:
+                interaction = await self._store.get_interaction(interaction_id=body.interaction_id)
+            except RiverbeamError as err:
+                if err.code is not ErrorCode.INTERACTION_NOT_FOUND:
+                    raise
+                raise RiverbeamError(
+                    ErrorCode.INTERACTION_NOT_RESUMABLE, interaction_id=body.interaction_id
+                ) from None
+            body = body.with_agent_of(interaction.agent_name)
         request = body.as_invoke_request(request_id=body.request_id or new_id())
         ack = await self.invoke(request, model=model, grant=grant)
         assert isinstance(ack, StreamAck)

@@ -18,6 +18,7 @@ from riverbeam.store._steps import (
     LOST_RUN_CODE,
     LOST_RUN_MESSAGE,
     action_result_message,
+    check_resume_agent,
     resolution,
 )
 from riverbeam.store._types import (
@@ -193,6 +194,8 @@ class InMemoryStore:
             interaction = t.opened_interaction(
                 session_id, agent_name, interaction_id, bool(action_responses), now
             )
+            if action_responses:
+                check_resume_agent(interaction, agent_name)
             answered = [
                 t.answered(r.action_id, interaction.interaction_id) for r in action_responses
             ]

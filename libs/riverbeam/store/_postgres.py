@@ -21,6 +21,7 @@ from riverbeam.store._steps import (
     LOST_RUN_CODE,
     LOST_RUN_MESSAGE,
     action_result_message,
+    check_resume_agent,
     resolution,
 )
 from riverbeam.store._types import (
@@ -317,6 +318,8 @@ class PgBeamStore:
                     session_id=session_id,
                 )
             interaction = _rows.interaction_of(row)
+            if resume:
+                check_resume_agent(interaction, agent_name)
 
             resolved: list[Action] = []
             for response in action_responses:

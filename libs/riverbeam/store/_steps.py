@@ -2,14 +2,42 @@
 
 from __future__ import annotations
 
-from riverbeam.core.errors import ErrorCode
+from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.store._types import NewMessage
-from riverbeam.types import Action, ActionOutcome, ActionResponseEnvelope, ActionStatus, ContentPart
+from riverbeam.types import (
+    Action,
+    ActionOutcome,
+    ActionResponseEnvelope,
+    ActionStatus,
+    ContentPart,
+    Interaction,
+)
 
-__all__ = ["LOST_RUN_CODE", "LOST_RUN_MESSAGE", "action_result_message", "resolution"]
+__all__ = [
+    "LOST_RUN_CODE",
+    "LOST_RUN_MESSAGE",
+    "action_result_message",
+    "check_resume_agent",
+    "resolution",
+]
 
 LOST_RUN_CODE = ErrorCode.RUN_LOST.code
 LOST_RUN_MESSAGE = ErrorCode.RUN_LOST.spec.title
+
+
+def check_resume_agent(interaction: Interaction, agent_name: str) -> None:
+    """A resume runs the interaction's own agent: another one is refused (BEM-069).
+
+    Checked inside the begin-run step, before any action is resolved, so a refused resume
+    changes nothing: the actions stay pending and a correct resume still works.
+    """
+    if interaction.agent_name != agent_name:
+        raise RiverbeamError(
+            ErrorCode.RESUME_AGENT_MISMATCH,
+            "a resume must name the interaction's agent (or leave agent_name out)",
+            interaction_id=interaction.interaction_id,
+            agent_name=interaction.agent_name,
+        )
 
 
 def resolution(response: ActionResponseEnvelope) -> tuple[ActionStatus, ActionOutcome]:

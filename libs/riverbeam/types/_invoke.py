@@ -8,6 +8,7 @@ from typing import Literal, cast
 from pydantic import AliasChoices, ConfigDict, Field
 from pydantic.config import JsonDict
 
+from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.types._base import NonEmptyStr, OptionalJsonObject, UtcDatetime, UUIDStr, WireModel
 from riverbeam.types._content import ContentPart
 from riverbeam.v1 import riverbeam_service_pb2, types_pb2
@@ -92,12 +93,16 @@ class InvokeRequest(InvokePayload):
 
 
 class ResumePayload(WireModel):
-    """The resume command: the interaction to resume and one answer per pending action."""
+    """The resume command: the interaction to resume and one answer per pending action.
+
+    `agent_name` may be left out: a resume always runs the interaction's own agent, and one
+    naming another agent is refused (BEM-069) without changing anything.
+    """
 
     _proto = riverbeam_service_pb2.ResumeRequest
     _always = frozenset({"content"})
 
-    agent_name: str = Field(min_length=1)
+    agent_name: str | None = Field(default=None, min_length=1)
     session_id: UUIDStr
     interaction_id: UUIDStr
     content: list[ContentPart] = Field(default_factory=list)
@@ -107,8 +112,33 @@ class ResumePayload(WireModel):
     request_id: UUIDStr | None = None
     model_override: str | None = None
 
+    def with_agent_of(self, interaction_agent: str) -> ResumePayload:
+        """This resume, naming `interaction_agent` (the agent of the interaction it resumes).
+
+        Raises:
+            RiverbeamError: BEM-069 when the resume names another agent.
+        """
+        if self.agent_name is None:
+            return self.model_copy(update={"agent_name": interaction_agent})
+        if self.agent_name != interaction_agent:
+            raise RiverbeamError(
+                ErrorCode.RESUME_AGENT_MISMATCH,
+                "a resume must name the interaction's agent (or leave agent_name out)",
+                field="agent_name",
+                agent_name=interaction_agent,
+            )
+        return self
+
     def as_invoke_request(self, *, request_id: str) -> InvokeRequest:
-        """The InvokeRequest this resume runs as (resume always streams)."""
+        """The InvokeRequest this resume runs as (resume always streams).
+
+        The agent must be known by now (BEM-011 otherwise): callers fill a left-out agent_name
+        from the interaction (`with_agent_of`).
+        """
+        if self.agent_name is None:
+            raise RiverbeamError(
+                ErrorCode.MISSING_FIELD, "resume needs the interaction's agent", field="agent_name"
+            )
         return InvokeRequest(
             agent_name=self.agent_name,
             content=self.content,

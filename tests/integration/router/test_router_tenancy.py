@@ -5,11 +5,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import grpc
 import pytest
 
 from riverbeam.agents import PendingToolCall, Text, ToolCalls
-from riverbeam.types import AgentResult, InvokeAuthContext
-from tests.integration.router.router_kit import Stack
+from riverbeam.client import action_response
+from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.types import AgentResult, InvokeAuthContext, ResumePayload
+from tests.integration.router.router_kit import Stack, auth, collect, pause_author, refused
+from tests.integration.router.test_router_refusals import resume_request
 
 pytestmark = pytest.mark.nats
 
@@ -81,3 +85,69 @@ async def test_a_scope_naming_another_org_is_dropped_for_a_backend(stack: Stack)
     seen = seen_by(result)
     assert "memory_scopes" not in (seen["metadata"] or {})
     assert seen["memory"] == []
+
+
+# ---- a resume naming another agent (issue 11, section 6) ---------------------------------------
+async def test_a_resume_naming_another_agent_is_refused_and_changes_nothing(stack: Stack) -> None:
+    alice = stack.client("alice")
+    paused = await pause_author(stack, alice)
+    assert paused.session_id and paused.interaction_id
+    (pending,) = paused.action_required
+    before = stack.records()
+
+    for wrong in ("assistant", "echo"):
+        error = await refused(
+            stack.stub().Resume(
+                resume_request(
+                    paused.session_id, paused.interaction_id, [pending.action_id], agent=wrong
+                ),
+                metadata=auth("alice"),
+            )
+        )
+        assert (error.code, error.bem) == (grpc.StatusCode.FAILED_PRECONDITION, "BEM-069")
+    assert stack.records() == before
+    assert (await alice.get_action(pending.action_id)).status == "pending"
+    assert stack.tools["push"].calls == []
+
+    # Past the router, the runner's store refuses it too, atomically with the resolution.
+    with pytest.raises(RiverbeamError) as info:
+        await stack.beam.resume(
+            ResumePayload.parse(
+                {
+                    "agent_name": "assistant",
+                    "session_id": paused.session_id,
+                    "interaction_id": paused.interaction_id,
+                    "actions": [
+                        action_response(await alice.get_action(pending.action_id)).to_json_dict()
+                    ],
+                }
+            )
+        )
+    assert info.value.code is ErrorCode.RESUME_AGENT_MISMATCH
+    assert stack.records() == before
+
+    # A correct resume, naming the agent, still works and runs the held tool once.
+    stack.script.push(Text("pushed"))
+    action = await alice.get_action(pending.action_id)
+    ack = await alice.resume(
+        "author", paused.session_id, paused.interaction_id, [action_response(action)]
+    )
+    frames = await collect(alice.follow(ack.request_id))
+    assert frames[-1].type == "done", frames[-1]
+    assert stack.tools["push"].calls == [{"v": "main"}]
+    assert (await alice.get_action(pending.action_id)).outcome == "approved_ran"
+
+
+async def test_a_resume_may_leave_the_agent_out(stack: Stack) -> None:
+    alice = stack.client("alice")
+    paused = await pause_author(stack, alice)
+    assert paused.session_id and paused.interaction_id
+    (pending,) = paused.action_required
+    stack.script.push(Text("pushed"))
+    request = resume_request(
+        paused.session_id, paused.interaction_id, [pending.action_id], agent=""
+    )
+    response = await stack.stub().Resume(request, metadata=auth("alice"))
+    frames = await collect(alice.follow(response.ack.request_id))
+    assert frames[-1].type == "done" and frames[-1].agent_name == "author", frames[-1]
+    assert stack.tools["push"].calls == [{"v": "main"}]

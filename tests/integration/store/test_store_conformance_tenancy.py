@@ -6,7 +6,7 @@ users with equal ids never read each other's entries.
 
 from __future__ import annotations
 
-from store_kit import OWNER, begin, expect, uid
+from store_kit import OWNER, answer, begin, expect, interrupted_with, resume, uid
 
 from riverbeam.core.errors import ErrorCode
 from riverbeam.store import BeamStore, NewAction, NewMessage
@@ -116,3 +116,17 @@ async def test_nul_in_an_id_or_name_is_refused_and_writes_nothing(store: BeamSto
         await store.get_run_by_request(request_id=NUL)
     with expect(ErrorCode.NUL_IN_TEXT):
         await store.remember(scope_name="user", scope_id=f"a{NUL}", content="c")
+
+
+# ---- a resume naming another agent (issue 11, section 6) ---------------------------------------
+async def test_a_resume_naming_another_agent_is_refused_atomically(store: BeamStore) -> None:
+    begun, (action_id,) = await interrupted_with(store)
+    with expect(ErrorCode.RESUME_AGENT_MISMATCH):
+        await resume(store, begun, answer(action_id), agent_name="assistant")
+    action = await store.get_action(action_id=action_id)
+    assert (action.status, action.outcome) == ("pending", None)
+    assert len(await store.list_runs(interaction_id=begun.interaction.interaction_id)) == 1
+    session = await store.get_session(session_id=begun.session.session_id)
+    assert session.last_seq == begun.session.last_seq + 1  # only the ai message of the pause
+    resumed = await resume(store, begun, answer(action_id))  # begin's default: "author"
+    assert [a.action_id for a in resumed.resolved_actions] == [action_id]
