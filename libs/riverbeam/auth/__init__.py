@@ -7,7 +7,12 @@ checks sizes with `validate_invoke_limits`, then session ownership with
 """
 
 from riverbeam.auth._dev import DevAuthenticator, dev_mode_warning
-from riverbeam.auth._limits import DEFAULT_LIMITS, RequestLimits, validate_invoke_limits
+from riverbeam.auth._limits import (
+    DEFAULT_LIMITS,
+    RequestLimits,
+    check_string,
+    validate_invoke_limits,
+)
 from riverbeam.auth._mode import Authenticator, AuthMode, authenticator_for
 from riverbeam.auth._ownership import (
     SessionAccess,
@@ -34,6 +39,7 @@ __all__ = [
     "authenticator_for",
     "check_may_approve",
     "check_session_owner",
+    "check_string",
     "dev_mode_warning",
     "generate_token",
     "hash_token",

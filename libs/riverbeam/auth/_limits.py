@@ -14,7 +14,7 @@ from typing import Any
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.types import ContentPart, InvokePayload, InvokeRequest, ResumePayload
 
-__all__ = ["RequestLimits", "validate_invoke_limits"]
+__all__ = ["RequestLimits", "check_string", "validate_invoke_limits"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +30,12 @@ class RequestLimits:
         max_metadata_depth: Nesting of metadata, part metadata and action payloads; an
             object or list is one level (BEM-013).
         max_actions: Number of action responses in a resume (BEM-013).
+        max_name_chars: Names and ids that are not UUIDs: agent_name, model_override,
+            auth_context.user_id / org_id / profile_id, a part's mime_type, an action
+            response's kind and lc_action_id, a cancel's reason (BEM-022).
+        max_token_chars: auth_context.mcp_token (BEM-022).
+        max_errors: Entries of an action response's `errors`, each of at most
+            4 * max_name_chars characters (BEM-022).
     """
 
     max_content_bytes: int = 1 << 20
@@ -37,6 +43,9 @@ class RequestLimits:
     max_metadata_bytes: int = 64 << 10
     max_metadata_depth: int = 16
     max_actions: int = 64
+    max_name_chars: int = 256
+    max_token_chars: int = 8192
+    max_errors: int = 32
 
 
 DEFAULT_LIMITS = RequestLimits()
@@ -55,6 +64,7 @@ def validate_invoke_limits(
         RiverbeamError: BEM-012 for content, BEM-013 for metadata and action payloads; the
             details name the field, the limit and the size found.
     """
+    _check_strings(request, limits)
     _check_content(request.content, limits)
     if request.metadata is not None:
         _check_json("metadata", request.metadata, limits)
@@ -70,6 +80,51 @@ def validate_invoke_limits(
     for index, action in enumerate(actions):
         if action.payload is not None:
             _check_json(f"actions[{index}].payload", action.payload, limits)
+
+
+def check_string(field: str, value: str | None, limit: int) -> None:
+    """Refuse a string field longer than `limit` characters (BEM-022); None passes.
+
+    The message names the field and the limit, never the value.
+    """
+    if value is not None and len(value) > limit:
+        raise RiverbeamError(
+            ErrorCode.STRING_TOO_LONG,
+            f"{field} is {len(value)} characters; at most {limit}",
+            field=field,
+            limit=limit,
+            actual=len(value),
+        )
+
+
+def _check_strings(request: InvokePayload | ResumePayload, limits: RequestLimits) -> None:
+    names = limits.max_name_chars
+    check_string("agent_name", request.agent_name, names)
+    check_string("model_override", request.model_override, names)
+    auth = request.auth_context
+    if auth is not None:
+        check_string("auth_context.user_id", auth.user_id, names)
+        check_string("auth_context.org_id", auth.org_id, names)
+        check_string("auth_context.profile_id", auth.profile_id, names)
+        check_string("auth_context.mcp_token", auth.mcp_token, limits.max_token_chars)
+    for index, part in enumerate(request.content[: limits.max_parts]):
+        check_string(f"content[{index}].mime_type", part.mime_type, names)
+    actions = request.actions if isinstance(request, ResumePayload | InvokeRequest) else []
+    for index, action in enumerate(actions[: limits.max_actions]):
+        check_string(f"actions[{index}].kind", action.kind, names)
+        check_string(f"actions[{index}].lc_action_id", action.lc_action_id, names)
+        check_string(f"actions[{index}].responder_id", action.responder_id, names)
+        if len(action.errors) > limits.max_errors:
+            raise RiverbeamError(
+                ErrorCode.STRING_TOO_LONG,
+                f"actions[{index}].errors has {len(action.errors)} entries; at most "
+                f"{limits.max_errors}",
+                field=f"actions[{index}].errors",
+                limit=limits.max_errors,
+                actual=len(action.errors),
+            )
+        for n, text in enumerate(action.errors):
+            check_string(f"actions[{index}].errors[{n}]", text, names * 4)
 
 
 def _check_content(parts: Sequence[ContentPart], limits: RequestLimits) -> None:

@@ -78,7 +78,7 @@ class ErrorCode(enum.Enum):
         "request message too large",
         400,
         _S.INVALID_ARGUMENT,
-        "send media by reference; see RIVERBEAM_GRPC_MAX_MESSAGE_BYTES",
+        "at most 16 MiB per request; send media by reference",
     )
     STRING_TOO_LONG = ErrorSpec(
         "BEM-022", "string field too long", 400, _S.INVALID_ARGUMENT, "docs/api.md lists the bounds"

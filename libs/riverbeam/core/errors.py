@@ -15,7 +15,33 @@ import grpc
 
 from riverbeam.core._catalog import ErrorCode, ErrorSpec, by_code, catalog
 
-__all__ = ["ErrorCode", "ErrorSpec", "RiverbeamError", "by_code", "catalog"]
+__all__ = [
+    "MAX_DETAIL_CHARS",
+    "MAX_MESSAGE_CHARS",
+    "ErrorCode",
+    "ErrorSpec",
+    "RiverbeamError",
+    "bounded",
+    "by_code",
+    "catalog",
+]
+
+MAX_MESSAGE_CHARS = 1024
+"""An error's message is cut to this many characters (with a marker): it may quote input."""
+MAX_DETAIL_CHARS = 256
+"""Each detail value is cut to this many characters (with a marker)."""
+
+
+def bounded(text: str, limit: int) -> str:
+    """`text`, or its first characters and a marker saying how many were cut.
+
+    Errors quote what the caller sent (an agent name, a model name); an unbounded input must
+    never come back unbounded in a message, a log line or an ErrorInfo.
+    """
+    if len(text) <= limit:
+        return text
+    marker = f"…[{len(text) - limit} more characters]"
+    return text[:limit] + marker
 
 
 class RiverbeamError(Exception):
@@ -36,8 +62,12 @@ class RiverbeamError(Exception):
         **details: object,
     ) -> None:
         self.code = code
-        self.message = message or code.spec.title
-        self.details: dict[str, str] = {k: str(v) for k, v in details.items() if v is not None}
+        self.message = bounded(message or code.spec.title, MAX_MESSAGE_CHARS)
+        self.details: dict[str, str] = {
+            bounded(k, MAX_DETAIL_CHARS): bounded(str(v), MAX_DETAIL_CHARS)
+            for k, v in details.items()
+            if v is not None
+        }
         super().__init__(f"{code.code}: {self.message}")
 
     @property

@@ -22,6 +22,7 @@ from riverbeam.auth import (
     SessionAccess,
     check_may_approve,
     check_session_owner,
+    check_string,
     sanitize_invoke,
     sanitize_resume,
     session_not_found,
@@ -226,6 +227,7 @@ class Gateway:
         )
 
     async def cancel(self, principal: Principal, request_id: str, reason: str | None) -> bool:
+        check_string("reason", reason, 4 * self._limits.max_name_chars)
         run = await self._run_by_request(principal, request_id)
         if run.status != "running":
             return False
@@ -337,9 +339,16 @@ class Gateway:
                     continue  # quiet, not over: follow on from the cursor
                 if not finished:
                     continue  # it just ended: read what it stored, briefly
-                # Over, and its terminal frame never reached the stream (the runner stopped
-                # between recording the run and publishing it): end from the record.
-                yield _terminal_from_run(run, request_id=request_id, seq=cursor + 1)
+                # Over. If its terminal frame is stored (at or before the caller's cursor, which
+                # may point past the end), that is the real end: nothing more to send. If it
+                # never reached the stream (the runner stopped between recording the run and
+                # publishing it), end from the record, right after the last stored frame.
+                last = await self._frames.last_frame(request_id)
+                if last is not None and last.is_terminal:
+                    return
+                seq = (last.seq or 0) + 1 if last is not None else 1
+                if seq > cursor:
+                    yield _terminal_from_run(run, request_id=request_id, seq=seq)
                 return
 
     @contextlib.asynccontextmanager

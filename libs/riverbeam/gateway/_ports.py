@@ -59,3 +59,7 @@ class FramesPort(Protocol):
         """Frames after `after_seq`; BEM-113 after `idle_timeout_s` without a frame, BEM-111
         when no frame is stored within `wait_for_start_s` (None: the port's default)."""
         ...
+
+    async def last_frame(self, request_id: str) -> StreamChunk | None:
+        """The latest frame stored for the request, or None when none is stored."""
+        ...

@@ -8,7 +8,7 @@ from nats.js import JetStreamContext
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.runtime._sinks import CollectingSink, FrameSink
-from riverbeam.stream import RequestPublisher, StreamConfig, follow, last_seq
+from riverbeam.stream import RequestPublisher, StreamConfig, follow, last_frame, last_seq
 from riverbeam.telemetry._metrics import FRAMES_PUBLISHED
 from riverbeam.types import StreamChunk
 
@@ -96,3 +96,12 @@ class JetStreamFrames:
                 yield frame
         finally:
             await frames.aclose()
+
+    async def last_frame(self, request_id: str) -> StreamChunk | None:
+        """The latest frame stored for the request, or None when none is stored."""
+        try:
+            return await last_frame(self._js, request_id, config=self._config)
+        except RiverbeamError as err:
+            if err.code is ErrorCode.STREAM_NOT_FOUND:
+                return None
+            raise

@@ -13,14 +13,15 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from riverbeam.server._interceptor import ErrorInterceptor
+from riverbeam.server._interceptor import MAX_REQUEST_BYTES, ErrorInterceptor
 from riverbeam.telemetry import tracing_client_interceptors, tracing_server_interceptors
 
 __all__ = ["CHANNEL_OPTIONS", "GrpcServer", "ServiceBinding", "open_channel"]
 
 log = logging.getLogger("riverbeam.server")
 
-MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+MAX_MESSAGE_BYTES = MAX_REQUEST_BYTES
+MAX_METADATA_BYTES = 64 * 1024
 CHANNEL_OPTIONS: list[tuple[str, Any]] = [
     ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
     ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
@@ -28,6 +29,19 @@ CHANNEL_OPTIONS: list[tuple[str, Any]] = [
     ("grpc.keepalive_timeout_ms", 10_000),
     ("grpc.http2.max_pings_without_data", 0),
     ("grpc.keepalive_permit_without_calls", 1),
+]
+
+
+# What a server's transport accepts is looser than what the services take, so the refusal of a
+# too large message (BEM-019, checked by the error interceptor) or of an oversized
+# authorization header (BEM-050, the authenticator) is ours and carries a code. Only beyond
+# these does gRPC itself answer RESOURCE_EXHAUSTED. gRPC's metadata limit is soft below the
+# absolute one (requests between the two are refused at random), so both are set alike.
+SERVER_OPTIONS: list[tuple[str, Any]] = [
+    *[(k, v) for k, v in CHANNEL_OPTIONS if k != "grpc.max_receive_message_length"],
+    ("grpc.max_receive_message_length", 4 * MAX_REQUEST_BYTES),
+    ("grpc.max_metadata_size", MAX_METADATA_BYTES),
+    ("grpc.absolute_max_metadata_size", MAX_METADATA_BYTES),
 ]
 
 
@@ -76,7 +90,7 @@ class GrpcServer:
         self._interceptors = [ErrorInterceptor(), *tracing_server_interceptors(), *interceptors]
         # Closing connections after a while makes clients re-resolve DNS, so a router balancing
         # over a headless Service notices runners added by a scale-out.
-        self._options = list(CHANNEL_OPTIONS)
+        self._options = list(SERVER_OPTIONS)
         if max_connection_age_s is not None:
             self._options += [
                 ("grpc.max_connection_age_ms", int(max_connection_age_s * 1000)),

@@ -15,9 +15,56 @@ from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.server._status import STATUS_DETAILS_KEY, rich_status
 from riverbeam.telemetry._metrics import RPC_LATENCY, RPC_TOTAL
 
-__all__ = ["ErrorInterceptor", "abort_with"]
+__all__ = ["MAX_REQUEST_BYTES", "ErrorInterceptor", "abort_with"]
 
 log = logging.getLogger("riverbeam.rpc")
+
+MAX_REQUEST_BYTES = 16 * 1024 * 1024
+"""The largest request message a service takes; a larger one is refused with BEM-019.
+
+The transport itself accepts more (see _grpc_server.SERVER_OPTIONS), so that the refusal is
+ours and carries a code, not gRPC's bare RESOURCE_EXHAUSTED.
+"""
+
+
+def _pass_bytes(data: bytes) -> bytes:
+    return data
+
+
+def _decoder(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any]:
+    """Parse a request inside the handler, where a failure becomes a coded refusal.
+
+    gRPC's own deserialization failure ends the call as UNKNOWN "Unexpected DecodeError",
+    without a code; messages nested deeper than protobuf's recursion limit (100) fail that way
+    too.
+    """
+
+    def decode(data: bytes) -> Any:
+        if len(data) > MAX_REQUEST_BYTES:
+            raise RiverbeamError(
+                ErrorCode.REQUEST_TOO_LARGE,
+                f"request is {len(data)} bytes; at most {MAX_REQUEST_BYTES}",
+                limit=MAX_REQUEST_BYTES,
+                actual=len(data),
+            )
+        if deserializer is None:
+            return data
+        try:
+            return deserializer(data)
+        except Exception as exc:  # DecodeError, RecursionError, ... of any protobuf runtime
+            if isinstance(exc, RecursionError) or "MaxDepth" in str(exc):
+                raise RiverbeamError(
+                    ErrorCode.METADATA_TOO_LARGE,
+                    "request is nested more than protobuf's 100 message levels deep",
+                    limit=100,
+                ) from None
+            raise RiverbeamError(
+                ErrorCode.MALFORMED_REQUEST,
+                "request is not a valid protobuf message of this RPC",
+                error=type(exc).__name__,
+            ) from None
+
+    return decode
 
 
 async def abort_with(context: grpc.aio.ServicerContext[Any, Any], err: RiverbeamError) -> None:
@@ -63,13 +110,15 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
             RPC_TOTAL.labels(service, name, code).inc()
             RPC_LATENCY.labels(service, name).observe(time.perf_counter() - started)
 
+        decode = _decoder(handler.request_deserializer)
+
         if handler.unary_unary is not None:
             inner_uu: Any = handler.unary_unary
 
             async def unary_unary(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
                 started = time.perf_counter()
                 try:
-                    response = await inner_uu(request, context)
+                    response = await inner_uu(decode(request), context)
                 except (asyncio.CancelledError, AbortError):
                     record("CANCELLED", started)
                     raise
@@ -82,7 +131,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
 
             return grpc.unary_unary_rpc_method_handler(
                 unary_unary,
-                request_deserializer=handler.request_deserializer,
+                request_deserializer=_pass_bytes,
                 response_serializer=handler.response_serializer,
             )
 
@@ -94,7 +143,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
             ) -> AsyncIterator[Any]:
                 started = time.perf_counter()
                 try:
-                    async for item in inner_us(request, context):
+                    async for item in inner_us(decode(request), context):
                         yield item
                 except (asyncio.CancelledError, AbortError):
                     record("CANCELLED", started)
@@ -107,7 +156,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
 
             return grpc.unary_stream_rpc_method_handler(
                 unary_stream,
-                request_deserializer=handler.request_deserializer,
+                request_deserializer=_pass_bytes,
                 response_serializer=handler.response_serializer,
             )
         return handler

@@ -40,6 +40,9 @@ class ScriptedFrames:
                 yield frame
         raise RiverbeamError(self.then)
 
+    async def last_frame(self, request_id: str) -> StreamChunk | None:
+        return self.frames[-1] if self.frames else None
+
 
 class NoRunner:
     async def list_agents(self) -> list[Any]:
@@ -116,3 +119,31 @@ async def test_a_finished_request_that_never_streamed_is_refused_at_once() -> No
     assert info.value.code is ErrorCode.STREAM_NOT_FOUND
     (call,) = frames.calls
     assert call["start"] is not None and call["start"] <= 1.0  # not the 30 s default
+
+
+def done(seq: int) -> StreamChunk:
+    result = AgentResult(agent_name="assistant", content=[ContentPart.of_text("bye")])
+    return StreamChunk(type="done", result=result, seq=seq)
+
+
+@pytest.mark.parametrize("after_seq", [2, 3, 50, 2147483647])
+async def test_a_cursor_at_or_past_the_stored_end_gets_no_frames(after_seq: int) -> None:
+    """The real frames (none) and the real end: no done frame is invented with a new seq."""
+    store = InMemoryStore()
+    frames = ScriptedFrames([chunk(1), done(2)], then=ErrorCode.STREAM_TIMEOUT)
+    gw, principal = gateway(store, frames)
+    request_id, _ = await finished_run(store, user=principal.subject, status="completed")
+
+    assert [f async for f in gw.follow(principal, request_id, after_seq=after_seq)] == []
+
+
+async def test_a_lost_terminal_frame_is_rebuilt_after_the_last_stored_one_only() -> None:
+    store = InMemoryStore()
+    frames = ScriptedFrames([chunk(1), chunk(2)], then=ErrorCode.STREAM_TIMEOUT)
+    gw, principal = gateway(store, frames)
+    request_id, _ = await finished_run(store, user=principal.subject, status="completed")
+
+    (rebuilt,) = [f async for f in gw.follow(principal, request_id, after_seq=2)]
+    assert (rebuilt.type, rebuilt.seq) == ("done", 3)
+    assert [f async for f in gw.follow(principal, request_id, after_seq=3)] == []
+    assert [f async for f in gw.follow(principal, request_id, after_seq=2147483647)] == []
