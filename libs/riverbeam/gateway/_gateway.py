@@ -503,12 +503,27 @@ class Gateway:
             raise not_found
         session = await self._maybe_session(run.session_id)
         try:
-            # Whoever may resume a session may follow and cancel its requests: an approver
-            # follows the run its approval started.
+            # Whoever may read a session follows and cancels its requests.
+            self._check_read(session, principal)
+            return run
+        except RiverbeamError:
+            pass
+        # An approver (of the session's organisation) follows and cancels the runs of
+        # interactions that asked for an approval: the run that paused for the actions it
+        # answers, and the runs its answers (or others') resumed. Not every run of its org:
+        # a plain conversation stays its owner's, as GetSession does.
+        try:
             self._check_read(session, principal, access=SessionAccess.RESUME)
         except RiverbeamError:
             raise not_found from None
+        if not await self._asked_for_approval(run.interaction_id):
+            raise not_found
         return run
+
+    async def _asked_for_approval(self, interaction_id: str) -> bool:
+        """Whether a run of the interaction paused for approval (it has actions)."""
+        runs = await self._store.list_runs(interaction_id=interaction_id)
+        return any(r.result is not None and r.result.action_required for r in runs)
 
 
 # Store pages one inbox page may read before it comes back short.

@@ -12,7 +12,15 @@ from riverbeam.agents import PendingToolCall, Text, ToolCalls
 from riverbeam.client import action_response
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.types import AgentResult, InvokeAuthContext, ResumePayload
-from tests.integration.router.router_kit import Stack, auth, collect, pause_author, refused
+from riverbeam.v1 import riverbeam_service_pb2 as pb
+from tests.integration.router.router_kit import (
+    Stack,
+    auth,
+    collect,
+    pause_author,
+    refused,
+    refused_stream,
+)
 from tests.integration.router.test_router_refusals import resume_request
 
 pytestmark = pytest.mark.nats
@@ -150,4 +158,43 @@ async def test_a_resume_may_leave_the_agent_out(stack: Stack) -> None:
     response = await stack.stub().Resume(request, metadata=auth("alice"))
     frames = await collect(alice.follow(response.ack.request_id))
     assert frames[-1].type == "done" and frames[-1].agent_name == "author", frames[-1]
+    assert stack.tools["push"].calls == [{"v": "main"}]
+
+
+# ---- what an approver may follow and cancel (issue 11, section 9) ------------------------------
+async def test_an_approver_follows_only_runs_that_asked_for_approval(stack: Stack) -> None:
+    alice, approver = stack.client("alice"), stack.client("approver")
+    chat = await alice.invoke("echo", "just chatting", stream=True)
+    await stack.wait_run(chat.request_id)
+    stack.script.push(ToolCalls((PendingToolCall("push", {"v": "main"}),)))
+    asking = await alice.invoke("author", "push it", stream=True)
+    paused = await stack.wait_run(asking.request_id, status="interrupted")
+    theirs = await stack.client("carol").invoke("author", "push it", stream=True)  # org o2
+    await stack.wait_run(theirs.request_id)
+    stub = stack.stub()
+
+    # A plain conversation of its org is not the approver's to follow or cancel.
+    for request_id in (chat.request_id, theirs.request_id):
+        error = await refused_stream(
+            stub.FollowStream(
+                pb.FollowStreamRequest(request_id=request_id), metadata=auth("approver")
+            )
+        )
+        assert error.bem == "BEM-032"
+        error = await refused(
+            stub.Cancel(pb.CancelRequest(request_id=request_id), metadata=auth("approver"))
+        )
+        assert error.bem == "BEM-032"
+
+    # The run that asked: the approver sees what it is asked to approve.
+    frames = await collect(approver.follow(asking.request_id))
+    assert frames == await collect(alice.follow(asking.request_id))
+    assert frames[-1].type == "done" and frames[-1].result and frames[-1].result.interrupted
+    assert await approver.cancel(asking.request_id) is False  # over: nothing to cancel
+
+    # The run its answer resumes.
+    stack.script.push(Text("pushed"))
+    ack = await approver.approve(paused.session_id, paused.interaction_id)
+    resumed = await collect(approver.follow(ack.request_id))
+    assert resumed[-1].type == "done"
     assert stack.tools["push"].calls == [{"v": "main"}]
