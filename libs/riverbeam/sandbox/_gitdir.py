@@ -20,6 +20,7 @@ from riverbeam.sandbox._settings import GitIdentity
 __all__ = [
     "Entry",
     "HeadState",
+    "bound_object_cache",
     "flatten_index",
     "flatten_tree",
     "head_state",
@@ -60,6 +61,19 @@ def open_repo(root: SandboxRoot) -> pygit2.Repository:
         return pygit2.Repository(os.path.join(root.path, ".git"), RepositoryOpenFlag.NO_SEARCH)
     except pygit2.GitError as exc:
         raise RiverbeamError(ErrorCode.GIT_FAILED, f"cannot open the repository: {exc}") from None
+
+
+def bound_object_cache(max_bytes: int) -> None:
+    """Bound libgit2's process-wide cache of parsed objects (0 turns caching off).
+
+    Its default, 256 MiB, is as good as unbounded for a long-running service: commits and
+    trees read by every call stay cached, and RSS grows with each commit.
+    """
+    if max_bytes == 0:
+        pygit2.settings.enable_caching(False)
+        return
+    pygit2.settings.enable_caching(True)
+    pygit2.settings.cache_max_size(max_bytes)
 
 
 def init_repo(root: SandboxRoot, initial_branch: str) -> pygit2.Repository:

@@ -92,6 +92,10 @@ class WorkingTree:
         async with self._lock:
             return await asyncio.to_thread(fn, *args)
 
+    async def release_repository(self) -> None:
+        """Release the repository handle; the next operation reopens it."""
+        await self._run(self._core.release_repository)
+
     async def aclose(self) -> None:
         """Release the repository and the root descriptor."""
         await self._run(self._core.close)

@@ -73,6 +73,12 @@ class WorkspaceConfig(BaseModel):
     """The branch a new workspace's tools work on, unless the create request names one."""
     identity: GitIdentity = Field(default_factory=GitIdentity)
     limits: SandboxLimits = Field(default_factory=SandboxLimits)
+    git_object_cache_bytes: int = Field(default=2 * 1024 * 1024, ge=0)
+    """libgit2's cache of parsed objects, for the whole process (its own default, 256 MiB, let
+    every commit and tree the sandbox ever read stay in memory: RSS grew with each commit)."""
+    max_open_repositories: int = Field(default=32, gt=0)
+    """Workspaces whose repository handle (index, object cache, file handles) stays open;
+    the least recently used beyond this release theirs, reopened on next use."""
 
     @classmethod
     def from_settings(cls, settings: SandboxSettings) -> WorkspaceConfig:

@@ -101,6 +101,18 @@ class WorkingTreeCore:
             self._repo = open_repo(self.root)
         return self._repo
 
+    def release_repository(self) -> None:
+        """Drop the repository handle (its index, caches, file handles); reopened on next use."""
+        with self._lock:
+            if self._repo is not None:
+                self._repo.free()
+                self._repo = None
+
+    @property
+    def repository_open(self) -> bool:
+        """Whether the repository handle is open (for the bound on open handles)."""
+        return self._repo is not None
+
     def close(self) -> None:
         """Drop the repository handle and the root descriptor."""
         with self._lock:

@@ -19,12 +19,13 @@ import secrets
 import shutil
 import stat
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
-from riverbeam.sandbox._gitdir import head_state, open_repo
+from riverbeam.sandbox._gitdir import bound_object_cache, head_state, open_repo
 from riverbeam.sandbox._local import WorkingTree
 from riverbeam.sandbox._origin import OriginPolicy, check_origin_form
 from riverbeam.sandbox._paths import display_path
@@ -82,7 +83,11 @@ class WorkspaceManager:
         self._protected = ProtectedRefs(config.protected_refs)
         validate_branch_name(config.base_branch)
         self._trees: dict[str, WorkingTree] = {}
+        # Names of trees in use order (least recent first): beyond max_open_repositories, the
+        # oldest release their repository handle, so memory does not grow with workspaces.
+        self._recent: OrderedDict[str, None] = OrderedDict()
         self._lock = asyncio.Lock()
+        bound_object_cache(config.git_object_cache_bytes)
 
     @property
     def base_dir(self) -> Path:
@@ -203,7 +208,22 @@ class WorkspaceManager:
             if tree is None:
                 tree = await asyncio.to_thread(self._open_sync, name)
                 self._trees[name] = tree
-            return tree
+            self._recent[name] = None
+            self._recent.move_to_end(name)
+            idle: list[WorkingTree] = []
+            while len(self._recent) > self._config.max_open_repositories:
+                oldest, _ = self._recent.popitem(last=False)
+                if oldest in self._trees:
+                    idle.append(self._trees[oldest])
+        # Outside the manager's lock: a release waits for that tree's running operation.
+        for other in idle:
+            await other.release_repository()
+        return tree
+
+    @property
+    def open_repositories(self) -> int:
+        """How many workspaces hold an open repository handle (bounded by configuration)."""
+        return sum(1 for tree in self._trees.values() if tree.core.repository_open)
 
     async def tree_for_request(self, name: object) -> WorkingTree:
         """The workspace a request's metadata names, if this deployment allows requests to choose.
@@ -285,6 +305,7 @@ class WorkspaceManager:
         validate_workspace_name(name)
         async with self._lock:
             tree = self._trees.pop(name, None)
+            self._recent.pop(name, None)
             if tree is not None:
                 await tree.aclose()
             await asyncio.to_thread(self._delete_sync, name)
@@ -300,5 +321,6 @@ class WorkspaceManager:
         """Close every open tree. Idempotent."""
         async with self._lock:
             trees, self._trees = list(self._trees.values()), {}
+            self._recent.clear()
         for tree in trees:
             await tree.aclose()
