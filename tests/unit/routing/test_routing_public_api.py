@@ -37,6 +37,7 @@ EXPECTED = {
         "sanitize_invoke",
         "sanitize_resume",
         "session_not_found",
+        "check_string",
         "validate_invoke_limits",
     },
 }
