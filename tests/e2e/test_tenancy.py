@@ -20,7 +20,8 @@ from e2e_kit import GUARD_S, ChatProcess, assert_sequenced, pg_schema, run_cli, 
 from riverbeam.auth import hash_token
 from riverbeam.client import RiverbeamClient, action_response
 from riverbeam.core.errors import ErrorCode, RiverbeamError
-from riverbeam.types import AgentResult, StreamAck
+from riverbeam.store import StoreClient
+from riverbeam.types import AgentResult, InvokeAuthContext, StreamAck
 from services.cli._up import LocalStack
 from tests.support.chat_server import call, delayed, text, tool_calls
 
@@ -29,6 +30,9 @@ module_loop = pytest.mark.asyncio(loop_scope="module")
 
 ALICE = "alice-e2e-token-4f1c9a7d2b6e8f03"
 BOB = "bob-e2e-token-9d2e7c4a1f6b3e58"
+# Two organisations' backends, each acting for its own user "alice".
+ACME = "acme-backend-e2e-token-3b8d1e6f9a2c"
+OTHER = "other-backend-e2e-token-7e4a2c9d1b5f"
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +52,18 @@ async def tenancy(
             [
                 {"token_sha256": hash_token(ALICE), "subject": "alice"},
                 {"token_sha256": hash_token(BOB), "subject": "bob"},
+                {
+                    "token_sha256": hash_token(ACME),
+                    "subject": "svc-acme",
+                    "org_id": "acme",
+                    "roles": ["backend"],
+                },
+                {
+                    "token_sha256": hash_token(OTHER),
+                    "subject": "svc-other",
+                    "org_id": "other",
+                    "roles": ["backend"],
+                },
             ]
         )
     )
@@ -187,3 +203,36 @@ async def test_bob_can_neither_answer_nor_cancel_alices_runs(tenancy: Tenancy) -
             assert await alice.cancel(live.request_id) is True
         last = [f async for f in alice.follow(live.request_id, timeout_s=GUARD_S)][-1]
         assert last.error_code == "BEM-033"
+
+
+@module_loop
+async def test_equal_user_ids_of_two_orgs_share_no_memory(tenancy: Tenancy) -> None:
+    """Memory is keyed by organisation: other's alice never reads acme's alice's entries."""
+    stack, chat = tenancy.stack, tenancy.chat
+    store = StoreClient(stack.endpoints["store"])
+    try:
+        await store.remember(
+            scope_name="user",
+            scope_id="alice",
+            content="alice-acme's card PIN is 4321",
+            org_id="acme",
+        )
+    finally:
+        await store.aclose()
+    scopes = {"memory_scopes": [{"name": "user", "id": "alice"}]}
+    async with (
+        RiverbeamClient(stack.router, token=ACME, timeout_s=GUARD_S) as acme,
+        RiverbeamClient(stack.router, token=OTHER, timeout_s=GUARD_S) as other,
+    ):
+        for backend, sees_the_pin in ((other, False), (acme, True)):
+            before = len(await chat.completions())
+            await chat.push(text("noted"))
+            result = await backend.invoke(
+                "author",
+                "what do you know about me?",
+                auth_context=InvokeAuthContext(user_id="alice"),
+                metadata=scopes,
+            )
+            assert isinstance(result, AgentResult) and result.text == "noted"
+            sent = json.dumps((await chat.completions())[before])
+            assert ("4321" in sent) is sees_the_pin, sent[:2000]
