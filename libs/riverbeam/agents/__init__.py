@@ -40,6 +40,7 @@ from riverbeam.agents._rig import RigAgentRunner, RigOptions, ToolErrorPolicy
 from riverbeam.agents._scripted import ScriptedCall, ScriptedClient, ScriptStep
 from riverbeam.agents._skills import SANDBOX_TOOL_NAMES, Skill, builtin_skills, skill_by_name
 from riverbeam.agents._tool import (
+    ApprovalTool,
     TOOL_NAME_PATTERN,
     ContextualTool,
     Tool,
@@ -63,6 +64,7 @@ __all__ = [
     "Completion",
     "CompletionClient",
     "CompletionEvent",
+    "ApprovalTool",
     "ContextualTool",
     "EchoAgent",
     "EchoClient",

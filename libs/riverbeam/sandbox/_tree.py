@@ -101,6 +101,11 @@ class WorkingTreeCore:
             self._repo = open_repo(self.root)
         return self._repo
 
+    def repo(self) -> pygit2.Repository:
+        """The repository handle, for trusted host code (workspace creation)."""
+        with self._lock:
+            return self._git()
+
     def close(self) -> None:
         """Drop the repository handle and the root descriptor."""
         with self._lock:
