@@ -139,7 +139,12 @@ async def test_colliding_directories_and_a_file_shadowing_a_directory_are_refuse
     assert await refused(tmp_path, origin) == "BEM-316"
 
     commit = origin.create_commit(
-        None, SIG, SIG, "file and dir\n", raw_tree(origin, [(0o40000, b"A", docs_a), (0o100644, b"a", data)]), []
+        None,
+        SIG,
+        SIG,
+        "file and dir\n",
+        raw_tree(origin, [(0o40000, b"A", docs_a), (0o100644, b"a", data)]),
+        [],
     )
     origin.references["refs/heads/main"].set_target(commit)
     assert await refused(tmp_path, origin) == "BEM-316"
@@ -163,7 +168,8 @@ async def test_submodules_are_refused(tmp_path: Path, origin: pygit2.Repository)
     commit_tree(
         origin,
         raw_tree(
-            origin, [(0o100644, b".gitmodules", gitmodules), (int(FileMode.COMMIT), b"evil", fake_commit)]
+            origin,
+            [(0o100644, b".gitmodules", gitmodules), (int(FileMode.COMMIT), b"evil", fake_commit)],
         ),
     )
     assert await refused(tmp_path, origin) == "BEM-317"
@@ -201,9 +207,9 @@ def hostile_global_config(tmp_path: Path) -> Iterator[Path]:
     home.mkdir()
     command = f"sh -c 'touch {marker}; cat'"
     (home / ".gitconfig").write_text(
-        "[filter \"lfs\"]\n"
+        '[filter "lfs"]\n'
         f"\tsmudge = {command}\n\tclean = {command}\n\tprocess = {command}\n\trequired = true\n"
-        "[filter \"evil\"]\n"
+        '[filter "evil"]\n'
         f"\tsmudge = {command}\n\tclean = {command}\n"
         "[core]\n\tautocrlf = true\n\thooksPath = /tmp\n"
     )

@@ -97,9 +97,7 @@ def test_place_run_by_policy() -> None:
     assert place_run("session", **common) == session_placement(sid)
     assert place_run("user", **common) == user_placement("acme", "alice")
     # No user: the run keeps to its session's workspace, never a shared one.
-    assert place_run("user", session_id=sid, user_id=None, org_id="acme") == session_placement(
-        sid
-    )
+    assert place_run("user", session_id=sid, user_id=None, org_id="acme") == session_placement(sid)
     assert place_run("shared", **common, shared=shared) == shared
     with pytest.raises(RiverbeamError) as info:
         place_run("shared", **common)  # no opt-in
@@ -133,7 +131,9 @@ class FakeWorkspaces:
         self, name: str, *, branch: str | None = None, origin: str | None = None
     ) -> EnsuredWorkspace:
         self.ensured.append((name, branch, origin))
-        return EnsuredWorkspace(WorkspaceInfo(name=name, origin=origin, branch=branch, head=None), True)
+        return EnsuredWorkspace(
+            WorkspaceInfo(name=name, origin=origin, branch=branch, head=None), True
+        )
 
     async def open_tree(self, name: str) -> Any:
         return name
