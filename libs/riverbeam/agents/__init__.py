@@ -40,8 +40,8 @@ from riverbeam.agents._rig import RigAgentRunner, RigOptions, ToolErrorPolicy
 from riverbeam.agents._scripted import ScriptedCall, ScriptedClient, ScriptStep
 from riverbeam.agents._skills import SANDBOX_TOOL_NAMES, Skill, builtin_skills, skill_by_name
 from riverbeam.agents._tool import (
-    ApprovalTool,
     TOOL_NAME_PATTERN,
+    ApprovalTool,
     ContextualTool,
     Tool,
     ToolCallContext,
@@ -60,11 +60,11 @@ __all__ = [
     "AgentContext",
     "AgentInput",
     "AgentRegistry",
+    "ApprovalTool",
     "ChatMessage",
     "Completion",
     "CompletionClient",
     "CompletionEvent",
-    "ApprovalTool",
     "ContextualTool",
     "EchoAgent",
     "EchoClient",

@@ -45,8 +45,8 @@ from riverbeam.sandbox._settings import GitIdentity, SandboxLimits, WorkspaceCon
 from riverbeam.sandbox._tools import SANDBOX_TOOL_NAMES, WorkspaceResolver, sandbox_tools
 from riverbeam.sandbox._tree import DEFAULT_PROTECTED_REFS
 from riverbeam.sandbox._workspaces import (
-    EnsuredWorkspace,
     WORKSPACE_NAME,
+    EnsuredWorkspace,
     WorkspaceManager,
     WorkspacePage,
     validate_workspace_name,

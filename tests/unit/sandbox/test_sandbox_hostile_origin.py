@@ -257,9 +257,9 @@ async def test_files_are_written_verbatim_no_filter_hook_lfs_or_eol_runs(
         run_sh = tree_dir / "tools" / "run.sh"
         assert run_sh.read_bytes() == b"#!/bin/sh\necho hi\n"
         assert os.stat(run_sh).st_mode & stat.S_IXUSR
-        assert not hostile_global_config.exists()
+        assert not os.path.exists(hostile_global_config)
         hooks = tree_dir / ".git" / "hooks"
-        assert not hooks.exists() or not any(
+        assert not os.path.exists(hooks) or not any(
             not p.name.endswith(".sample") for p in hooks.iterdir()
         )
         tree = await manager.get("s-hostile")

@@ -10,8 +10,8 @@ import pytest
 from riverbeam.agents._io import AgentInput
 from riverbeam.core.errors import RiverbeamError
 from riverbeam.sandbox import (
-    WORKSPACE_NAME,
     DEFAULT_PROTECTED_REFS,
+    WORKSPACE_NAME,
     EnsuredWorkspace,
     Placement,
     ProtectedRefs,
