@@ -60,6 +60,8 @@ _TOUCH_EVERY_S = 60.0
 # once unused for _EVICT_IDLE_S; the next call opens them again.
 _MAX_OPEN_TREES = 256
 _EVICT_IDLE_S = 300.0
+# A half-built workspace this old belongs to a process that stopped while creating it.
+_STALE_CREATION_S = 3600.0
 
 
 def validate_workspace_name(name: object) -> str:
@@ -440,6 +442,21 @@ class WorkspaceManager:
             idle = min(idle, time.monotonic() - used)
         return max(idle, 0.0)
 
+    def _remove_leftovers(self) -> None:
+        """Finish deletes a stopped process left half done, and drop abandoned creations."""
+        now = time.time()
+        with os.scandir(self._base) as it:
+            entries = list(it)
+        for entry in entries:
+            if not entry.is_dir(follow_symlinks=False):
+                continue
+            doomed = entry.name.startswith(".deleting-")
+            stale = entry.name.startswith(".creating-") and (
+                now - entry.stat(follow_symlinks=False).st_mtime > _STALE_CREATION_S
+            )
+            if doomed or stale:
+                shutil.rmtree(entry.path, ignore_errors=True)
+
     async def sweep(self, *, max_idle_s: float | None = None) -> builtins.list[str]:
         """Delete managed workspaces nobody used for `max_idle_s` (default: the config's).
 
@@ -452,6 +469,7 @@ class WorkspaceManager:
         limit = self._config.max_idle_s if max_idle_s is None else max_idle_s
         if limit <= 0 and max_idle_s is None:
             return []
+        await asyncio.to_thread(self._remove_leftovers)
         deleted: builtins.list[str] = []
         for name in await asyncio.to_thread(self._names_sync):
             idle = await asyncio.to_thread(self._idle_s, name)

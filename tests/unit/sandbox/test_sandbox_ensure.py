@@ -161,3 +161,19 @@ async def test_retention_deletes_only_idle_managed_workspaces(
             await off.aclose()
     finally:
         await manager.aclose()
+
+
+async def test_the_sweep_finishes_interrupted_deletes_and_drops_abandoned_creations(
+    tmp_path: Path, remotes: Path
+) -> None:
+    base = tmp_path / "ws"
+    manager = WorkspaceManager(config(tmp_path, remotes, max_idle_s=3600))
+    try:
+        for name in (".deleting-s-x-0123", ".creating-s-y-old", ".creating-s-z-new"):
+            (base / name / "tree").mkdir(parents=True)
+        then = time.time() - 2 * 3600
+        os.utime(base / ".creating-s-y-old", (then, then))
+        assert await manager.sweep() == []
+        assert os.listdir(base) == [".creating-s-z-new"]  # maybe still being built: kept
+    finally:
+        await manager.aclose()
