@@ -79,14 +79,15 @@ async def _workspace_tools(settings: RunnerSettings) -> tuple[list[Tool], list[C
     """
     if not settings.sandbox_url:
         return [], []
-    channel = open_channel(settings.sandbox_url)
-    workspaces = WorkspacesClient(channel)
     shared = None
     if settings.workspace_policy == "shared":
         shared = shared_placement(
             settings.workspace, "riverbeam/work", ProtectedRefs(DEFAULT_PROTECTED_REFS)
         )
         log.warning("every run shares workspace %r (workspace_policy=shared)", settings.workspace)
+    channel = open_channel(settings.sandbox_url)
+    workspaces = WorkspacesClient(channel)
+    if shared is not None:
         await _ensure_shared(workspaces, settings, shared)
     runs = RunWorkspaces(
         workspaces,
