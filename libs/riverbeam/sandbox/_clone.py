@@ -10,7 +10,8 @@ checked before the first file is written:
   BEM-306, invisible or control characters BEM-302, ...), and every entry name one component;
 - no two paths may collide on a case-insensitive or normalising file system (`README` and
   `readme`, NFC and NFD `é`, a file and a directory folding to one name): BEM-316;
-- no blob above `limits.max_blob_bytes`, no fetch above `limits.max_fetch_bytes`: BEM-318.
+- no blob above `limits.max_blob_bytes`, no fetch above `limits.max_fetch_bytes`, no more than
+  `limits.max_checkout_bytes` in all: BEM-318.
 
 The files are then written through the `SandboxRoot` from the blobs' bytes, verbatim: libgit2's
 checkout never runs, so no filter driver, `eol`/`ident` conversion, LFS smudge, submodule update
@@ -109,6 +110,7 @@ def check_tree(
         RiverbeamError: 302-306, 316, 317, 318, or 320 for more than `max_scan_entries` files.
     """
     files: list[CheckedFile] = []
+    total = 0
     seen: dict[str, tuple[str, str]] = {}
     stack: list[tuple[str, pygit2.Tree]] = [("", tree)]
     while stack:
@@ -153,6 +155,13 @@ def check_tree(
                     f"origin file larger than {limits.max_blob_bytes} bytes",
                     path=path,
                     size=size,
+                )
+            total += size
+            if total > limits.max_checkout_bytes:
+                raise RiverbeamError(
+                    ErrorCode.ORIGIN_BLOB_TOO_LARGE,
+                    f"origin files add up to more than {limits.max_checkout_bytes} bytes",
+                    path=path,
                 )
             files.append((path, item.id, mode == int(FileMode.BLOB_EXECUTABLE)))
             if len(files) > limits.max_scan_entries:

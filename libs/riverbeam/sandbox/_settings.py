@@ -55,6 +55,9 @@ class SandboxLimits(BaseModel):
     """A new workspace's origin may hold no file larger than this (BEM-318)."""
     max_fetch_bytes: int = Field(default=256 * 1024 * 1024, gt=0)
     """Cloning a new workspace's origin downloads at most this much (BEM-318)."""
+    max_checkout_bytes: int = Field(default=1024 * 1024 * 1024, gt=0)
+    """A new workspace's files may add up to at most this much (BEM-318): a small fetch of
+    well-compressed blobs cannot fill the disk."""
 
 
 class WorkspaceConfig(BaseModel):

@@ -173,19 +173,26 @@ class WorkspaceManager:
                 origin cannot be fetched, 305/306/316/317/318 the origin's tree is refused.
         """
         work_branch, url = self._creation_args(name, branch, origin)
-        created = False
-        if not await asyncio.to_thread(self._exists, name):
-            async with self._making_lock(name):
-                if not await asyncio.to_thread(self._exists, name):
-                    try:
-                        await asyncio.to_thread(self._create_sync, name, work_branch, url, True)
-                        created = True
-                    except RiverbeamError as err:
-                        # Another process renamed its copy into place first.
-                        if err.code is not ErrorCode.WORKSPACE_EXISTS:
-                            raise
-        self._mark_used(name)
-        return EnsuredWorkspace(await self.info(name), created)
+        for attempt in range(2):
+            created = False
+            if not await asyncio.to_thread(self._exists, name):
+                async with self._making_lock(name):
+                    if not await asyncio.to_thread(self._exists, name):
+                        try:
+                            await asyncio.to_thread(self._create_sync, name, work_branch, url, True)
+                            created = True
+                        except RiverbeamError as err:
+                            # Another process renamed its copy into place first.
+                            if err.code is not ErrorCode.WORKSPACE_EXISTS:
+                                raise
+            self._mark_used(name)
+            try:
+                return EnsuredWorkspace(await self.info(name), created)
+            except RiverbeamError as err:
+                # Swept (or deleted) between the check and now: make it again, once.
+                if err.code is not ErrorCode.WORKSPACE_NOT_FOUND or attempt:
+                    raise
+        raise AssertionError("unreachable")
 
     def _creation_args(
         self, name: str, branch: str | None, origin: str | None

@@ -268,3 +268,10 @@ async def test_files_are_written_verbatim_no_filter_hook_lfs_or_eol_runs(
         assert not (tree_dir / "x").exists()  # the submodule was never cloned
     finally:
         await manager.aclose()
+
+
+async def test_the_whole_checkout_is_bounded(tmp_path: Path, origin: pygit2.Repository) -> None:
+    # Well-compressed blobs: a small fetch that would expand to more than the bound.
+    entries = [(0o100644, f"f{n}.txt".encode(), blob(origin, bytes([n]) * 3000)) for n in range(4)]
+    commit_tree(origin, raw_tree(origin, entries))
+    assert await refused(tmp_path, origin, max_checkout_bytes=10_000) == "BEM-318"
