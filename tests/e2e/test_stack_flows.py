@@ -331,6 +331,43 @@ async def test_a_cancelled_sessions_draft_never_reaches_another_sessions_push(en
     assert _commit_on(pygit2.Repository(str(env.workspace(session_a))), branch_of(session_a))
 
 
+@module_loop
+async def test_concurrent_author_runs_of_two_sessions_both_commit(env: Env) -> None:
+    """Issue 11, item 1: two sessions' author runs at once never break each other (BEM-321)."""
+    sessions = [str(uuid.uuid4()), str(uuid.uuid4())]
+    # One model turn writes, stages everything and commits: whichever run gets a turn does all
+    # of it in its own workspace, however the two runs' model calls interleave.
+    await env.chat.push(
+        *(
+            tool_calls(
+                [
+                    call("write_file", {"path": f"notes/turn-{n}.md", "body": f"turn {n}\n"}),
+                    call("git_add", {"path": "."}),
+                    call("git_commit", {"message": f"turn {n}"}),
+                ]
+            )
+            for n in range(2)
+        ),
+        text("Committed."),
+        text("Committed."),
+    )
+    async with env.client() as client:
+        results = await asyncio.gather(
+            *(client.invoke("author", "commit a note", session_id=s) for s in sessions)
+        )
+    commits = 0
+    for session, result in zip(sessions, results, strict=True):
+        assert isinstance(result, AgentResult) and result.text == "Committed.", result
+        for record in result.tool_calls:
+            assert "error" not in (record.result or {}), record
+            if record.tool_name == "git_commit":
+                commits += 1
+                assert record.result["branch"] == branch_of(session)
+                staged = [c.result for c in result.tool_calls if c.tool_name == "git_add"]
+                assert all(len(s["staged"]) == 1 for s in staged), staged
+    assert commits == 2
+
+
 # ---- 3. a late follow replays what a live subscriber saw ---------------------------------------
 @module_loop
 async def test_late_follow_replays_every_frame_a_live_subscriber_saw(env: Env) -> None:
