@@ -177,3 +177,28 @@ async def test_the_sweep_finishes_interrupted_deletes_and_drops_abandoned_creati
         assert os.listdir(base) == [".creating-s-z-new"]  # maybe still being built: kept
     finally:
         await manager.aclose()
+
+
+async def test_open_trees_are_bounded_and_reopened_on_use(
+    tmp_path: Path, remotes: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import riverbeam.sandbox._workspaces as workspaces_module
+
+    monkeypatch.setattr(workspaces_module, "_MAX_OPEN_TREES", 2)
+    monkeypatch.setattr(workspaces_module, "_EVICT_IDLE_S", 0.0)
+    manager = WorkspaceManager(config(tmp_path, remotes))
+    try:
+        for name in ("s-a", "s-b", "s-c"):
+            await manager.ensure(name, branch=f"riverbeam/{name}")
+        first = await manager.get("s-a")
+        await first.write_file("kept.md", "kept\n")
+        await manager.get("s-b")
+        await manager.get("s-c")  # three open: the longest unused (s-a) is closed
+        with pytest.raises(RiverbeamError) as info:
+            await first.read_file("kept.md")
+        assert info.value.bem == "BEM-310"
+        again = await manager.get("s-a")  # opened again on the next use, files intact
+        assert again is not first
+        assert (await again.read_file("kept.md")).text == "kept\n"
+    finally:
+        await manager.aclose()
