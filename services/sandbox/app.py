@@ -1,7 +1,9 @@
-"""Wiring of the sandbox service: a WorkspaceManager under the configured base directory."""
+"""Wiring of the sandbox service: a WorkspaceManager under the configured base directory, and
+its retention sweep (workspaces made on first use, idle past RIVERBEAM_WORKSPACE_MAX_IDLE_S)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
@@ -28,6 +30,18 @@ def binding(workspaces: WorkspaceManager) -> ServiceBinding:
     )
 
 
+async def sweep_forever(workspaces: WorkspaceManager, interval_s: float) -> None:
+    """Run the retention sweep every `interval_s` seconds (a failed sweep is logged, retried)."""
+    while True:
+        try:
+            deleted = await workspaces.sweep()
+            if deleted:
+                log.info("retention deleted %d idle workspaces", len(deleted))
+        except Exception:
+            log.exception("workspace retention sweep failed")
+        await asyncio.sleep(interval_s)
+
+
 @contextlib.asynccontextmanager
 async def build(settings: SandboxSettings) -> AsyncIterator[ServiceApp]:
     """The service app for `settings`; closes every open workspace on the way out."""
@@ -35,7 +49,17 @@ async def build(settings: SandboxSettings) -> AsyncIterator[ServiceApp]:
     log.info("workspaces under %s", workspaces.base_dir)
     if settings.allow_request_workspace:
         log.warning("requests may choose their workspace (allow_request_workspace)")
+    sweeper: asyncio.Task[None] | None = None
+    if settings.workspace_max_idle_s > 0:
+        sweeper = asyncio.create_task(
+            sweep_forever(workspaces, settings.workspace_sweep_interval_s),
+            name="workspace-retention",
+        )
     try:
         yield ServiceApp([binding(workspaces)], close=workspaces.aclose)
     finally:
+        if sweeper is not None:
+            sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sweeper
         await workspaces.aclose()

@@ -35,6 +35,16 @@ class SandboxServicer(pb_grpc.SandboxServiceServicer):
         )
         return pb.CreateWorkspaceResponse(workspace=cv.workspace_to_pb(info))
 
+    async def EnsureWorkspace(
+        self, request: pb.EnsureWorkspaceRequest, context: Any
+    ) -> pb.EnsureWorkspaceResponse:
+        ensured = await self._workspaces.ensure(
+            request.name, branch=_optional(request, "branch"), origin=_optional(request, "origin")
+        )
+        return pb.EnsureWorkspaceResponse(
+            workspace=cv.workspace_to_pb(ensured.info), created=ensured.created
+        )
+
     async def GetWorkspace(
         self, request: pb.GetWorkspaceRequest, context: Any
     ) -> pb.GetWorkspaceResponse:

@@ -44,7 +44,11 @@ pytestmark = [pytest.mark.e2e, pytest.mark.nats, pytest.mark.postgres]
 module_loop = pytest.mark.asyncio(loop_scope="module")
 
 RUNNER_IDS = {"runner-1": "e2e-runner-one", "runner-2": "e2e-runner-two"}
-BRANCH = "riverbeam/work"
+
+
+def branch_of(session_id: str) -> str:
+    """The branch of a session's own workspace (the default workspace policy)."""
+    return f"riverbeam/s-{session_id}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,8 +217,9 @@ async def test_a_killed_replica_s_runs_are_failed_and_resumed_by_the_other(
         run = await client.get_run(resumed[-1].run_id or "")
     assert (run.status, replicas.name_of(run.lease_owner)) == ("completed", survivor)
     origin = pygit2.Repository(str(replicas.origin))
-    ref = origin.references.get(f"refs/heads/{BRANCH}")
-    assert ref is not None, f"{BRANCH} was not pushed"
+    branch = branch_of(waiting.session_id)
+    ref = origin.references.get(f"refs/heads/{branch}")
+    assert ref is not None, f"{branch} was not pushed"
     commit = origin[ref.target]
     assert isinstance(commit, pygit2.Commit)
     assert commit.message.strip() == "Add survived.md"

@@ -46,7 +46,12 @@ from tests.support.chat_server import call, delayed, http_error, text, tool_call
 pytestmark = [pytest.mark.e2e, pytest.mark.nats, pytest.mark.postgres]
 module_loop = pytest.mark.asyncio(loop_scope="module")
 
-BRANCH = "riverbeam/work"  # the branch a new workspace's tools work on
+
+def branch_of(session_id: str) -> str:
+    """The branch of a session's own workspace (workspace policy "session", the default)."""
+    return f"riverbeam/s-{session_id}"
+
+
 SLOW_S = 30.0  # a model reply held this long: the tests end the run long before
 
 
@@ -55,13 +60,17 @@ class Env:
     stack: LocalStack
     chat: ChatProcess
     origin: Path  # the bare repository the author workspace pushes to
-    workspace: Path  # the workspace's working tree, as the sandbox keeps it
+    workspaces: Path  # the sandbox's base directory (a workspace per session under it)
     pg_url: str
     schema: str
 
     @property
     def router(self) -> str:
         return self.stack.router
+
+    def workspace(self, session_id: str) -> Path:
+        """A session's working tree, as the sandbox keeps it."""
+        return self.workspaces / f"s-{session_id}" / "tree"
 
     def client(self) -> RiverbeamClient:
         return RiverbeamClient(self.stack.router, timeout_s=GUARD_S)
@@ -83,15 +92,13 @@ async def env(
             "sandbox": {"RIVERBEAM_ALLOWED_ORIGIN_PREFIXES": json.dumps([str(origin)])},
             "runner": {
                 **chat.model_env(),
-                "RIVERBEAM_WORKSPACE": "default",
                 "RIVERBEAM_WORKSPACE_ORIGIN": str(origin),
             },
         }
         async with running_stack(
             database_url=pg_url, nats_url=nats_url, data_dir=root / "data", env_overrides=overrides
         ) as stack:
-            workspace = stack.data_dir / "workspaces" / "default" / "tree"
-            yield Env(stack, chat, origin, workspace, pg_url, schema)
+            yield Env(stack, chat, origin, stack.data_dir / "workspaces", pg_url, schema)
 
 
 @pytest_asyncio.fixture(autouse=True, loop_scope="module")
@@ -199,7 +206,7 @@ def _author_script(path: str, body: str, message: str, finish: str) -> list[dict
         tool_calls([call("write_file", {"path": path, "body": body})], text="Writing it."),
         tool_calls([call("git_add", {"path": path})]),
         tool_calls([call("git_commit", {"message": message})]),
-        tool_calls([call("git_push", {})], text=f"Committed; may I push {BRANCH}?"),
+        tool_calls([call("git_push", {})], text="Committed; may I push it?"),
         text(finish),
     ]
 
@@ -207,6 +214,7 @@ def _author_script(path: str, body: str, message: str, finish: str) -> list[dict
 @module_loop
 async def test_author_push_waits_for_approval_then_reaches_the_origin(env: Env) -> None:
     session_id = str(uuid.uuid4())
+    branch = branch_of(session_id)
     body = "# Notes\n\nWritten end to end.\n"
     await env.chat.push(*_author_script("notes/e2e.md", body, "Add e2e notes", "Pushed it."))
 
@@ -217,12 +225,14 @@ async def test_author_push_waits_for_approval_then_reaches_the_origin(env: Env) 
     assert request, invoked
     replay = await env.cli("follow", request.group(1))
     assert replay.returncode == 3, replay  # following it again ends the same way
-    assert _commit_on(pygit2.Repository(str(env.origin)), BRANCH) is None  # nothing pushed yet
+    assert _commit_on(pygit2.Repository(str(env.origin)), branch) is None  # nothing pushed yet
 
     pending = await env.cli("pending", "--session", session_id, "--json")
     assert pending.returncode == 0, pending
     [action] = json.loads(pending.stdout)
     assert (action["tool"], action["status"]) == ("git_push", "pending")
+    # The approver sees the workspace and the branch the push is for.
+    assert action["args"] == {"ref": branch, "workspace": f"s-{session_id}"}
 
     approved = await env.cli(*_answer_command(invoked, "approve"))
     assert approved.returncode == 0, approved
@@ -230,11 +240,11 @@ async def test_author_push_waits_for_approval_then_reaches_the_origin(env: Env) 
     assert await env.chat.remaining() == 0
 
     origin = pygit2.Repository(str(env.origin))
-    pushed = _commit_on(origin, BRANCH)
-    assert pushed is not None, f"{BRANCH} is not on the origin"
+    pushed = _commit_on(origin, branch)
+    assert pushed is not None, f"{branch} is not on the origin"
     assert pushed.message.strip() == "Add e2e notes"
     assert _read(origin, pushed, "notes/e2e.md") == body
-    local = _commit_on(pygit2.Repository(str(env.workspace)), BRANCH)
+    local = _commit_on(pygit2.Repository(str(env.workspace(session_id))), branch)
     assert local is not None and local.id == pushed.id  # exactly the workspace's commit
 
     async with env.client() as client:
@@ -256,16 +266,106 @@ async def test_author_push_waits_for_approval_then_reaches_the_origin(env: Env) 
     assert "Not pushed." in declined.stdout
 
     origin = pygit2.Repository(str(env.origin))
-    after = _commit_on(origin, BRANCH)
+    after = _commit_on(origin, branch)
     assert after is not None and after.id == pushed.id
-    assert [r for r in origin.references if r.startswith("refs/heads/")] == [f"refs/heads/{BRANCH}"]
-    local = _commit_on(pygit2.Repository(str(env.workspace)), BRANCH)
+    mine = [r for r in origin.references if session_id in r]
+    assert mine == [f"refs/heads/{branch}"]
+    local = _commit_on(pygit2.Repository(str(env.workspace(session_id))), branch)
     assert local is not None and local.parents[0].id == pushed.id  # committed, never pushed
     assert local.message.strip() == "Add declined notes"
 
     # The model was told the push was declined.
     last = (await env.chat.completions())[-1]["body"]["messages"]
     assert any(m["role"] == "tool" and "declined" in str(m.get("content")) for m in last)
+
+
+@module_loop
+async def test_a_cancelled_sessions_draft_never_reaches_another_sessions_push(env: Env) -> None:
+    """Issue 11, item 1: A writes a private draft and is cancelled before committing; B stages
+    everything, commits, and its approved push reaches the origin without A's draft."""
+    session_a, session_b = str(uuid.uuid4()), str(uuid.uuid4())
+    draft = "notes/a-private-draft.md"
+    before = len(await env.chat.completions())
+    await env.chat.push(
+        tool_calls([call("write_file", {"path": draft, "body": "A's card PIN is 4321\n"})]),
+        delayed(text("never sent"), SLOW_S),
+    )
+    async with env.client() as client:
+        ack = await client.invoke("author", "draft it", session_id=session_a, stream=True)
+        assert isinstance(ack, StreamAck)
+        await env.chat.wait_for_completions(before + 2)  # the draft is written; the model stalls
+        await client.cancel(ack.request_id)
+        last = [f async for f in client.follow(ack.request_id, timeout_s=GUARD_S)][-1]
+        assert last.error_code == "BEM-033"
+
+        await env.chat.clear()
+        await env.chat.push(
+            tool_calls([call("write_file", {"path": "notes/b.md", "body": "B's notes\n"})]),
+            tool_calls([call("git_add", {"path": "."})]),
+            tool_calls([call("git_commit", {"message": "B's notes"})]),
+            tool_calls([call("git_push", {})], text="May I push?"),
+            text("Pushed."),
+        )
+        first = await client.invoke("author", "notes, then push", session_id=session_b)
+        assert isinstance(first, AgentResult) and first.interrupted, first
+        staged = [c.result for c in first.tool_calls if c.tool_name == "git_add"]
+        assert staged == [{"staged": ["notes/b.md"], "count": 1, "truncated": False}]
+        actions = await client.pending_for(session_b, first.interaction_id or "")
+        assert [(a.tool, a.args) for a in actions] == [
+            ("git_push", {"ref": branch_of(session_b), "workspace": f"s-{session_b}"})
+        ]
+        approved = await client.approve(session_b, first.interaction_id or "", actions=actions)
+        assert isinstance(approved, StreamAck)
+        done = [f async for f in client.follow(approved.request_id, timeout_s=GUARD_S)][-1]
+        assert done.type == "done" and done.result is not None, done
+        assert done.result.text == "Pushed."
+
+    origin = pygit2.Repository(str(env.origin))
+    tip = _commit_on(origin, branch_of(session_b))
+    assert tip is not None and tip.message.strip() == "B's notes"
+    assert _read(origin, tip, "notes/b.md") == "B's notes\n"
+    assert _read(origin, tip, draft) is None
+    assert not [r for r in origin.references if session_a in r]
+    # A's draft is still in A's own workspace, uncommitted: what A's next run will see.
+    assert (env.workspace(session_a) / draft).read_text() == "A's card PIN is 4321\n"
+    assert _commit_on(pygit2.Repository(str(env.workspace(session_a))), branch_of(session_a))
+
+
+@module_loop
+async def test_concurrent_author_runs_of_two_sessions_both_commit(env: Env) -> None:
+    """Issue 11, item 1: two sessions' author runs at once never break each other (BEM-321)."""
+    sessions = [str(uuid.uuid4()), str(uuid.uuid4())]
+    # One model turn writes, stages everything and commits: whichever run gets a turn does all
+    # of it in its own workspace, however the two runs' model calls interleave.
+    await env.chat.push(
+        *(
+            tool_calls(
+                [
+                    call("write_file", {"path": f"notes/turn-{n}.md", "body": f"turn {n}\n"}),
+                    call("git_add", {"path": "."}),
+                    call("git_commit", {"message": f"turn {n}"}),
+                ]
+            )
+            for n in range(2)
+        ),
+        text("Committed."),
+        text("Committed."),
+    )
+    async with env.client() as client:
+        results = await asyncio.gather(
+            *(client.invoke("author", "commit a note", session_id=s) for s in sessions)
+        )
+    commits = 0
+    for session, result in zip(sessions, results, strict=True):
+        assert isinstance(result, AgentResult) and result.text == "Committed.", result
+        for record in result.tool_calls:
+            assert "error" not in (record.result or {}), record
+            if record.tool_name == "git_commit":
+                commits += 1
+                assert record.result["branch"] == branch_of(session)
+                staged = [c.result for c in result.tool_calls if c.tool_name == "git_add"]
+                assert all(len(s["staged"]) == 1 for s in staged), staged
+    assert commits == 2
 
 
 # ---- 3. a late follow replays what a live subscriber saw ---------------------------------------
@@ -431,7 +531,7 @@ async def test_two_concurrent_approvals_run_the_push_once(env: Env) -> None:
         action = await client.get_action(actions[0].action_id)
         assert (action.status, action.outcome) == ("resolved", "approved_ran")
     origin = pygit2.Repository(str(env.origin))
-    pushed = _commit_on(origin, BRANCH)
+    pushed = _commit_on(origin, branch_of(session_id))
     assert pushed is not None and pushed.message.strip() == "Add race notes"
 
 

@@ -41,6 +41,7 @@ from riverbeam.agents._scripted import ScriptedCall, ScriptedClient, ScriptStep
 from riverbeam.agents._skills import SANDBOX_TOOL_NAMES, Skill, builtin_skills, skill_by_name
 from riverbeam.agents._tool import (
     TOOL_NAME_PATTERN,
+    ApprovalTool,
     ContextualTool,
     Tool,
     ToolCallContext,
@@ -59,6 +60,7 @@ __all__ = [
     "AgentContext",
     "AgentInput",
     "AgentRegistry",
+    "ApprovalTool",
     "ChatMessage",
     "Completion",
     "CompletionClient",

@@ -9,6 +9,7 @@ person's approval) or an `error` frame carrying the BEM code. Cancellation alway
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -30,7 +31,7 @@ from riverbeam.agents._completion import (
 from riverbeam.agents._frames import FrameFactory
 from riverbeam.agents._io import AgentContext, AgentInput, ResumedAction
 from riverbeam.agents._skills import Skill, skill_by_name
-from riverbeam.agents._tool import Tool, ToolCallContext, ToolSpec
+from riverbeam.agents._tool import ApprovalTool, Tool, ToolCallContext, ToolSpec
 from riverbeam.agents._toolcall import BoundTool, ToolOutcome, error_result
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
@@ -382,8 +383,18 @@ class _Run:
                 and bound is not None
                 and bound.check_args(call.args, args_error=call.args_error) is None
             ):
-                held.append(call)
-                yield self._call_frame(call, shown)
+                stated = await self._approval_call(bound, call)
+                if isinstance(stated, ToolOutcome):
+                    # The tool could not say what the approval would cover: the call fails.
+                    failed: dict[str, Any] = {}
+                    yield self._call_frame(call, shown)
+                    async with closing_events(self._answer(call, stated, failed)) as frames:
+                        async for frame in frames:
+                            yield frame
+                    self.messages.append(tool_message(call.id, failed[call.id]))
+                    continue
+                held.append(stated)
+                yield self._call_frame(stated, shown)
                 continue
             if held and not needs_approval:
                 result = _skipped(held[0].name)
@@ -426,6 +437,38 @@ class _Run:
                     default_timeout_s=self.options.tool_timeout_s,
                     args_error=call.args_error,
                 )
+        async with closing_events(self._answer(call, outcome, results)) as frames:
+            async for frame in frames:
+                yield frame
+
+    async def _approval_call(
+        self, bound: BoundTool, call: PendingToolCall
+    ) -> PendingToolCall | ToolOutcome:
+        """The call to hold, with the arguments its approval covers (see ApprovalTool)."""
+        if not isinstance(bound.tool, ApprovalTool):
+            return call
+        limit = bound.spec.timeout_s or self.options.tool_timeout_s
+        try:
+            async with asyncio.timeout(limit):
+                args = await bound.tool.approval_args(dict(call.args), self.input)
+        except TimeoutError:
+            error = RiverbeamError(
+                ErrorCode.TOOL_TIMEOUT,
+                f"{call.name} could not be prepared for approval within {limit:g}s",
+                tool=call.name,
+            )
+            return ToolOutcome(error_result(error), error, 0.0)
+        except RiverbeamError as error:
+            error = (
+                error.with_details({"tool": call.name}) if "tool" not in error.details else error
+            )
+            return ToolOutcome(error_result(error), error, 0.0)
+        return PendingToolCall(name=call.name, args=args, id=call.id)
+
+    async def _answer(
+        self, call: PendingToolCall, outcome: ToolOutcome, results: dict[str, Any]
+    ) -> AsyncIterator[StreamChunk]:
+        """The result frame of a call that ran (or failed); a fatal error is raised after it."""
         TOOL_CALLS.labels(call.name, "error" if outcome.error is not None else "ok").inc()
         yield self.factory.tool_result(
             tool_call_id=call.id, tool_name=call.name, tool_result=outcome.result

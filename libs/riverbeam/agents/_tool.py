@@ -11,6 +11,7 @@ from riverbeam.core.errors import ErrorCode, RiverbeamError
 
 __all__ = [
     "TOOL_NAME_PATTERN",
+    "ApprovalTool",
     "ContextualTool",
     "Tool",
     "ToolCallContext",
@@ -98,3 +99,16 @@ class ContextualTool(Tool, Protocol):
     """
 
     async def invoke_in_context(self, args: dict[str, Any], call: ToolCallContext) -> Any: ...
+
+
+@runtime_checkable
+class ApprovalTool(Tool, Protocol):
+    """A confirm_required tool that says exactly what an approval of a call will cover.
+
+    When a call is held for a person, the agent stores (and shows the approver) the arguments
+    approval_args returns instead of the model's: git_push names the branch and the workspace
+    it will push. The approved call runs with exactly those arguments, so the tool must accept
+    them and refuse them if they no longer describe the run (git_push: BEM-315).
+    """
+
+    async def approval_args(self, args: dict[str, Any], input: AgentInput) -> dict[str, Any]: ...

@@ -269,6 +269,31 @@ class ErrorCode(enum.Enum):
         "BEM-313", "request may not choose this workspace", 403, _S.PERMISSION_DENIED
     )
     FILE_TOO_LARGE = ErrorSpec("BEM-314", "file too large", 400, _S.INVALID_ARGUMENT)
+    WORKSPACE_MISMATCH = ErrorSpec(
+        "BEM-315",
+        "the call names another workspace than the run's",
+        409,
+        _S.FAILED_PRECONDITION,
+        "approve a push from the session that asked for it",
+    )
+    ORIGIN_PATH_COLLISION = ErrorSpec(
+        "BEM-316",
+        "origin tree has paths that collide by case or Unicode normalisation",
+        422,
+        _S.FAILED_PRECONDITION,
+    )
+    ORIGIN_UNSAFE_ENTRY = ErrorSpec(
+        "BEM-317",
+        "origin tree has an entry the sandbox refuses (submodule or non-file entry)",
+        422,
+        _S.FAILED_PRECONDITION,
+    )
+    ORIGIN_BLOB_TOO_LARGE = ErrorSpec(
+        "BEM-318", "origin has a file or pack larger than the limit", 422, _S.FAILED_PRECONDITION
+    )
+    ORIGIN_FETCH_FAILED = ErrorSpec(
+        "BEM-319", "cannot fetch the workspace's origin", 502, _S.UNAVAILABLE
+    )
     GIT_FAILED = ErrorSpec("BEM-320", "git operation failed", 500, _S.INTERNAL)
     NOTHING_TO_COMMIT = ErrorSpec("BEM-321", "nothing to commit", 400, _S.FAILED_PRECONDITION)
     COMMIT_ON_PROTECTED = ErrorSpec(
@@ -298,6 +323,13 @@ class ErrorCode(enum.Enum):
     )
     INVALID_ORIGIN = ErrorSpec("BEM-329", "origin URL not allowed", 400, _S.INVALID_ARGUMENT)
     PUSH_REJECTED = ErrorSpec("BEM-330", "push rejected by the remote", 409, _S.ABORTED)
+    WORKSPACE_POLICY_REFUSED = ErrorSpec(
+        "BEM-331",
+        "the workspace policy cannot place this run",
+        400,
+        _S.FAILED_PRECONDITION,
+        "a shared workspace needs the deployment to opt in",
+    )
 
     @property
     def code(self) -> str:

@@ -70,6 +70,13 @@ class SandboxSettings(CommonSettings):
     max_read_bytes: int = 256 * 1024
     max_diff_bytes: int = 256 * 1024
     max_write_bytes: int = 4 * 1024 * 1024
+    # A new workspace's origin is hostile input: its files and its fetch are bounded.
+    max_blob_bytes: int = Field(default=16 * 1024 * 1024, gt=0)
+    max_fetch_bytes: int = Field(default=256 * 1024 * 1024, gt=0)
+    # Retention: workspaces made on first use and idle this long are deleted (0: never),
+    # looked for every sweep interval.
+    workspace_max_idle_s: float = Field(default=7 * 24 * 3600, ge=0)
+    workspace_sweep_interval_s: float = Field(default=3600.0, gt=0)
 
 
 def _runner_id() -> str:
@@ -85,8 +92,12 @@ class RunnerSettings(CommonSettings):
     stream_max_age_s: float = 24 * 3600
     # module:function that registers the deployment's agents.
     agents: str | None = None
-    # The workspace the author skill's tools are bound to.
+    # Which workspace a run's sandbox tools use: one per session (the default), one per
+    # (organisation, user), or the one `workspace` for every run ("shared": an explicit opt-in).
+    workspace_policy: Literal["session", "user", "shared"] = "session"
+    # The shared workspace (policy "shared" only).
     workspace: str = "default"
+    # The origin new workspaces are cloned from and push to (must be allowed by the sandbox).
     workspace_origin: str | None = None
     runner_id: str = Field(default_factory=_runner_id)
     lease_ttl_s: float = Field(default=15.0, gt=0)

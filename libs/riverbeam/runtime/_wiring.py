@@ -21,7 +21,15 @@ from riverbeam.agents import (
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.settings import RunnerSettings
 from riverbeam.runtime._facade import RiverBeam
-from riverbeam.sandbox import WorkspacesClient, sandbox_tools
+from riverbeam.sandbox import (
+    DEFAULT_PROTECTED_REFS,
+    Placement,
+    ProtectedRefs,
+    RunWorkspaces,
+    WorkspacesClient,
+    sandbox_tools,
+    shared_placement,
+)
 from riverbeam.server import open_channel
 
 __all__ = ["AgentsHook", "default_client", "load_hook", "wire_agents"]
@@ -63,36 +71,53 @@ def default_client(env: Mapping[str, str] | None = None) -> CompletionClient:
     return client
 
 
-async def _bound_workspace_tools(settings: RunnerSettings) -> tuple[list[Tool], list[Closer]]:
-    """The nine sandbox tools bound, over gRPC, to the configured workspace (created if missing)."""
+async def _workspace_tools(settings: RunnerSettings) -> tuple[list[Tool], list[Closer]]:
+    """The nine sandbox tools over gRPC, each call in its run's workspace (workspace_policy).
+
+    "session" (the default) and "user" workspaces are created by the sandbox on first use;
+    "shared" is the deployment's explicit opt-in to one workspace (`workspace`) for every run.
+    """
     if not settings.sandbox_url:
         return [], []
+    shared = None
+    if settings.workspace_policy == "shared":
+        shared = shared_placement(
+            settings.workspace, "riverbeam/work", ProtectedRefs(DEFAULT_PROTECTED_REFS)
+        )
+        log.warning("every run shares workspace %r (workspace_policy=shared)", settings.workspace)
     channel = open_channel(settings.sandbox_url)
     workspaces = WorkspacesClient(channel)
-    for attempt in range(30):
-        try:
-            await workspaces.get(settings.workspace)
-            break
-        except RiverbeamError as err:
-            if err.code is ErrorCode.WORKSPACE_NOT_FOUND:
-                try:
-                    await workspaces.create(settings.workspace, origin=settings.workspace_origin)
-                except RiverbeamError as create_err:
-                    if create_err.code is not ErrorCode.WORKSPACE_EXISTS:
-                        raise
-                break
-            if attempt == 29:
-                log.warning(
-                    "sandbox not reachable; workspace %r not checked: %s", settings.workspace, err
-                )
-                break
-            await asyncio.sleep(1.0)
-    tools = sandbox_tools(workspaces.tree(settings.workspace))
+    if shared is not None:
+        await _ensure_shared(workspaces, settings, shared)
+    runs = RunWorkspaces(
+        workspaces,
+        policy=settings.workspace_policy,
+        origin=settings.workspace_origin,
+        shared=shared,
+    )
+    tools = sandbox_tools(None, runs=runs)
 
     async def close() -> None:
         await channel.close(None)
 
     return tools, [close]
+
+
+async def _ensure_shared(
+    workspaces: WorkspacesClient, settings: RunnerSettings, shared: Placement
+) -> None:
+    """Create the shared workspace at start-up, waiting up to 30 s for the sandbox."""
+    for attempt in range(30):
+        try:
+            await workspaces.ensure(
+                shared.workspace, branch=shared.branch, origin=settings.workspace_origin
+            )
+            return
+        except RiverbeamError as err:
+            if err.code is not ErrorCode.SERVICE_UNAVAILABLE or attempt == 29:
+                log.warning("shared workspace %r not checked: %s", shared.workspace, err)
+                return
+            await asyncio.sleep(1.0)
 
 
 async def wire_agents(
@@ -110,7 +135,7 @@ async def wire_agents(
         return []
     beam.register_echo_agent("assistant")
     client = default_client(env)
-    tools, closers = await _bound_workspace_tools(settings)
+    tools, closers = await _workspace_tools(settings)
     for skill in builtin_skills():
         beam.register_agent(RigAgentRunner.for_skill(skill.name, client, tools))
     aclose = getattr(client, "aclose", None)

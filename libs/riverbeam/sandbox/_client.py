@@ -26,7 +26,7 @@ from riverbeam.sandbox._results import (
     WorkspaceInfo,
     WriteResult,
 )
-from riverbeam.sandbox._workspaces import WORKSPACE_NAME, WorkspacePage
+from riverbeam.sandbox._workspaces import WORKSPACE_NAME, EnsuredWorkspace, WorkspacePage
 from riverbeam.server import translate_rpc_errors
 from riverbeam.v1 import sandbox_service_pb2 as pb
 from riverbeam.v1 import sandbox_service_pb2_grpc as pb_grpc
@@ -172,6 +172,22 @@ class WorkspacesClient:
             request.origin = _text(origin, "origin")
         response = await _call(self._stub.CreateWorkspace, request, self._timeout_s)
         return cv.workspace_from_pb(response.workspace)
+
+    async def ensure(
+        self, name: str, *, branch: str | None = None, origin: str | None = None
+    ) -> EnsuredWorkspace:
+        """The workspace `name`, created on first use by the service (idempotent, race-safe)."""
+        request = pb.EnsureWorkspaceRequest(name=_text(name, "name"))
+        if branch is not None:
+            request.branch = _text(branch, "branch")
+        if origin is not None:
+            request.origin = _text(origin, "origin")
+        response = await _call(self._stub.EnsureWorkspace, request, self._timeout_s)
+        return EnsuredWorkspace(cv.workspace_from_pb(response.workspace), bool(response.created))
+
+    async def open_tree(self, name: str) -> SandboxClient:
+        """The working tree of workspace `name` (no call is made)."""
+        return self.tree(name)
 
     async def get(self, name: str) -> WorkspaceInfo:
         request = pb.GetWorkspaceRequest(name=_text(name, "name"))

@@ -51,6 +51,13 @@ class SandboxLimits(BaseModel):
     """git_log returns at most this many commits."""
     max_message_bytes: int = Field(default=64 * 1024, gt=0)
     """Commit messages longer than this are refused."""
+    max_blob_bytes: int = Field(default=16 * 1024 * 1024, gt=0)
+    """A new workspace's origin may hold no file larger than this (BEM-318)."""
+    max_fetch_bytes: int = Field(default=256 * 1024 * 1024, gt=0)
+    """Cloning a new workspace's origin downloads at most this much (BEM-318)."""
+    max_checkout_bytes: int = Field(default=1024 * 1024 * 1024, gt=0)
+    """A new workspace's files may add up to at most this much (BEM-318): a small fetch of
+    well-compressed blobs cannot fill the disk."""
 
 
 class WorkspaceConfig(BaseModel):
@@ -79,6 +86,9 @@ class WorkspaceConfig(BaseModel):
     max_open_repositories: int = Field(default=32, gt=0)
     """Workspaces whose repository handle (index, object cache, file handles) stays open;
     the least recently used beyond this release theirs, reopened on next use."""
+    max_idle_s: float = Field(default=7 * 24 * 3600, ge=0)
+    """Workspaces made on first use (EnsureWorkspace) that nobody used for this long are
+    deleted by the retention sweep; 0 keeps them forever."""
 
     @classmethod
     def from_settings(cls, settings: SandboxSettings) -> WorkspaceConfig:
@@ -94,6 +104,8 @@ class WorkspaceConfig(BaseModel):
             max_read_bytes=settings.max_read_bytes,
             max_diff_bytes=settings.max_diff_bytes,
             max_write_bytes=settings.max_write_bytes,
+            max_blob_bytes=settings.max_blob_bytes,
+            max_fetch_bytes=settings.max_fetch_bytes,
         )
         return cls(
             base_dir=settings.workspace_base,
@@ -102,4 +114,5 @@ class WorkspaceConfig(BaseModel):
             protected_refs=tuple(settings.protected_refs),
             identity=GitIdentity(name=settings.git_author_name, email=settings.git_author_email),
             limits=limits,
+            max_idle_s=settings.workspace_max_idle_s,
         )

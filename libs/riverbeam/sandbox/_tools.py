@@ -2,6 +2,14 @@
 
 Arguments come from a model that may have been manipulated by what it read: they are
 checked against the schema here (BEM-090), and then again, as paths and refs, by the tree.
+
+Where a call's tree comes from (its source) is one small function per call: a bound tree, the
+workspace a request's metadata names (when the deployment allows it), or the run's own
+workspace under the workspace policy (`RunWorkspaces`).
+
+A held git_push states what its approval covers: `approval_args` turns the model's arguments
+into the stored ones, `{"ref": <branch>, "workspace": <name>}`, and the approved call refuses
+(BEM-315) to run in any other workspace than the one it names.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ from riverbeam.agents._io import AgentInput
 from riverbeam.agents._tool import Tool, ToolSpec, json_params
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.sandbox._results import WorkingTreeOps
+from riverbeam.sandbox._runspaces import RunWorkspaces
 
 __all__ = ["SANDBOX_TOOL_NAMES", "WorkspaceResolver", "sandbox_tools"]
 
@@ -45,8 +54,16 @@ class WorkspaceResolver(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class _Located:
+    """A call's tree, and its workspace's name when the source knows it."""
+
+    tree: WorkingTreeOps
+    workspace: str | None = None
+
+
 _Handler = Callable[[WorkingTreeOps, dict[str, Any]], Awaitable[Any]]
-_TreeSource = Callable[[AgentInput], Awaitable[WorkingTreeOps]]
+_TreeSource = Callable[[AgentInput], Awaitable[_Located]]
 
 
 def _bad_args(tool: str, message: str) -> RiverbeamError:
@@ -87,21 +104,67 @@ class _SandboxTool:
     def spec(self) -> ToolSpec:
         return self.tool_spec
 
+    async def _locate(self, checked: dict[str, Any], input: AgentInput) -> _Located:
+        located = await self.source(input)
+        named = checked.pop("workspace", None)
+        if named is not None and named != located.workspace:
+            raise RiverbeamError(
+                ErrorCode.WORKSPACE_MISMATCH,
+                "the call names another workspace than this run's",
+                tool=self.tool_spec.name,
+                workspace=str(named)[:64],
+                run_workspace=located.workspace,
+            )
+        return located
+
     async def invoke(self, args: dict[str, Any], input: AgentInput) -> Any:
         checked = _check_args(self.tool_spec, args)
-        tree = await self.source(input)
-        return await self.handler(tree, checked)
+        located = await self._locate(checked, input)
+        return await self.handler(located.tree, checked)
+
+    async def approval_args(self, args: dict[str, Any], input: AgentInput) -> dict[str, Any]:
+        """The arguments to store with a held call: the branch made explicit, the workspace named.
+
+        Raises:
+            RiverbeamError: BEM-090 bad arguments, BEM-315 another workspace, BEM-326 when the
+                current branch is needed and HEAD is not on one.
+        """
+        checked = _check_args(self.tool_spec, args)
+        located = await self._locate(checked, input)
+        if "ref" not in self.tool_spec.parameters["properties"]:
+            return {**checked, **({"workspace": located.workspace} if located.workspace else {})}
+        ref = checked.get("ref") or (await located.tree.git_status()).branch
+        if not ref:
+            raise RiverbeamError(ErrorCode.NO_BRANCH, "HEAD is not on a branch")
+        stored: dict[str, Any] = {**checked, "ref": ref}
+        if located.workspace is not None:
+            stored["workspace"] = located.workspace
+        return stored
 
 
 def _bound(tree: WorkingTreeOps) -> _TreeSource:
-    async def source(_input: AgentInput) -> WorkingTreeOps:
-        return tree
+    located = _Located(tree)
+
+    async def source(_input: AgentInput) -> _Located:
+        return located
+
+    return source
+
+
+def _per_run(runs: RunWorkspaces) -> _TreeSource:
+    async def source(input: AgentInput) -> _Located:
+        if "sandbox_root" in (input.metadata or {}):
+            raise RiverbeamError(
+                ErrorCode.WORKSPACE_NOT_ALLOWED, "requests cannot choose a directory (sandbox_root)"
+            )
+        placement, tree = await runs.tree_for_run(input)
+        return _Located(tree, placement.workspace)
 
     return source
 
 
 def _from_request(workspaces: WorkspaceResolver | None) -> _TreeSource:
-    async def source(input: AgentInput) -> WorkingTreeOps:
+    async def source(input: AgentInput) -> _Located:
         metadata = input.metadata or {}
         if "sandbox_root" in metadata:
             raise RiverbeamError(
@@ -112,7 +175,7 @@ def _from_request(workspaces: WorkspaceResolver | None) -> _TreeSource:
             raise RiverbeamError(
                 ErrorCode.WORKSPACE_NOT_ALLOWED, "these tools have no working tree bound to them"
             )
-        return await workspaces.tree_for_request(name)
+        return _Located(await workspaces.tree_for_request(name), name)
 
     return source
 
@@ -243,7 +306,12 @@ _SPECS: tuple[tuple[ToolSpec, _Handler], ...] = (
                     "ref": {
                         "type": "string",
                         "description": "Branch name; omit for the current branch",
-                    }
+                    },
+                    "workspace": {
+                        "type": "string",
+                        "description": "Set by Riverbeam when the push waits for approval; "
+                        "leave it out",
+                    },
                 }
             ),
             confirm_required=True,
@@ -254,20 +322,31 @@ _SPECS: tuple[tuple[ToolSpec, _Handler], ...] = (
 
 
 def sandbox_tools(
-    tree: WorkingTreeOps | None, *, workspaces: WorkspaceResolver | None = None
+    tree: WorkingTreeOps | None,
+    *,
+    workspaces: WorkspaceResolver | None = None,
+    runs: RunWorkspaces | None = None,
 ) -> list[Tool]:
     """The nine sandbox tools.
 
     Args:
         tree: the working tree every call works in (a `WorkingTree` or a `SandboxClient`).
-            Always pass one in a service.
-        workspaces: only used when `tree` is None: resolves a request's metadata.workspace,
-            and refuses (BEM-313) unless the deployment allows requests to choose. A request
-            can never name a host directory: metadata.sandbox_root is refused.
+        workspaces: only used when `tree` and `runs` are None: resolves a request's
+            metadata.workspace, and refuses (BEM-313) unless the deployment allows requests
+            to choose. A request can never name a host directory: metadata.sandbox_root is
+            refused.
+        runs: only used when `tree` is None: each call works in its run's workspace under
+            the workspace policy (one per session by default), created on first use. This is
+            what a service passes.
 
     Returns:
         list_tree, read_file, write_file, git_status, git_diff, git_log, git_add, git_commit
         and git_push (which has confirm_required).
     """
-    source = _bound(tree) if tree is not None else _from_request(workspaces)
+    if tree is not None:
+        source = _bound(tree)
+    elif runs is not None:
+        source = _per_run(runs)
+    else:
+        source = _from_request(workspaces)
     return [_SandboxTool(spec, handler, source) for spec, handler in _SPECS]

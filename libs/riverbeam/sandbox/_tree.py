@@ -113,6 +113,11 @@ class WorkingTreeCore:
         """Whether the repository handle is open (for the bound on open handles)."""
         return self._repo is not None
 
+    def repo(self) -> pygit2.Repository:
+        """The repository handle, for trusted host code (workspace creation)."""
+        with self._lock:
+            return self._git()
+
     def close(self) -> None:
         """Drop the repository handle and the root descriptor."""
         with self._lock:

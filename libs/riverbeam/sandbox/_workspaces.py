@@ -7,11 +7,17 @@ Layout, for a workspace `docs`:
 
 A workspace is built under a hidden temporary name and renamed into place when complete, and
 deleted by renaming it away before removing it, so a listing never shows half a workspace.
+
+`create` makes an empty repository (today's CreateWorkspace); `ensure` makes a workspace on
+first use, cloned from its origin's base branch (hostile input: see `_clone`), and marks it
+managed: managed workspaces idle longer than `max_idle_s` are deleted by `sweep`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import builtins
+import contextlib
 import json
 import os
 import re
@@ -20,11 +26,13 @@ import shutil
 import stat
 import time
 from collections import OrderedDict
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.sandbox._clone import clone_base
 from riverbeam.sandbox._gitdir import bound_object_cache, head_state, open_repo
 from riverbeam.sandbox._local import WorkingTree
 from riverbeam.sandbox._origin import OriginPolicy, check_origin_form
@@ -35,12 +43,26 @@ from riverbeam.sandbox._root import SandboxRoot
 from riverbeam.sandbox._settings import WorkspaceConfig
 from riverbeam.sandbox._tree import WorkingTreeCore
 
-__all__ = ["WORKSPACE_NAME", "WorkspaceManager", "WorkspacePage", "validate_workspace_name"]
+__all__ = [
+    "WORKSPACE_NAME",
+    "EnsuredWorkspace",
+    "WorkspaceManager",
+    "WorkspacePage",
+    "validate_workspace_name",
+]
 
 WORKSPACE_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,62}")
 _TREE = "tree"
 _META = "workspace.json"
 _MAX_PAGE = 1000
+# Last use is written to disk (workspace.json's mtime) at most this often per workspace.
+_TOUCH_EVERY_S = 60.0
+# Open trees (a directory descriptor and a repository each) kept beyond this many are closed
+# once unused for _EVICT_IDLE_S; the next call opens them again.
+_MAX_OPEN_TREES = 256
+_EVICT_IDLE_S = 300.0
+# A half-built workspace this old belongs to a process that stopped while creating it.
+_STALE_CREATION_S = 3600.0
 
 
 def validate_workspace_name(name: object) -> str:
@@ -52,6 +74,14 @@ def validate_workspace_name(name: object) -> str:
     if not isinstance(name, str) or not WORKSPACE_NAME.fullmatch(name):
         raise RiverbeamError(ErrorCode.WORKSPACE_BAD_NAME, name=display_path(name))
     return name
+
+
+@dataclass(frozen=True, slots=True)
+class EnsuredWorkspace:
+    """What `ensure` found or made."""
+
+    info: WorkspaceInfo
+    created: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +118,11 @@ class WorkspaceManager:
         self._recent: OrderedDict[str, None] = OrderedDict()
         self._lock = asyncio.Lock()
         bound_object_cache(config.git_object_cache_bytes)
+        # One creation lock per name being made (removed when nobody waits), and when each
+        # workspace was last handed out (monotonic) and last stamped on disk (wall clock).
+        self._making: dict[str, tuple[asyncio.Lock, int]] = {}
+        self._used: dict[str, float] = {}
+        self._stamped: dict[str, float] = {}
 
     @property
     def base_dir(self) -> Path:
@@ -123,15 +158,71 @@ class WorkspaceManager:
             RiverbeamError: 311 exists, 312 bad name, 323 protected branch, 325 bad branch,
                 329 origin not allowed.
         """
+        work_branch, url = self._creation_args(name, branch, origin)
+        async with self._making_lock(name):
+            await asyncio.to_thread(self._create_sync, name, work_branch, url, False)
+        return await self.info(name)
+
+    async def ensure(
+        self, name: str, *, branch: str | None = None, origin: str | None = None
+    ) -> EnsuredWorkspace:
+        """The workspace `name`, made on first use: idempotent and safe under races.
+
+        A new workspace is a clone of the origin's base branch (the first commit of an empty
+        repository when there is no origin, or the origin has no base branch yet), on a new
+        working branch `branch`, and is managed (the retention sweep deletes it when idle).
+        An existing workspace is returned as it is, whatever `branch` and `origin` say.
+
+        Raises:
+            RiverbeamError: 312 bad name, 323/325 bad branch, 329 origin not allowed, 319 the
+                origin cannot be fetched, 305/306/316/317/318 the origin's tree is refused.
+        """
+        work_branch, url = self._creation_args(name, branch, origin)
+        for attempt in range(2):
+            created = False
+            if not await asyncio.to_thread(self._exists, name):
+                async with self._making_lock(name):
+                    if not await asyncio.to_thread(self._exists, name):
+                        try:
+                            await asyncio.to_thread(self._create_sync, name, work_branch, url, True)
+                            created = True
+                        except RiverbeamError as err:
+                            # Another process renamed its copy into place first.
+                            if err.code is not ErrorCode.WORKSPACE_EXISTS:
+                                raise
+            self._mark_used(name)
+            try:
+                return EnsuredWorkspace(await self.info(name), created)
+            except RiverbeamError as err:
+                # Swept (or deleted) between the check and now: make it again, once.
+                if err.code is not ErrorCode.WORKSPACE_NOT_FOUND or attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _creation_args(
+        self, name: str, branch: str | None, origin: str | None
+    ) -> tuple[str, str | None]:
         validate_workspace_name(name)
         work_branch = branch or self._config.default_branch
         if isinstance(work_branch, str):
             self._protected.check(work_branch, ErrorCode.CHECKOUT_PROTECTED)
         validate_branch_name(work_branch)
         url = self._request_policy.check(origin) if origin else self._default_origin
-        async with self._lock:
-            await asyncio.to_thread(self._create_sync, name, work_branch, url)
-        return await self.info(name)
+        return work_branch, url
+
+    @contextlib.asynccontextmanager
+    async def _making_lock(self, name: str) -> AsyncIterator[None]:
+        lock, users = self._making.get(name, (asyncio.Lock(), 0))
+        self._making[name] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._making[name]
+            if users <= 1:
+                del self._making[name]
+            else:
+                self._making[name] = (lock, users - 1)
 
     def _core(self, tree_dir: Path, origin: str | None) -> WorkingTreeCore:
         config = self._config
@@ -144,7 +235,7 @@ class WorkspaceManager:
             limits=config.limits,
         )
 
-    def _create_sync(self, name: str, branch: str, origin: str | None) -> None:
+    def _create_sync(self, name: str, branch: str, origin: str | None, managed: bool) -> None:
         if self._exists(name):
             raise RiverbeamError(ErrorCode.WORKSPACE_EXISTS, workspace=name)
         staging = self._base / f".creating-{name}-{secrets.token_hex(6)}"
@@ -152,15 +243,31 @@ class WorkspaceManager:
         try:
             (staging / _TREE).mkdir(mode=0o755)
             core = self._core(staging / _TREE, None)
+            base: str | None = None
             try:
                 core.init(self._config.base_branch)
-                core.initial_commit("Initial commit")
+                if managed and origin is not None:
+                    base = clone_base(
+                        core.repo(),
+                        core.root,
+                        url=origin,
+                        branch=self._config.base_branch,
+                        limits=self._config.limits,
+                    )
+                if base is None:
+                    core.initial_commit("Initial commit")
                 core.checkout_branch(branch, create=True)
                 if origin is not None:
                     core.add_origin(origin)
             finally:
                 core.close()
-            meta = {"name": name, "origin": origin, "created_at": int(time.time())}
+            meta = {
+                "name": name,
+                "origin": origin,
+                "created_at": int(time.time()),
+                "managed": managed,
+                "base_commit": base,
+            }
             (staging / _META).write_text(json.dumps(meta), encoding="utf-8")
             try:
                 os.rename(staging, self._dir(name))
@@ -208,6 +315,7 @@ class WorkspaceManager:
             if tree is None:
                 tree = await asyncio.to_thread(self._open_sync, name)
                 self._trees[name] = tree
+            self._mark_used(name)
             self._recent[name] = None
             self._recent.move_to_end(name)
             idle: list[WorkingTree] = []
@@ -215,15 +323,46 @@ class WorkspaceManager:
                 oldest, _ = self._recent.popitem(last=False)
                 if oldest in self._trees:
                     idle.append(self._trees[oldest])
-        # Outside the manager's lock: a release waits for that tree's running operation.
+            evicted = self._evictable()
+        # Outside the manager's lock: a release or close waits for that tree's running operation.
         for other in idle:
-            await other.release_repository()
+            if other not in evicted:
+                await other.release_repository()
+        for old in evicted:
+            await old.aclose()
         return tree
 
     @property
     def open_repositories(self) -> int:
         """How many workspaces hold an open repository handle (bounded by configuration)."""
         return sum(1 for tree in self._trees.values() if tree.core.repository_open)
+    def _mark_used(self, name: str) -> None:
+        now = time.monotonic()
+        self._used[name] = now
+        if now - self._stamped.get(name, -_TOUCH_EVERY_S) >= _TOUCH_EVERY_S:
+            self._stamped[name] = now
+            with contextlib.suppress(OSError):
+                os.utime(self._dir(name) / _META)
+
+    def _evictable(self) -> list[WorkingTree]:
+        """Trees to close: the longest unused, beyond _MAX_OPEN_TREES. Holds self._lock."""
+        if len(self._trees) <= _MAX_OPEN_TREES:
+            return []
+        now = time.monotonic()
+        idle = sorted(
+            (self._used.get(n, 0.0), n)
+            for n in self._trees
+            if now - self._used.get(n, 0.0) >= _EVICT_IDLE_S
+        )
+        out = []
+        for _used, name in idle[: len(self._trees) - _MAX_OPEN_TREES]:
+            self._recent.pop(name, None)
+            out.append(self._trees.pop(name))
+        return out
+
+    async def open_tree(self, name: str) -> WorkingTree:
+        """The working tree of an existing workspace (the same as `get`)."""
+        return await self.get(name)
 
     async def tree_for_request(self, name: object) -> WorkingTree:
         """The workspace a request's metadata names, if this deployment allows requests to choose.
@@ -304,11 +443,80 @@ class WorkspaceManager:
         """
         validate_workspace_name(name)
         async with self._lock:
-            tree = self._trees.pop(name, None)
-            self._recent.pop(name, None)
-            if tree is not None:
-                await tree.aclose()
-            await asyncio.to_thread(self._delete_sync, name)
+            await self._delete_locked(name)
+
+    async def _delete_locked(self, name: str) -> None:
+        tree = self._trees.pop(name, None)
+        self._recent.pop(name, None)
+        if tree is not None:
+            await tree.aclose()
+        await asyncio.to_thread(self._delete_sync, name)
+        self._used.pop(name, None)
+        self._stamped.pop(name, None)
+
+    # -- retention ----------------------------------------------------------------------
+
+    def _idle_s(self, name: str) -> float | None:
+        """Seconds since a managed workspace was last used; None for unmanaged ones."""
+        try:
+            meta = self._read_meta(name)
+            stamped = os.stat(self._dir(name) / _META).st_mtime
+        except (RiverbeamError, OSError):
+            return None
+        if meta.get("managed") is not True:
+            return None
+        idle = time.time() - stamped
+        used = self._used.get(name)
+        if used is not None:
+            idle = min(idle, time.monotonic() - used)
+        return max(idle, 0.0)
+
+    def _remove_leftovers(self) -> None:
+        """Finish deletes a stopped process left half done, and drop abandoned creations."""
+        now = time.time()
+        with os.scandir(self._base) as it:
+            entries = list(it)
+        for entry in entries:
+            if not entry.is_dir(follow_symlinks=False):
+                continue
+            doomed = entry.name.startswith(".deleting-")
+            stale = entry.name.startswith(".creating-") and (
+                now - entry.stat(follow_symlinks=False).st_mtime > _STALE_CREATION_S
+            )
+            if doomed or stale:
+                shutil.rmtree(entry.path, ignore_errors=True)
+
+    async def sweep(self, *, max_idle_s: float | None = None) -> builtins.list[str]:
+        """Delete managed workspaces nobody used for `max_idle_s` (default: the config's).
+
+        Each is renamed away, then removed (symlinks inside are removed, not followed). A
+        workspace in use (handed out since the check) is kept; one being created is skipped.
+
+        Returns:
+            The names deleted.
+        """
+        limit = self._config.max_idle_s if max_idle_s is None else max_idle_s
+        if limit <= 0 and max_idle_s is None:
+            return []
+        await asyncio.to_thread(self._remove_leftovers)
+        deleted: builtins.list[str] = []
+        for name in await asyncio.to_thread(self._names_sync):
+            idle = await asyncio.to_thread(self._idle_s, name)
+            if idle is None or idle < limit or name in self._making:
+                continue
+            async with self._lock:
+                # Checked again under the lock: get() marks use under the same lock.
+                idle = await asyncio.to_thread(self._idle_s, name)
+                if idle is None or idle < limit or name in self._making:
+                    continue
+                try:
+                    await self._delete_locked(name)
+                except RiverbeamError as err:
+                    if err.code is not ErrorCode.WORKSPACE_NOT_FOUND:
+                        raise
+                    continue
+            deleted.append(name)
+        return deleted
 
     def _delete_sync(self, name: str) -> None:
         if not self._exists(name):

@@ -50,6 +50,24 @@ class CreateWorkspaceResponse(_message.Message):
     workspace: Workspace
     def __init__(self, workspace: _Optional[_Union[Workspace, _Mapping]] = ...) -> None: ...
 
+class EnsureWorkspaceRequest(_message.Message):
+    __slots__ = ("name", "branch", "origin")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
+    ORIGIN_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    branch: str
+    origin: str
+    def __init__(self, name: _Optional[str] = ..., branch: _Optional[str] = ..., origin: _Optional[str] = ...) -> None: ...
+
+class EnsureWorkspaceResponse(_message.Message):
+    __slots__ = ("workspace", "created")
+    WORKSPACE_FIELD_NUMBER: _ClassVar[int]
+    CREATED_FIELD_NUMBER: _ClassVar[int]
+    workspace: Workspace
+    created: bool
+    def __init__(self, workspace: _Optional[_Union[Workspace, _Mapping]] = ..., created: _Optional[bool] = ...) -> None: ...
+
 class GetWorkspaceRequest(_message.Message):
     __slots__ = ("name",)
     NAME_FIELD_NUMBER: _ClassVar[int]

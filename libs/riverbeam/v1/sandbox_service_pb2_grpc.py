@@ -39,6 +39,11 @@ class SandboxServiceStub:
                 request_serializer=riverbeam_dot_v1_dot_sandbox__service__pb2.CreateWorkspaceRequest.SerializeToString,
                 response_deserializer=riverbeam_dot_v1_dot_sandbox__service__pb2.CreateWorkspaceResponse.FromString,
                 _registered_method=True)
+        self.EnsureWorkspace = channel.unary_unary(
+                '/riverbeam.v1.SandboxService/EnsureWorkspace',
+                request_serializer=riverbeam_dot_v1_dot_sandbox__service__pb2.EnsureWorkspaceRequest.SerializeToString,
+                response_deserializer=riverbeam_dot_v1_dot_sandbox__service__pb2.EnsureWorkspaceResponse.FromString,
+                _registered_method=True)
         self.GetWorkspace = channel.unary_unary(
                 '/riverbeam.v1.SandboxService/GetWorkspace',
                 request_serializer=riverbeam_dot_v1_dot_sandbox__service__pb2.GetWorkspaceRequest.SerializeToString,
@@ -111,6 +116,14 @@ class SandboxServiceServicer:
 
     def CreateWorkspace(self, request, context):
         """Workspaces: named working trees under the service's base directory.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EnsureWorkspace(self, request, context):
+        """Create the workspace if it does not exist yet, else return it as it is. Idempotent, and
+        safe when several callers ask for one name at once: exactly one of them creates it.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -202,6 +215,11 @@ def add_SandboxServiceServicer_to_server(servicer, server):
                     servicer.CreateWorkspace,
                     request_deserializer=riverbeam_dot_v1_dot_sandbox__service__pb2.CreateWorkspaceRequest.FromString,
                     response_serializer=riverbeam_dot_v1_dot_sandbox__service__pb2.CreateWorkspaceResponse.SerializeToString,
+            ),
+            'EnsureWorkspace': grpc.unary_unary_rpc_method_handler(
+                    servicer.EnsureWorkspace,
+                    request_deserializer=riverbeam_dot_v1_dot_sandbox__service__pb2.EnsureWorkspaceRequest.FromString,
+                    response_serializer=riverbeam_dot_v1_dot_sandbox__service__pb2.EnsureWorkspaceResponse.SerializeToString,
             ),
             'GetWorkspace': grpc.unary_unary_rpc_method_handler(
                     servicer.GetWorkspace,
@@ -296,6 +314,33 @@ class SandboxService:
             '/riverbeam.v1.SandboxService/CreateWorkspace',
             riverbeam_dot_v1_dot_sandbox__service__pb2.CreateWorkspaceRequest.SerializeToString,
             riverbeam_dot_v1_dot_sandbox__service__pb2.CreateWorkspaceResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EnsureWorkspace(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverbeam.v1.SandboxService/EnsureWorkspace',
+            riverbeam_dot_v1_dot_sandbox__service__pb2.EnsureWorkspaceRequest.SerializeToString,
+            riverbeam_dot_v1_dot_sandbox__service__pb2.EnsureWorkspaceResponse.FromString,
             options,
             channel_credentials,
             insecure,

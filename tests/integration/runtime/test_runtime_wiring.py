@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from riverbeam.agents import EchoClient, OpenAiCompatible, RigAgentRunner, builtin_skills
+from riverbeam.agents._io import AgentInput
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.settings import RunnerSettings, SandboxSettings
 from riverbeam.runtime import JetStreamSinks, RiverBeam, wire_agents
@@ -15,7 +16,7 @@ from riverbeam.sandbox import SANDBOX_TOOL_NAMES, WorkspacesClient
 from riverbeam.server import GrpcServer, open_channel
 from riverbeam.store import BeamStore
 from riverbeam.stream import NatsConnection, StreamConfig
-from riverbeam.types import StreamAck
+from riverbeam.types import ContentPart, StreamAck
 from services.sandbox.app import build as build_sandbox
 from tests.integration.runtime.rt_kit import GUARD_S, assert_gap_free, collect, text_request
 from tests.support.chat_server import ChatServer, text
@@ -50,14 +51,25 @@ async def test_default_wiring_is_assistant_and_the_six_skills(sandbox_url: str) 
         assert isinstance(author, RigAgentRunner)
         # No BEAM_API_KEY: the built-in agents answer with EchoClient.
         assert isinstance(author.client, EchoClient)
-        # The author gets the nine sandbox tools, bound to the configured workspace.
+        # The author gets the nine sandbox tools, each call in its run's own workspace: none
+        # is made at start-up (the per-session workspace is made on the run's first call).
         assert [t.name for t in author.tool_specs] == list(SANDBOX_TOOL_NAMES)
         channel = open_channel(sandbox_url)
         try:
-            info = await WorkspacesClient(channel).get("default")
+            assert (await WorkspacesClient(channel).list()).workspaces == []
+            session = "5f8915eb-31eb-4f8a-9517-e2c15ce7bc41"
+            run = AgentInput(
+                content=[ContentPart.of_text("hi")],
+                session_id=session,
+                run_id="40744652-2720-4b10-86ee-7333c1be8165",
+                agent_name="author",
+            )
+            status = await author.tool("git_status").tool.invoke({}, run)  # type: ignore[union-attr]
+            assert status["branch"] == f"riverbeam/s-{session}"
+            names = [w.name for w in (await WorkspacesClient(channel).list()).workspaces]
+            assert names == [f"s-{session}"]
         finally:
             await channel.close(None)
-        assert info.name == "default"
         # Each skill keeps only the tools its allowlist names.
         summarize = registry.get("summarize")
         assert isinstance(summarize, RigAgentRunner)
@@ -70,6 +82,30 @@ async def test_default_wiring_is_assistant_and_the_six_skills(sandbox_url: str) 
     finally:
         for close in closers:
             await close()
+
+
+async def test_the_shared_policy_is_an_explicit_opt_in(sandbox_url: str) -> None:
+    beam = RiverBeam()
+    chosen = settings(sandbox_url=sandbox_url, workspace_policy="shared", workspace="team")
+    closers = await wire_agents(beam, chosen, env={})
+    try:
+        channel = open_channel(sandbox_url)
+        try:
+            info = await WorkspacesClient(channel).get("team")
+        finally:
+            await channel.close(None)
+        assert (info.name, info.branch) == ("team", "riverbeam/work")
+    finally:
+        for close in closers:
+            await close()
+    # A shared name may not be one a per-session or per-user workspace could have.
+    with pytest.raises(RiverbeamError) as raised:
+        await wire_agents(
+            RiverBeam(),
+            settings(sandbox_url=sandbox_url, workspace_policy="shared", workspace="s-x"),
+            env={},
+        )
+    assert raised.value.bem == "BEM-331"
 
 
 async def test_hook_from_riverbeam_agents_replaces_the_builtin_set(
