@@ -5,11 +5,13 @@
     SandboxClient      WorkingTreeOps over gRPC, against the sandbox service
     WorkspaceManager   named workspaces under the service's base directory
     sandbox_tools      the nine agent tools over any WorkingTreeOps
+    FenceBook          the service's per-run fencing epochs (FenceClient revokes them)
 
 Every argument is treated as hostile; failures are RiverbeamError with a BEM-3xx code.
 """
 
-from riverbeam.sandbox._client import SandboxClient, WorkspacesClient
+from riverbeam.sandbox._client import FenceClient, SandboxClient, WorkspacesClient
+from riverbeam.sandbox._fences import FenceBook
 from riverbeam.sandbox._local import WorkingTree
 from riverbeam.sandbox._origin import OriginPolicy, check_origin_form
 from riverbeam.sandbox._paths import is_git_alias, parse_path
@@ -46,6 +48,8 @@ __all__ = [
     "Change",
     "CommitInfo",
     "DiffReport",
+    "FenceBook",
+    "FenceClient",
     "FileContent",
     "FileStatus",
     "GitIdentity",

@@ -10,8 +10,8 @@ import asyncpg
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.store import _checks, _rows
 from riverbeam.store._sql import Statements
-from riverbeam.store._types import NewMessage
-from riverbeam.types import Message, Run
+from riverbeam.store._types import NewAction, NewMessage
+from riverbeam.types import InteractionStatus, Message, Run
 
 if TYPE_CHECKING:
     from asyncpg.pool import PoolConnectionProxy
@@ -24,6 +24,7 @@ __all__ = [
     "recent_messages",
     "why_not_finished",
     "why_not_resolved",
+    "write_finish",
 ]
 
 
@@ -113,3 +114,37 @@ async def why_not_finished(
         run_id=run_id,
         status=row["status"],
     )
+
+
+async def write_finish(
+    conn: Connection,
+    sql: Statements,
+    run: Run,
+    messages: Sequence[NewMessage],
+    pending_actions: Sequence[NewAction],
+    after: InteractionStatus,
+) -> None:
+    """What the finish step writes once its compare-and-set closed the run: the messages
+    (the session's next numbers), the interaction's status and the pending actions."""
+    bumped = await conn.fetchrow(sql.bump_session, run.session_id, len(messages))
+    assert bumped is not None
+    await insert_messages(
+        conn,
+        sql,
+        run.session_id,
+        run.interaction_id,
+        run.run_id,
+        messages,
+        first_seq=int(bumped["last_seq"]) - len(messages) + 1,
+    )
+    await conn.execute(sql.set_interaction_status, run.interaction_id, after)
+    if pending_actions:
+        await conn.execute(
+            sql.insert_actions,
+            run.session_id,
+            run.interaction_id,
+            run.run_id,
+            run.agent_name,
+            bumped["user_id"],
+            *_rows.action_columns(pending_actions),
+        )

@@ -20,6 +20,7 @@ from riverbeam.store._pg_step_parts import (
     recent_messages,
     why_not_finished,
     why_not_resolved,
+    write_finish,
 )
 from riverbeam.store._sql import Statements
 from riverbeam.store._steps import (
@@ -416,28 +417,7 @@ class PgBeamStore:
                 # A repeat of this owner's own finish at this epoch returns what it stored.
                 return await why_not_finished(conn, sql, run_id, lease_owner, epoch)
             run = _rows.run_of(row)
-            bumped = await conn.fetchrow(sql.bump_session, run.session_id, len(messages))
-            assert bumped is not None
-            await insert_messages(
-                conn,
-                sql,
-                run.session_id,
-                run.interaction_id,
-                run_id,
-                messages,
-                first_seq=int(bumped["last_seq"]) - len(messages) + 1,
-            )
-            await conn.execute(sql.set_interaction_status, run.interaction_id, after)
-            if pending_actions:
-                await conn.execute(
-                    sql.insert_actions,
-                    run.session_id,
-                    run.interaction_id,
-                    run_id,
-                    run.agent_name,
-                    bumped["user_id"],
-                    *_rows.action_columns(pending_actions),
-                )
+            await write_finish(conn, sql, run, messages, pending_actions, after)
         return run
 
     async def record_action_outcome(
