@@ -16,7 +16,6 @@ the reaper's), so a request's stream ends exactly once.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from dataclasses import dataclass, field
@@ -166,23 +165,29 @@ class Pipeline:
         async def close_abandoned(begun: BeginRunResult) -> None:
             await self._close_abandoned(request, request_id, begun)
 
-        # Shielded: a caller that goes away (deadline, disconnect) while the store commits the
-        # step would otherwise leave the run `running` with nobody holding it.
-        begun = await shielded_step(
-            self._begin(
-                request=request,
-                request_id=request_id,
-                interaction_id=interaction_id,
-                run_id=run_id,
-                user_id=auth.user_id if auth else None,
-                profile_id=auth.profile_id if auth else None,
-                org_id=auth.org_id if auth else None,
-                require_owner=grant.require_owner if grant else None,
-                require_org=grant.require_org if grant else None,
-            ),
-            close_abandoned,
-        )
+        # Held from before the step: this replica's reaper never takes a run whose begin step
+        # is still on its way back. Shielded: a caller that goes away (deadline, disconnect)
+        # while the store commits the step would otherwise leave the run `running` with
+        # nobody holding it.
         self._held.add(run_id)
+        try:
+            begun = await shielded_step(
+                self._begin(
+                    request=request,
+                    request_id=request_id,
+                    interaction_id=interaction_id,
+                    run_id=run_id,
+                    user_id=auth.user_id if auth else None,
+                    profile_id=auth.profile_id if auth else None,
+                    org_id=auth.org_id if auth else None,
+                    require_owner=grant.require_owner if grant else None,
+                    require_org=grant.require_org if grant else None,
+                ),
+                close_abandoned,
+            )
+        except BaseException:
+            self._held.discard(run_id)
+            raise
         by_id = {a.action_id: a for a in request.actions}
         resumed = [
             ResumedAction(
@@ -342,14 +347,17 @@ class Pipeline:
                 # The done frame carries exactly the result that is recorded.
                 outcome.terminal = outcome.terminal.model_copy(update={"result": outcome.result})
             completion = asyncio.ensure_future(self._complete(prepared, outcome, tracker, sink))
+            # The finish step runs to its end even when this task is cancelled meanwhile (the
+            # caller gave up while the run was being recorded): cut short, it would leave the
+            # run `running` with nobody holding it. Then the cancellation goes on.
+            while not completion.done():
+                try:
+                    await asyncio.shield(completion)
+                except asyncio.CancelledError:
+                    abandoned = True
             if abandoned:
-                # Record the cancellation even though this task is being cancelled, then go on
-                # cancelling: CancelledError always propagates.
-                while not completion.done():
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await asyncio.shield(completion)
                 raise asyncio.CancelledError
-            await completion
+            completion.result()
         finally:
             lease.cancel()
             self._live.pop(prepared.request_id, None)
@@ -663,6 +671,8 @@ class Pipeline:
                 log.warning("lease renewal failed for run %s: %s", prepared.run_id, err)
                 continue
             if not kept:
+                if live.task is not None and live.task.done():
+                    return  # the finish step closed the run meanwhile
                 log.error("lost the lease of run %s; stopping it", prepared.run_id)
                 live.cancel("lease lost")
                 return
