@@ -223,13 +223,6 @@ class ErrorCode(enum.Enum):
         409,
         _S.ABORTED,
     )
-    STREAM_UNUSABLE = ErrorSpec(
-        "BEM-116",
-        "the frames stream cannot be used",
-        503,
-        _S.UNAVAILABLE,
-        "check NATS and its JetStream storage",
-    )
     STORE_UNAVAILABLE = ErrorSpec("BEM-120", "store unavailable", 503, _S.UNAVAILABLE)
     STORE_CONFLICT = ErrorSpec("BEM-121", "store write conflict", 409, _S.ABORTED)
     STORE_MIGRATION = ErrorSpec("BEM-122", "store migration failed", 500, _S.FAILED_PRECONDITION)
