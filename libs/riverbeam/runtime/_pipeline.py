@@ -29,9 +29,15 @@ from riverbeam.core.ids import new_id
 from riverbeam.runtime._context import memory_scopes, trim_to_budget
 from riverbeam.runtime._frames import FrameTracker, stamp
 from riverbeam.runtime._live import LiveRun, raise_if_cancel_was_swallowed
-from riverbeam.runtime._records import finish_messages, pending_actions, tool_failure
+from riverbeam.runtime._records import finish_messages, pending_actions
 from riverbeam.runtime._sinks import FrameSink, SinkFactory
-from riverbeam.runtime._steps import finish_with_retry, shielded_step
+from riverbeam.runtime._steps import (
+    close_abandoned,
+    finish_as_failed,
+    finish_with_retry,
+    record_outcomes,
+    shielded_step,
+)
 from riverbeam.store import BeamStore, BeginRunResult
 from riverbeam.telemetry import log_context, run_span
 from riverbeam.telemetry._metrics import RUNS_TOTAL
@@ -162,8 +168,10 @@ class Pipeline:
         run_id = new_id()
         auth = request.auth_context
 
-        async def close_abandoned(begun: BeginRunResult) -> None:
-            await self._close_abandoned(request, request_id, begun)
+        async def on_abandoned(begun: BeginRunResult) -> None:
+            await close_abandoned(
+                self.store, self.sinks, self.options.runner_id, request, request_id, begun
+            )
 
         # Held from before the step: this replica's reaper never takes a run whose begin step
         # is still on its way back. Shielded: a caller that goes away (deadline, disconnect)
@@ -183,7 +191,7 @@ class Pipeline:
                     require_owner=grant.require_owner if grant else None,
                     require_org=grant.require_org if grant else None,
                 ),
-                close_abandoned,
+                on_abandoned,
             )
         except BaseException:
             self._held.discard(run_id)
@@ -224,41 +232,6 @@ class Pipeline:
             begun=begun,
             resumed=resumed,
         )
-
-    async def _close_abandoned(
-        self, request: InvokeRequest, request_id: str, begun: BeginRunResult
-    ) -> None:
-        """Record as cancelled a run whose caller went away while its begin step committed."""
-        run = begun.run
-        err = RiverbeamError(
-            ErrorCode.RUN_CANCELLED,
-            "the caller went away before the run started",
-            run_id=run.run_id,
-        )
-        await self.store.finish_run(
-            run_id=run.run_id,
-            lease_owner=self.options.runner_id,
-            status="cancelled",
-            error_code=err.bem,
-            error_message=err.message,
-            lease_epoch=run.lease_epoch or 1,
-        )
-        RUNS_TOTAL.labels(request.agent_name, "cancelled").inc()
-        log.info("run %s cancelled: its caller went away during the begin step", run.run_id)
-        if request.stream:
-            sink = await self.sinks.open(request_id, stream=True)
-            await sink.publish(
-                StreamChunk(
-                    type="error",
-                    error=err.message,
-                    error_code=err.bem,
-                    request_id=request_id,
-                    run_id=run.run_id,
-                    session_id=request.session_id,
-                    interaction_id=run.interaction_id,
-                    agent_name=request.agent_name,
-                )
-            )
 
     async def _begin(self, *, request: InvokeRequest, **ids: Any) -> BeginRunResult:
         deadline = time.monotonic() + self.options.queue_timeout_s
@@ -405,7 +378,13 @@ class Pipeline:
                 outcome.error = err
                 return
             log.error("finish-run of %s failed: %s", prepared.run_id, err)
-            if not await self._finish_as_failed(prepared, err):
+            if not await finish_as_failed(
+                self.store,
+                self.options.runner_id,
+                prepared.fence,
+                err,
+                budget_s=self.options.finish_retry_s,
+            ):
                 outcome.error = err
                 return
             outcome.error = err
@@ -422,27 +401,6 @@ class Pipeline:
         except RiverbeamError as err:
             # The record is final; a follower of this request sees the stream end in error.
             log.error("terminal frame of %s not published: %s", prepared.run_id, err)
-
-    async def _finish_as_failed(self, prepared: PreparedRun, err: RiverbeamError) -> bool:
-        """After a finish step the store refused: record the run failed without its writes."""
-        try:
-            await finish_with_retry(
-                lambda: self._finish_bare(prepared, err), budget_s=self.options.finish_retry_s
-            )
-        except RiverbeamError as again:
-            log.error("run %s could not be recorded as failed either: %s", prepared.run_id, again)
-            return False
-        return True
-
-    async def _finish_bare(self, prepared: PreparedRun, err: RiverbeamError) -> None:
-        await self.store.finish_run(
-            run_id=prepared.run_id,
-            lease_owner=self.options.runner_id,
-            status="failed",
-            error_code=err.bem,
-            error_message=err.message,
-            lease_epoch=prepared.epoch,
-        )
 
     async def _drive(
         self,
@@ -609,37 +567,17 @@ class Pipeline:
             result=result,
             lease_epoch=prepared.epoch,
         )
-        await self._record_outcomes(prepared, outcome)
-
-    async def _record_outcomes(self, prepared: PreparedRun, outcome: _Outcome) -> None:
-        ran = {c.tool_call_id: c for c in outcome.result.tool_calls if c.tool_call_id}
-        for action in prepared.resumed:
-            if not action.approved:
-                continue
-            call = ran.get(action.tool_call_id) if action.tool_call_id else None
-            fence = {"run_id": prepared.run_id, "lease_epoch": prepared.epoch}
-            try:
-                if call is not None:
-                    failure = tool_failure(call.result)
-                    await self.store.record_action_outcome(
-                        action_id=action.action_id,
-                        outcome="approved_failed" if failure else "approved_ran",
-                        result=None if failure else call.result,
-                        error=failure,
-                        **fence,  # type: ignore[arg-type]
-                    )
-                elif outcome.status == "failed" and outcome.error is not None:
-                    await self.store.record_action_outcome(
-                        action_id=action.action_id,
-                        outcome="approved_failed",
-                        result=None,
-                        error=f"{outcome.terminal.error_code}: {outcome.error.message}",
-                        **fence,  # type: ignore[arg-type]
-                    )
-            except RiverbeamError as err:
-                # A retried finish step meets the outcomes its first attempt recorded.
-                if err.code is not ErrorCode.STORE_CONFLICT:
-                    raise
+        await record_outcomes(
+            self.store,
+            prepared.fence,
+            prepared.resumed,
+            outcome.result,
+            failure=(
+                f"{outcome.terminal.error_code}: {outcome.error.message}"
+                if outcome.status == "failed" and outcome.error is not None
+                else None
+            ),
+        )
 
     # ---- cancellation and leases --------------------------------------------------------------
     def cancel(self, request_id: str, reason: str | None = None) -> bool:
