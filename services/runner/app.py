@@ -82,6 +82,8 @@ async def build(settings: RunnerSettings) -> AsyncIterator[ServiceApp]:
                 sinks,
                 interval_s=settings.reap_interval_s,
                 owner=settings.runner_id,
+                # A run taken over but not yet fenced in the sandbox is retried after this.
+                lease_ttl_s=settings.lease_ttl_s,
                 fences=fences,
                 # Runs this process still holds are its own business (a finish being
                 # retried through a store outage is not a lost run).

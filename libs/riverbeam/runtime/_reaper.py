@@ -116,13 +116,21 @@ async def run_reaper(
     *,
     interval_s: float,
     owner: str | None = None,
+    lease_ttl_s: float = DEFAULT_TAKEOVER_TTL_S,
     fences: FenceRevoker | None = None,
     exclude: Callable[[], Collection[str]] | None = None,
 ) -> None:
     """Reap forever, every interval_s; errors are logged, never fatal."""
     while True:
         try:
-            await reap_once(store, sinks, owner=owner, fences=fences, exclude=exclude)
+            await reap_once(
+                store,
+                sinks,
+                owner=owner,
+                lease_ttl_s=lease_ttl_s,
+                fences=fences,
+                exclude=exclude,
+            )
         except asyncio.CancelledError:
             raise
         except Exception:
