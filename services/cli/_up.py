@@ -256,6 +256,21 @@ class LocalStack:
             if self._own_dir and self._data_dir is not None and not keep_data:
                 shutil.rmtree(self._data_dir, ignore_errors=True)
 
+    async def restart(self, name: str) -> None:
+        """Start a child that exited (or was killed) again, on the address it had.
+
+        Raises:
+            StackError: the child is still running, or did not become ready again.
+        """
+        child = self._children[name]
+        if child.proc.returncode is None:
+            raise StackError(f"{name} is still running", service=name)
+        listen = child.address or f"{self._host}:{self._port_for(name)}"
+        # No Python between fork and exec this time: the caller may have gRPC threads by now
+        # (a fork with them running can crash the child before it execs).
+        fresh = await self._spawn_service(name, listen=listen, death_signal=False)
+        await self._wait_service(fresh)
+
     async def wait_exit(self) -> tuple[str, int]:
         """Wait until any child exits; its name and exit status (for `riverbeam up`)."""
         waits = {
@@ -345,15 +360,17 @@ class LocalStack:
                     return
             await self._check_alive(child, deadline)
 
-    async def _spawn_service(self, name: str) -> _Child:
+    async def _spawn_service(
+        self, name: str, *, listen: str | None = None, death_signal: bool = True
+    ) -> _Child:
         ready = self.data_dir / "run" / f"{name}.ready"
         ready.unlink(missing_ok=True)
         args = [
             self._python, "-m", "services.cli", "serve", self._kind(name),
-            "--listen", f"{self._host}:{self._port_for(name)}",
+            "--listen", listen or f"{self._host}:{self._port_for(name)}",
             "--ready-file", str(ready),
         ]  # fmt: skip
-        return await self._spawn(name, args, self._env_for(name))
+        return await self._spawn(name, args, self._env_for(name), death_signal=death_signal)
 
     async def _wait_service(self, child: _Child) -> None:
         ready = self.data_dir / "run" / f"{child.name}.ready"
@@ -422,7 +439,9 @@ class LocalStack:
         env.update(self._env_overrides.get(name, {}))
         return env
 
-    async def _spawn(self, name: str, args: list[str], env: dict[str, str]) -> _Child:
+    async def _spawn(
+        self, name: str, args: list[str], env: dict[str, str], *, death_signal: bool = True
+    ) -> _Child:
         log_path = self.log_path(name)
         with log_path.open("ab") as log:
             proc = await asyncio.create_subprocess_exec(
@@ -433,7 +452,9 @@ class LocalStack:
                 env=env,
                 cwd=str(self.data_dir),
                 start_new_session=True,  # Ctrl-C reaches us only; we stop children in order
-                preexec_fn=_death_signal_setter() if self._stop_with_parent else None,
+                preexec_fn=(
+                    _death_signal_setter() if self._stop_with_parent and death_signal else None
+                ),
             )
         child = _Child(name, proc, log_path)
         self._children[name] = child

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
@@ -17,9 +18,9 @@ from riverbeam.core.settings import RouterSettings
 from riverbeam.gateway import Gateway
 from riverbeam.routing import ModelList
 from riverbeam.runtime import JetStreamFrames, RunnerClient
-from riverbeam.server import ServiceApp, ServiceBinding
+from riverbeam.server import GrpcServer, ServiceApp, ServiceBinding, health_follows
 from riverbeam.store import StoreClient
-from riverbeam.stream import NatsConnection, StreamConfig, ensure_stream
+from riverbeam.stream import NatsConnection, StreamConfig, StreamGuard, ensure_stream
 from riverbeam.v1 import riverbeam_service_pb2_grpc as pb_grpc
 from services.router.servicer import RiverbeamServicer
 
@@ -38,7 +39,11 @@ async def build(settings: RouterSettings) -> AsyncIterator[ServiceApp]:
     models = ModelList.from_file(settings.models_file)
     runner = RunnerClient(settings.runner_url)
     store = StoreClient(settings.store_url)
-    config = StreamConfig(name=settings.stream_name)
+    config = StreamConfig(
+        name=settings.stream_name,
+        max_age_s=settings.stream_max_age_s,
+        max_bytes=settings.stream_max_bytes,
+    )
     async with NatsConnection(settings.nats_url, name="riverbeam-router") as nats:
         await ensure_stream(nats.js, config)
         gateway = Gateway(
@@ -53,8 +58,17 @@ async def build(settings: RouterSettings) -> AsyncIterator[ServiceApp]:
             ),
         )
         servicer = RiverbeamServicer(gateway)
+        guard = StreamGuard(nats, config)
+        watching: list[asyncio.Task[None]] = []
+
+        async def on_started(server: GrpcServer) -> None:
+            health = health_follows(server, "riverbeam.v1.RiverbeamService")
+            watching.append(asyncio.create_task(guard.run(health)))
 
         async def close() -> None:
+            for task in watching:
+                task.cancel()
+            await asyncio.gather(*watching, return_exceptions=True)
             await runner.aclose()
             await store.aclose()
 
@@ -65,5 +79,6 @@ async def build(settings: RouterSettings) -> AsyncIterator[ServiceApp]:
                     lambda server: pb_grpc.add_RiverbeamServiceServicer_to_server(servicer, server),  # type: ignore[no-untyped-call]
                 )
             ],
+            on_started=on_started,
             close=close,
         )

@@ -15,11 +15,14 @@ from riverbeam.runtime import (
     run_reaper,
     wire_agents,
 )
-from riverbeam.server import ServiceApp, ServiceBinding
+from riverbeam.runtime._reaper import FenceRevoker
+from riverbeam.sandbox import FenceClient
+from riverbeam.server import GrpcServer, ServiceApp, ServiceBinding, health_follows, open_channel
 from riverbeam.store import BeamStore, InMemoryStore, StoreClient
 from riverbeam.stream import (
     NatsConnection,
     StreamConfig,
+    StreamGuard,
     ensure_stream,
     publish_cancel,
     subscribe_cancel,
@@ -29,11 +32,17 @@ from services.runner.servicer import RunnerServicer
 
 log = logging.getLogger("riverbeam.runner")
 
+SERVICE_NAME = "riverbeam.v1.RunnerService"
+
 
 @contextlib.asynccontextmanager
 async def build(settings: RunnerSettings) -> AsyncIterator[ServiceApp]:
     store: BeamStore = StoreClient(settings.store_url) if settings.store_url else InMemoryStore()
-    config = StreamConfig(name=settings.stream_name, max_age_s=settings.stream_max_age_s)
+    config = StreamConfig(
+        name=settings.stream_name,
+        max_age_s=settings.stream_max_age_s,
+        max_bytes=settings.stream_max_bytes,
+    )
     async with NatsConnection(
         settings.nats_url, name=f"riverbeam-runner-{settings.runner_id}"
     ) as nats:
@@ -48,6 +57,7 @@ async def build(settings: RunnerSettings) -> AsyncIterator[ServiceApp]:
                 busy_session_policy=settings.busy_session_policy,
                 queue_timeout_s=settings.queue_timeout_s,
                 max_history_messages=settings.max_history_messages,
+                finish_retry_s=settings.finish_retry_s,
             ),
         )
         closers = await wire_agents(beam, settings)
@@ -62,10 +72,34 @@ async def build(settings: RunnerSettings) -> AsyncIterator[ServiceApp]:
             await publish_cancel(nats.nc, request_id, reason or "")
 
         servicer = RunnerServicer(beam, cancel_elsewhere=cancel_elsewhere)
-        reaper = asyncio.create_task(run_reaper(store, sinks, interval_s=settings.reap_interval_s))
+        fences: FenceRevoker | None = None
+        sandbox_channel = open_channel(settings.sandbox_url) if settings.sandbox_url else None
+        if sandbox_channel is not None:
+            fences = FenceClient(sandbox_channel, timeout_s=30.0)
+        reaper = asyncio.create_task(
+            run_reaper(
+                store,
+                sinks,
+                interval_s=settings.reap_interval_s,
+                owner=settings.runner_id,
+                # A run taken over but not yet fenced in the sandbox is retried after this.
+                lease_ttl_s=settings.lease_ttl_s,
+                fences=fences,
+                # Runs this process still holds are its own business (a finish being
+                # retried through a store outage is not a lost run).
+                exclude=lambda: beam.pipeline.held_run_ids,
+            )
+        )
+        guard = StreamGuard(nats, config)
+        watching: list[asyncio.Task[None]] = []
+
+        async def on_started(server: GrpcServer) -> None:
+            watching.append(asyncio.create_task(guard.run(health_follows(server, SERVICE_NAME))))
 
         async def drain(grace_s: float) -> None:
             reaper.cancel()
+            for task in watching:
+                task.cancel()
             await beam.aclose(grace_s=grace_s)
 
         async def close() -> None:
@@ -73,22 +107,28 @@ async def build(settings: RunnerSettings) -> AsyncIterator[ServiceApp]:
                 await subscription.unsubscribe()
             for closer in closers:
                 await closer()
+            if sandbox_channel is not None:
+                await sandbox_channel.close(None)
             await store.aclose()
 
         try:
             yield ServiceApp(
                 [
                     ServiceBinding(
-                        "riverbeam.v1.RunnerService",
+                        SERVICE_NAME,
                         lambda server: pb_grpc.add_RunnerServiceServicer_to_server(  # type: ignore[no-untyped-call]
                             servicer, server
                         ),
                     )
                 ],
+                on_started=on_started,
                 drain=drain,
                 close=close,
             )
         finally:
             reaper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await reaper
+            for task in watching:
+                task.cancel()
+            for task in (reaper, *watching):
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task

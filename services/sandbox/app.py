@@ -9,7 +9,7 @@ import logging
 from collections.abc import AsyncIterator
 
 from riverbeam.core.settings import SandboxSettings
-from riverbeam.sandbox import WorkspaceConfig, WorkspaceManager
+from riverbeam.sandbox import FenceBook, WorkspaceConfig, WorkspaceManager
 from riverbeam.server import ServiceApp, ServiceBinding
 from riverbeam.v1 import sandbox_service_pb2_grpc as pb_grpc
 from services.sandbox.servicer import SandboxServicer
@@ -19,11 +19,19 @@ __all__ = ["SERVICE_NAME", "binding", "build"]
 log = logging.getLogger("riverbeam.sandbox")
 
 SERVICE_NAME = "riverbeam.v1.SandboxService"
+# Under the workspace base; not a workspace name (those start with [a-z0-9]).
+FENCES_DIR = ".fences"
 
 
-def binding(workspaces: WorkspaceManager) -> ServiceBinding:
-    """The SandboxService over `workspaces`, ready for GrpcServer."""
-    servicer = SandboxServicer(workspaces)
+def binding(workspaces: WorkspaceManager, fences: FenceBook | None = None) -> ServiceBinding:
+    """The SandboxService over `workspaces`, ready for GrpcServer.
+
+    `fences` keeps the runs' fencing epochs; default: a book persisted under the workspace
+    base directory (`.fences/`), so a restarted sandbox still refuses revoked runners.
+    """
+    if fences is None:
+        fences = FenceBook(workspaces.base_dir / FENCES_DIR)
+    servicer = SandboxServicer(workspaces, fences)
     return ServiceBinding(
         SERVICE_NAME,
         lambda server: pb_grpc.add_SandboxServiceServicer_to_server(servicer, server),  # type: ignore[no-untyped-call]

@@ -22,6 +22,10 @@ def _new_message(message: pb.NewMessage) -> NewMessage:
     return new if new.message_id else new.model_copy(update={"message_id": new_id()})
 
 
+def _epoch(request: Any) -> int | None:
+    return int(request.lease_epoch) if request.HasField("lease_epoch") else None
+
+
 class StoreServicer(pb_grpc.StoreServiceServicer):
     def __init__(self, store: BeamStore) -> None:
         self._store = store
@@ -140,6 +144,7 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
             ),
             model_used=optional(request, "model_used"),
             result=AgentResult.from_proto(request.result) if request.HasField("result") else None,
+            lease_epoch=_epoch(request),
         )
         return pb.FinishRunResponse(run=run.to_proto())
 
@@ -151,6 +156,8 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
             outcome=enum_name(records_pb2.ActionOutcome, request.outcome, "ACTION_OUTCOME_"),  # type: ignore[arg-type]
             result=value_or_none(request, "result"),
             error=optional(request, "error"),
+            run_id=optional(request, "run_id"),
+            lease_epoch=_epoch(request),
         )
         return pb.RecordActionOutcomeResponse(action=action.to_proto())
 
@@ -171,6 +178,7 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
             tool_args=new.tool_args,
             tool_result=new.tool_result,
             metadata=new.metadata,
+            lease_epoch=_epoch(request),
         )
         return pb.AppendMessageResponse(message=message.to_proto())
 
@@ -179,7 +187,10 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
         self, request: pb.RenewLeaseRequest, context: Any
     ) -> pb.RenewLeaseResponse:
         renewed = await self._store.renew_lease(
-            run_id=request.run_id, lease_owner=request.lease_owner, ttl_s=request.ttl_s
+            run_id=request.run_id,
+            lease_owner=request.lease_owner,
+            ttl_s=request.ttl_s,
+            lease_epoch=_epoch(request),
         )
         return pb.RenewLeaseResponse(renewed=renewed)
 
@@ -189,6 +200,24 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
         now = request.now.ToDatetime(tzinfo=UTC) if request.HasField("now") else None
         runs = await self._store.reap_expired_runs(now=now, limit=request.limit)
         return pb.ReapExpiredRunsResponse(runs=[r.to_proto() for r in runs])
+
+    async def TakeOverExpiredRuns(
+        self, request: pb.TakeOverExpiredRunsRequest, context: Any
+    ) -> pb.TakeOverExpiredRunsResponse:
+        now = request.now.ToDatetime(tzinfo=UTC) if request.HasField("now") else None
+        taken = await self._store.take_over_expired_runs(
+            new_owner=request.new_owner,
+            lease_ttl_s=request.lease_ttl_s,
+            now=now,
+            limit=request.limit,
+            exclude_run_ids=list(request.exclude_run_ids),
+        )
+        return pb.TakeOverExpiredRunsResponse(
+            runs=[
+                pb.TakenOverRun(run=t.run.to_proto(), previous_owner=t.previous_owner)
+                for t in taken
+            ]
+        )
 
     # ---- memory --------------------------------------------------------------------------------
     async def Remember(self, request: pb.RememberRequest, context: Any) -> pb.RememberResponse:

@@ -192,6 +192,37 @@ class NatsServer:
             shutil.rmtree(self._own_dir, ignore_errors=True)
             self._own_dir = None
 
+    @property
+    def store_dir(self) -> Path:
+        """The JetStream storage directory."""
+        base = self._store_dir or self._own_dir
+        if base is None:
+            raise NatsServerError("server not started")
+        return base / "jetstream"
+
+    def halt(self) -> None:
+        """Stop the process but keep its port and storage (`restart()` brings it back)."""
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            self._terminate(proc)
+
+    def wipe(self) -> None:
+        """Delete the JetStream storage (of a halted server): it restarts without its data."""
+        if self._proc is not None:
+            raise NatsServerError("halt() the server before wiping its storage")
+        shutil.rmtree(self.store_dir, ignore_errors=True)
+
+    def restart(self) -> Self:
+        """Start a halted server again on the same port."""
+        if self._proc is not None:
+            return self
+        proc = self._spawn(self.port, self.store_dir)
+        if not self._wait_ready(proc, self.port):
+            self._terminate(proc)
+            raise NatsServerError(f"nats-server did not restart:\n{self._log_tail()}")
+        self._proc = proc
+        return self
+
     def stop(self) -> None:
         """Stop the server (terminate, wait, kill) and remove its temporary storage. Idempotent."""
         proc, self._proc = self._proc, None

@@ -110,6 +110,20 @@ class ErrorCode(enum.Enum):
         _S.UNAVAILABLE,
         "invoke again",
     )
+    STALE_EPOCH = ErrorSpec(
+        "BEM-035",
+        "stale lease epoch: the run was taken over by another holder",
+        409,
+        _S.ABORTED,
+        "the run's outcome is whatever its new holder records",
+    )
+    FINISH_NOT_CONFIRMED = ErrorSpec(
+        "BEM-036",
+        "the run's finish step could not be written before its retry budget ran out",
+        503,
+        _S.UNAVAILABLE,
+        "the run is ended by the reaper once its lease expires; check the store",
+    )
     MODALITY_NOT_SUPPORTED = ErrorSpec(
         "BEM-040", "content modality not supported by the agent", 400, _S.INVALID_ARGUMENT
     )
@@ -234,6 +248,12 @@ class ErrorCode(enum.Enum):
     STREAM_UNAVAILABLE = ErrorSpec(
         "BEM-114", "NATS unavailable", 503, _S.UNAVAILABLE, "check RIVERBEAM_NATS_URL"
     )
+    STREAM_FENCED = ErrorSpec(
+        "BEM-115",
+        "frame refused: another writer already published on this request",
+        409,
+        _S.ABORTED,
+    )
     STORE_UNAVAILABLE = ErrorSpec("BEM-120", "store unavailable", 503, _S.UNAVAILABLE)
     STORE_CONFLICT = ErrorSpec("BEM-121", "store write conflict", 409, _S.ABORTED)
     STORE_MIGRATION = ErrorSpec("BEM-122", "store migration failed", 500, _S.FAILED_PRECONDITION)
@@ -329,6 +349,16 @@ class ErrorCode(enum.Enum):
         400,
         _S.FAILED_PRECONDITION,
         "a shared workspace needs the deployment to opt in",
+    )
+    FENCE_STALE = ErrorSpec(
+        "BEM-340",
+        "sandbox call refused: its run's lease epoch is stale",
+        409,
+        _S.ABORTED,
+        "the run was taken over; its new holder acts for it",
+    )
+    FENCE_INVALID = ErrorSpec(
+        "BEM-341", "invalid fence (run_id and an epoch >= 1)", 400, _S.INVALID_ARGUMENT
     )
 
     @property

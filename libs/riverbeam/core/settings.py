@@ -106,6 +106,11 @@ class RunnerSettings(CommonSettings):
     busy_session_policy: Literal["reject", "queue"] = "reject"
     queue_timeout_s: float = 60.0
     max_history_messages: int = 200
+    # How long a run's finish step is retried while the store is unreachable (the run keeps
+    # its lease meanwhile); after that the run is left to the reaper (BEM-036).
+    finish_retry_s: float = Field(default=60.0, ge=0)
+    # The frames stream's size bound in bytes (oldest frames go first), besides its max age.
+    stream_max_bytes: int | None = Field(default=1024**3, gt=0)
 
 
 class RouterSettings(CommonSettings):
@@ -114,6 +119,9 @@ class RouterSettings(CommonSettings):
     store_url: str = "127.0.0.1:50054"
     nats_url: str = "nats://127.0.0.1:4222"
     stream_name: str = "RIVERBEAM_STREAM"
+    # The router also creates the stream (when missing): the same bounds as the runner's.
+    stream_max_age_s: float = 24 * 3600
+    stream_max_bytes: int | None = Field(default=1024**3, gt=0)
     tokens_file: Path | None = None
     # Unauthenticated calls allowed; said loudly at start-up. Only for local development.
     dev_mode: bool = False

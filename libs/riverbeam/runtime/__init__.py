@@ -5,7 +5,7 @@ from riverbeam.runtime._facade import MemorySinks, RiverBeam
 from riverbeam.runtime._jetstream import JetStreamFrames, JetStreamSinks
 from riverbeam.runtime._local import LocalRunner
 from riverbeam.runtime._pipeline import DEFAULT_MODEL, Grant, Pipeline, PipelineOptions, PreparedRun
-from riverbeam.runtime._reaper import reap_once, run_reaper
+from riverbeam.runtime._reaper import FenceRevoker, reap_once, run_reaper
 from riverbeam.runtime._sinks import CollectingSink, FrameSink, SinkFactory
 from riverbeam.runtime._wiring import AgentsHook, default_client, load_hook, wire_agents
 
@@ -13,6 +13,7 @@ __all__ = [
     "DEFAULT_MODEL",
     "AgentsHook",
     "CollectingSink",
+    "FenceRevoker",
     "FrameSink",
     "Grant",
     "JetStreamFrames",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 from riverbeam.agents import Agent, AgentRegistry, EchoAgent
@@ -29,6 +30,8 @@ from riverbeam.types import (
 )
 
 __all__ = ["MemorySinks", "RiverBeam"]
+
+_log = logging.getLogger("riverbeam.runtime")
 
 
 class MemorySinks:
@@ -145,7 +148,7 @@ class RiverBeam:
             return await self._pipeline.execute(prepared)
         task = asyncio.create_task(self._pipeline.execute(prepared))
         self._background.add(task)
-        task.add_done_callback(self._background.discard)
+        task.add_done_callback(self._settled)
         return StreamAck(
             request_id=prepared.request_id,
             interaction_id=prepared.interaction_id,
@@ -154,6 +157,13 @@ class RiverBeam:
             stream_name=self._sinks.stream.name,
             run_id=prepared.run_id,
         )
+
+    def _settled(self, task: asyncio.Task[Any]) -> None:
+        """A background run ended: its outcome is in the records and the stream; an error that
+        escaped is logged here, never left as "Task exception was never retrieved"."""
+        self._background.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            _log.error("streaming run ended with an error: %r", task.exception())
 
     async def resume(
         self,

@@ -35,7 +35,9 @@ class JetStreamSinks:
     async def open(self, request_id: str, *, stream: bool) -> FrameSink:
         if not stream:
             return CollectingSink()
-        return _CountingPublisher(self._js, request_id, config=self._config)
+        return _CountingPublisher(
+            self._js, request_id, config=self._config, ensure_missing_stream=True
+        )
 
     async def publish_terminal_error(self, request_id: str, error: RiverbeamError) -> None:
         """End a request whose runner is gone with an error frame after its stored frames.
@@ -51,7 +53,11 @@ class JetStreamSinks:
                     raise
                 after = 0
             publisher = _CountingPublisher(
-                self._js, request_id, config=self._config, start_after_seq=after
+                self._js,
+                request_id,
+                config=self._config,
+                start_after_seq=after,
+                ensure_missing_stream=True,
             )
             try:
                 await publisher.publish(

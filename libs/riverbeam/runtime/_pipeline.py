@@ -5,12 +5,17 @@ begin-run step, so a caller sees BEM-025/030/031/063/064/065/066 synchronously; 
 brings back the run's history (the newest max_history_messages before it). execute() runs
 the agent, publishes frames as they come, writes the finish-run step, and only then
 publishes the terminal frame, so a client that sees `done` reads committed records.
+
+Fencing (docs/failure-model.md): everything a run does carries its lease epoch. The store
+refuses a finish, renewal or append at a stale epoch (BEM-035); the agent's sandbox calls
+carry the run's Fence (BEM-340 once revoked); the terminal frame is published only by
+whoever won the run record's transition to a terminal state (this runner's finish step, or
+the reaper's), so a request's stream ends exactly once.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from dataclasses import dataclass, field
@@ -19,12 +24,20 @@ from typing import Any, Literal
 from riverbeam.agents import Agent, AgentRegistry, check_modalities
 from riverbeam.agents._io import AgentContext, AgentInput, ResumedAction, UsageMeter
 from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.core.fencing import Fence, fenced
 from riverbeam.core.ids import new_id
 from riverbeam.runtime._context import memory_scopes, trim_to_budget
 from riverbeam.runtime._frames import FrameTracker, stamp
 from riverbeam.runtime._live import LiveRun, raise_if_cancel_was_swallowed
-from riverbeam.runtime._records import finish_messages, pending_actions, tool_failure
+from riverbeam.runtime._records import finish_messages, pending_actions
 from riverbeam.runtime._sinks import FrameSink, SinkFactory
+from riverbeam.runtime._steps import (
+    close_abandoned,
+    finish_as_failed,
+    finish_with_retry,
+    record_outcomes,
+    shielded_step,
+)
 from riverbeam.store import BeamStore, BeginRunResult
 from riverbeam.telemetry import log_context, run_span
 from riverbeam.telemetry._metrics import RUNS_TOTAL
@@ -66,6 +79,9 @@ class PipelineOptions:
     queue_timeout_s: float = 60.0
     max_history_messages: int = 200
     max_memory_entries: int = 50
+    # How long the finish step is retried while the store is unreachable (the run keeps
+    # renewing its lease meanwhile); then the run is left to the reaper.
+    finish_retry_s: float = 60.0
 
 
 @dataclass(slots=True)
@@ -95,6 +111,15 @@ class PreparedRun:
     def is_resume(self) -> bool:
         return bool(self.resumed)
 
+    @property
+    def epoch(self) -> int:
+        """The lease epoch this replica holds the run at (its fencing token)."""
+        return self.begun.run.lease_epoch or 1
+
+    @property
+    def fence(self) -> Fence:
+        return Fence(self.run_id, self.epoch)
+
 
 @dataclass(slots=True)
 class _Outcome:
@@ -120,6 +145,8 @@ class Pipeline:
         self.sinks = sinks
         self.options = options or PipelineOptions()
         self._live: dict[str, LiveRun] = {}
+        # Runs this replica holds (begun, not yet finished): its reaper leaves them alone.
+        self._held: set[str] = set()
 
     # ---- prepare ------------------------------------------------------------------------------
     async def prepare(
@@ -141,17 +168,35 @@ class Pipeline:
         interaction_id = request.interaction_id or new_id()
         run_id = new_id()
         auth = request.auth_context
-        begun = await self._begin(
-            request=request,
-            request_id=request_id,
-            interaction_id=interaction_id,
-            run_id=run_id,
-            user_id=auth.user_id if auth else None,
-            profile_id=auth.profile_id if auth else None,
-            org_id=auth.org_id if auth else None,
-            require_owner=grant.require_owner if grant else None,
-            require_org=grant.require_org if grant else None,
-        )
+
+        async def on_abandoned(begun: BeginRunResult) -> None:
+            await close_abandoned(
+                self.store, self.sinks, self.options.runner_id, request, request_id, begun
+            )
+
+        # Held from before the step: this replica's reaper never takes a run whose begin step
+        # is still on its way back. Shielded: a caller that goes away (deadline, disconnect)
+        # while the store commits the step would otherwise leave the run `running` with
+        # nobody holding it.
+        self._held.add(run_id)
+        try:
+            begun = await shielded_step(
+                self._begin(
+                    request=request,
+                    request_id=request_id,
+                    interaction_id=interaction_id,
+                    run_id=run_id,
+                    user_id=auth.user_id if auth else None,
+                    profile_id=auth.profile_id if auth else None,
+                    org_id=auth.org_id if auth else None,
+                    require_owner=grant.require_owner if grant else None,
+                    require_org=grant.require_org if grant else None,
+                ),
+                on_abandoned,
+            )
+        except BaseException:
+            self._held.discard(run_id)
+            raise
         by_id = {a.action_id: a for a in request.actions}
         resumed = [
             ResumedAction(
@@ -245,69 +290,118 @@ class Pipeline:
         usage = UsageMeter()
         started = time.perf_counter()
         abandoned = False
-        lease: asyncio.Task[None] | None = None
+        sink: FrameSink | None = None
+        # The lease is kept until the finish step is written (or given up), not just while
+        # the agent runs: a finish retried through a store outage still holds the run.
+        lease = asyncio.create_task(self._keep_lease(prepared, live))
         try:
-            sink = await self.sinks.open(prepared.request_id, stream=prepared.request.stream)
-            drive = asyncio.create_task(self._drive(prepared, sink, tracker, usage))
-            live.task = drive
-            if live.cancel_requested:
-                drive.cancel()
-            lease = asyncio.create_task(self._keep_lease(prepared, live))
+            drive: asyncio.Task[_Outcome] | None = None
             try:
+                sink = await self.sinks.open(prepared.request_id, stream=prepared.request.stream)
+                # The agent acts for the run at its epoch: its sandbox calls carry the fence.
+                with fenced(prepared.fence):
+                    drive = asyncio.create_task(self._drive(prepared, sink, tracker, usage))
+                live.task = drive
+                if live.cancel_requested:
+                    drive.cancel()
                 outcome = await drive
             except asyncio.CancelledError:
                 current = asyncio.current_task()
                 abandoned = current is not None and current.cancelling() > 0
                 if abandoned:
                     # The caller went away (deadline, disconnect, shutdown): stop the agent too.
-                    drive.cancel()
+                    if drive is not None:
+                        drive.cancel()
                     live.cancel_reason = live.cancel_reason or "caller cancelled the request"
                 outcome = self._cancelled(prepared, tracker, usage, live.cancel_reason)
+            outcome.result = outcome.result.model_copy(
+                update={"latency_ms": round((time.perf_counter() - started) * 1000, 3)}
+            )
+            if outcome.terminal.type == "done":
+                # The done frame carries exactly the result that is recorded.
+                outcome.terminal = outcome.terminal.model_copy(update={"result": outcome.result})
+            completion = asyncio.ensure_future(self._complete(prepared, outcome, tracker, sink))
+            # The finish step runs to its end even when this task is cancelled meanwhile (the
+            # caller gave up while the run was being recorded): cut short, it would leave the
+            # run `running` with nobody holding it. Then the cancellation goes on.
+            while not completion.done():
+                try:
+                    await asyncio.shield(completion)
+                except asyncio.CancelledError:
+                    abandoned = True
+            if abandoned:
+                raise asyncio.CancelledError
+            completion.result()
         finally:
-            if lease is not None:
-                lease.cancel()
+            lease.cancel()
             self._live.pop(prepared.request_id, None)
-        outcome.result = outcome.result.model_copy(
-            update={"latency_ms": round((time.perf_counter() - started) * 1000, 3)}
-        )
-        if outcome.terminal.type == "done":
-            # The done frame carries exactly the result that is recorded.
-            outcome.terminal = outcome.terminal.model_copy(update={"result": outcome.result})
-        completion = asyncio.ensure_future(self._complete(prepared, outcome, tracker, sink))
-        if abandoned:
-            # Record the cancellation even though this task is being cancelled, then go on
-            # cancelling: CancelledError always propagates.
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.shield(completion)
-            raise asyncio.CancelledError
-        await completion
+            self._held.discard(prepared.run_id)
         if outcome.error is not None and not prepared.request.stream:
             raise outcome.error
         return outcome.result
 
     async def _complete(
-        self, prepared: PreparedRun, outcome: _Outcome, tracker: FrameTracker, sink: FrameSink
+        self,
+        prepared: PreparedRun,
+        outcome: _Outcome,
+        tracker: FrameTracker,
+        sink: FrameSink | None,
     ) -> None:
-        """Write the finish-run step, then publish the terminal frame (always the last one)."""
+        """Write the finish-run step, then publish the terminal frame (always the last one).
+
+        The terminal frame is published only after this runner's finish step won the run's
+        transition to a terminal state. When the run was taken over (BEM-035/121) its new
+        holder ends the stream; when the store stayed unreachable for the whole retry budget
+        (BEM-036) nothing is published and the reaper ends the run once the lease expires.
+        """
+        agent = prepared.request.agent_name
         try:
-            await self._finish(prepared, outcome, tracker)
+            await finish_with_retry(
+                lambda: self._finish(prepared, outcome, tracker),
+                budget_s=self.options.finish_retry_s,
+            )
         except RiverbeamError as err:
-            if err.code is ErrorCode.STORE_CONFLICT:
-                # The run was reaped as lost: the reaper already ended its stream (BEM-034).
+            if err.code in (ErrorCode.STORE_CONFLICT, ErrorCode.STALE_EPOCH):
                 log.error(
-                    "run %s was reaped before it finished; its result is dropped", prepared.run_id
+                    "run %s was taken over before it finished; its result is dropped",
+                    prepared.run_id,
                 )
-                RUNS_TOTAL.labels(prepared.request.agent_name, "lost").inc()
+                RUNS_TOTAL.labels(agent, "lost").inc()
+                outcome.error = RiverbeamError(
+                    ErrorCode.RUN_LOST, "the run was taken over", run_id=prepared.run_id
+                )
+                return
+            if err.code is ErrorCode.FINISH_NOT_CONFIRMED:
+                log.error(
+                    "finish-run of %s not written; left to the reaper: %s", prepared.run_id, err
+                )
+                RUNS_TOTAL.labels(agent, "lost").inc()
+                outcome.error = err
                 return
             log.error("finish-run of %s failed: %s", prepared.run_id, err)
-            if outcome.error is None:
+            if not await finish_as_failed(
+                self.store,
+                self.options.runner_id,
+                prepared.fence,
+                err,
+                budget_s=self.options.finish_retry_s,
+            ):
                 outcome.error = err
+                return
+            outcome.error = err
+            outcome.status = "failed"
             outcome.terminal = stamp(
                 StreamChunk(type="error", error=err.message, error_code=err.bem),
                 **prepared.ids,
             )
-        await sink.publish(outcome.terminal)
-        RUNS_TOTAL.labels(prepared.request.agent_name, outcome.status).inc()
+        RUNS_TOTAL.labels(agent, outcome.status).inc()
+        if sink is None:
+            return
+        try:
+            await sink.publish(outcome.terminal)
+        except RiverbeamError as err:
+            # The record is final; a follower of this request sees the stream end in error.
+            log.error("terminal frame of %s not published: %s", prepared.run_id, err)
 
     async def _drive(
         self,
@@ -476,30 +570,19 @@ class Pipeline:
             token_usage=result.token_usage,
             model_used=result.model_used,
             result=result,
+            lease_epoch=prepared.epoch,
         )
-        await self._record_outcomes(prepared, outcome)
-
-    async def _record_outcomes(self, prepared: PreparedRun, outcome: _Outcome) -> None:
-        ran = {c.tool_call_id: c for c in outcome.result.tool_calls if c.tool_call_id}
-        for action in prepared.resumed:
-            if not action.approved:
-                continue
-            call = ran.get(action.tool_call_id) if action.tool_call_id else None
-            if call is not None:
-                failure = tool_failure(call.result)
-                await self.store.record_action_outcome(
-                    action_id=action.action_id,
-                    outcome="approved_failed" if failure else "approved_ran",
-                    result=None if failure else call.result,
-                    error=failure,
-                )
-            elif outcome.status == "failed" and outcome.error is not None:
-                await self.store.record_action_outcome(
-                    action_id=action.action_id,
-                    outcome="approved_failed",
-                    result=None,
-                    error=f"{outcome.terminal.error_code}: {outcome.error.message}",
-                )
+        await record_outcomes(
+            self.store,
+            prepared.fence,
+            prepared.resumed,
+            outcome.result,
+            failure=(
+                f"{outcome.terminal.error_code}: {outcome.error.message}"
+                if outcome.status == "failed" and outcome.error is not None
+                else None
+            ),
+        )
 
     # ---- cancellation and leases --------------------------------------------------------------
     def cancel(self, request_id: str, reason: str | None = None) -> bool:
@@ -511,6 +594,11 @@ class Pipeline:
     def live_requests(self) -> list[str]:
         return list(self._live)
 
+    @property
+    def held_run_ids(self) -> list[str]:
+        """The runs this replica holds right now (begun and not yet finished)."""
+        return list(self._held)
+
     async def _keep_lease(self, prepared: PreparedRun, live: LiveRun) -> None:
         interval = self.options.lease_ttl_s / 3
         while True:
@@ -520,11 +608,14 @@ class Pipeline:
                     run_id=prepared.run_id,
                     lease_owner=self.options.runner_id,
                     ttl_s=self.options.lease_ttl_s,
+                    lease_epoch=prepared.epoch,
                 )
             except RiverbeamError as err:
                 log.warning("lease renewal failed for run %s: %s", prepared.run_id, err)
                 continue
             if not kept:
+                if live.task is not None and live.task.done():
+                    return  # the finish step closed the run meanwhile
                 log.error("lost the lease of run %s; stopping it", prepared.run_id)
                 live.cancel("lease lost")
                 return

@@ -6,11 +6,13 @@
     WorkspaceManager   named workspaces under the service's base directory
     RunWorkspaces      each run's workspace under the workspace policy, made on first use
     sandbox_tools      the nine agent tools over any WorkingTreeOps
+    FenceBook          the service's per-run fencing epochs (FenceClient revokes them)
 
 Every argument is treated as hostile; failures are RiverbeamError with a BEM-3xx code.
 """
 
-from riverbeam.sandbox._client import SandboxClient, WorkspacesClient
+from riverbeam.sandbox._client import FenceClient, SandboxClient, WorkspacesClient
+from riverbeam.sandbox._fences import FenceBook
 from riverbeam.sandbox._local import WorkingTree
 from riverbeam.sandbox._origin import OriginPolicy, check_origin_form
 from riverbeam.sandbox._paths import is_git_alias, parse_path
@@ -63,6 +65,8 @@ __all__ = [
     "DiffReport",
     "EnsuredWorkspace",
     "EnsuresWorkspaces",
+    "FenceBook",
+    "FenceClient",
     "FileContent",
     "FileStatus",
     "GitIdentity",

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 import grpc
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.core.fencing import current_fence
 from riverbeam.sandbox import _convert as cv
 from riverbeam.sandbox._paths import display_path
 from riverbeam.sandbox._results import (
@@ -31,7 +32,7 @@ from riverbeam.server import translate_rpc_errors
 from riverbeam.v1 import sandbox_service_pb2 as pb
 from riverbeam.v1 import sandbox_service_pb2_grpc as pb_grpc
 
-__all__ = ["SandboxClient", "WorkspacesClient"]
+__all__ = ["FenceClient", "SandboxClient", "WorkspacesClient"]
 
 T = TypeVar("T")
 DEFAULT_TIMEOUT_S = 60.0
@@ -60,6 +61,11 @@ def _path(value: object) -> str:
 
 
 async def _call(method: Callable[..., Awaitable[T]], request: Any, timeout_s: float) -> T:
+    # A call made for a run carries the run's fence, so the service can refuse a holder
+    # whose lease was taken over (BEM-340).
+    fence = current_fence()
+    if fence is not None and "fence" in request.DESCRIPTOR.fields_by_name:
+        request.fence.CopyFrom(pb.Fence(run_id=fence.run_id, epoch=fence.epoch))
     async with translate_rpc_errors(service="sandbox"):
         return await method(request, timeout=timeout_s)
 
@@ -225,3 +231,17 @@ class WorkspacesClient:
             )
         await self.get(name)
         return self.tree(name)
+
+
+class FenceClient:
+    """Revokes stale lease epochs in a remote sandbox service (the reaper's `FenceRevoker`)."""
+
+    def __init__(self, channel: grpc.aio.Channel, *, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+        self._stub: Any = pb_grpc.SandboxServiceStub(channel)  # type: ignore[no-untyped-call]
+        self._timeout_s = timeout_s
+
+    async def revoke(self, run_id: str, min_epoch: int) -> int:
+        """Refuse run_id's sandbox calls below min_epoch; returns once none is in flight."""
+        request = pb.RevokeFenceRequest(run_id=run_id, min_epoch=min_epoch)
+        response = await _call(self._stub.RevokeFence, request, self._timeout_s)
+        return int(response.min_epoch)

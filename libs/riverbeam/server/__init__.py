@@ -1,6 +1,12 @@
 """gRPC plumbing shared by the four services: server lifecycle, errors on the wire, metrics."""
 
-from riverbeam.server._grpc_server import CHANNEL_OPTIONS, GrpcServer, ServiceBinding, open_channel
+from riverbeam.server._grpc_server import (
+    CHANNEL_OPTIONS,
+    GrpcServer,
+    ServiceBinding,
+    health_follows,
+    open_channel,
+)
 from riverbeam.server._interceptor import ErrorInterceptor, abort_with
 from riverbeam.server._lifecycle import ServiceApp, run_service
 from riverbeam.server._logging import JsonFormatter, LogContextFilter, configure_logging
@@ -24,6 +30,7 @@ __all__ = [
     "abort_with",
     "configure_logging",
     "error_from_rpc",
+    "health_follows",
     "open_channel",
     "rich_status",
     "run_service",

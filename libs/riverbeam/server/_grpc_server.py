@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Self
@@ -168,3 +168,19 @@ class GrpcServer:
         tb: TracebackType | None,
     ) -> None:
         await self.stop()
+
+
+def health_follows(server: GrpcServer, *names: str) -> Callable[[bool], Awaitable[None]]:
+    """A callback that sets the overall health and the named services' to SERVING or
+    NOT_SERVING (e.g. while a dependency such as the frames stream cannot be used)."""
+
+    async def set_health(usable: bool) -> None:
+        status = (
+            health_pb2.HealthCheckResponse.SERVING
+            if usable
+            else health_pb2.HealthCheckResponse.NOT_SERVING
+        )
+        for name in ("", *names):
+            await server.health.set(name, status)
+
+    return set_health

@@ -21,6 +21,7 @@ from riverbeam.store._types import (
     NewAction,
     NewMessage,
     RecordedOutcome,
+    TakenOverRun,
 )
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "RecordedOutcome",
     "StepHook",
     "StoreClient",
+    "TakenOverRun",
     "load_migrations",
     "prune_idle_sessions",
     "run_retention",

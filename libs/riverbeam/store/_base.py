@@ -13,6 +13,7 @@ from riverbeam.store._types import (
     NewAction,
     NewMessage,
     RecordedOutcome,
+    TakenOverRun,
 )
 from riverbeam.types import (
     Action,
@@ -143,6 +144,7 @@ class BeamStore(Protocol):
         token_usage: TokenUsage | None = None,
         model_used: str | None = None,
         result: AgentResult | None = None,
+        lease_epoch: int | None = None,
     ) -> Run:
         """Close a run held by lease_owner, in one transaction.
 
@@ -150,6 +152,11 @@ class BeamStore(Protocol):
         interaction status (by default the interaction follows the run; an interrupted run
         leaves it in progress) and touches the session. BEM-028 for an unknown run; BEM-121,
         writing nothing, when the run is no longer `running` under this owner (e.g. reaped).
+
+        With `lease_epoch` (the fencing token the caller holds): BEM-035, writing nothing,
+        when the run is at another epoch (taken over); and the step is idempotent per
+        (run_id, epoch): when this owner already finished the run at this epoch (a retry
+        whose first answer was lost), the stored run comes back and nothing is written again.
         """
         ...
 
@@ -160,11 +167,14 @@ class BeamStore(Protocol):
         outcome: RecordedOutcome,
         result: Any = None,
         error: str | None = None,
+        run_id: str | None = None,
+        lease_epoch: int | None = None,
     ) -> Action:
         """Record what the tool of an approved action did: approved_ran or approved_failed.
 
         Only an action resolved as approved_unknown takes an outcome, once (BEM-121 after
-        that); BEM-027 for an unknown action.
+        that); BEM-027 for an unknown action. With `run_id` and `lease_epoch` (the run that
+        ran the tool and the epoch it holds), BEM-035 once that run was taken over.
         """
         ...
 
@@ -183,13 +193,21 @@ class BeamStore(Protocol):
         tool_args: dict[str, Any] | None = None,
         tool_result: Any = None,
         metadata: dict[str, Any] | None = None,
+        lease_epoch: int | None = None,
     ) -> Message:
-        """Save one message with the session's next sequence number (BEM-025 if no session)."""
+        """Save one message with the session's next sequence number (BEM-025 if no session).
+
+        With `run_id` and `lease_epoch`, the run must still be running at that epoch, checked
+        in the same transaction (BEM-035 otherwise, BEM-028 for an unknown run).
+        """
         ...
 
     # ---- leases --------------------------------------------------------------------------------
-    async def renew_lease(self, *, run_id: str, lease_owner: str, ttl_s: float) -> bool:
-        """Extend the lease; False when the run is no longer running under this owner."""
+    async def renew_lease(
+        self, *, run_id: str, lease_owner: str, ttl_s: float, lease_epoch: int | None = None
+    ) -> bool:
+        """Extend the lease; False when the run is no longer running under this owner (or,
+        with `lease_epoch`, no longer at that epoch)."""
         ...
 
     async def reap_expired_runs(
@@ -198,7 +216,26 @@ class BeamStore(Protocol):
         """Fail running runs whose lease expired before `now` (BEM-034) and their interactions.
 
         Returns the runs reaped, so the caller can publish their final error frames. Concurrent
-        reapers never return the same run.
+        reapers never return the same run. Each reaped run's epoch is bumped, so its old
+        holder's fenced writes are refused.
+        """
+        ...
+
+    async def take_over_expired_runs(
+        self,
+        *,
+        new_owner: str,
+        lease_ttl_s: float,
+        now: datetime | None = None,
+        limit: int = 100,
+        exclude_run_ids: Sequence[str] = (),
+    ) -> list[TakenOverRun]:
+        """Take over running runs whose lease expired before `now`, in one transaction.
+
+        Each run's epoch is bumped by compare-and-set and its lease given to `new_owner` for
+        `lease_ttl_s`; the run stays `running`. From then on the old holder's fenced writes
+        (finish, renew, append at the old epoch) are refused with BEM-035. Concurrent callers
+        never take the same run. Runs in `exclude_run_ids` are left alone.
         """
         ...
 

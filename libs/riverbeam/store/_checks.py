@@ -187,3 +187,25 @@ def aware(now: datetime | None) -> datetime | None:
     if now is not None and (now.tzinfo is None or now.utcoffset() is None):
         raise RiverbeamError(ErrorCode.INVALID_ARGUMENT, "now must be timezone-aware", field="now")
     return now
+
+
+def lease_epoch(epoch: int | None) -> int | None:
+    """A lease epoch a caller says it holds: None (not fenced) or an integer >= 1."""
+    if epoch is None:
+        return None
+    if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
+        raise RiverbeamError(
+            ErrorCode.INVALID_ARGUMENT, "lease_epoch must be an integer >= 1", field="lease_epoch"
+        )
+    return epoch
+
+
+def stale_epoch(run_id: str, held: int, current: int | None) -> RiverbeamError:
+    """The refusal of a write made under an epoch the run has moved past."""
+    return RiverbeamError(
+        ErrorCode.STALE_EPOCH,
+        f"lease epoch {held} of run {run_id} is stale (the run is at epoch {current})",
+        run_id=run_id,
+        lease_epoch=held,
+        current_epoch=current,
+    )

@@ -19,6 +19,7 @@ from riverbeam.store._types import (
     NewAction,
     NewMessage,
     RecordedOutcome,
+    TakenOverRun,
 )
 from riverbeam.types import (
     Action,
@@ -241,6 +242,7 @@ class StoreClient:
         token_usage: TokenUsage | None = None,
         model_used: str | None = None,
         result: AgentResult | None = None,
+        lease_epoch: int | None = None,
     ) -> Run:
         final = _checks.finish_status(status)
         after = _checks.interaction_after(final, interaction_status)
@@ -256,6 +258,7 @@ class StoreClient:
             token_usage=None if token_usage is None else token_usage.to_proto(),
             model_used=model_used,
             result=None if result is None else result.to_proto(),
+            lease_epoch=_checks.lease_epoch(lease_epoch),
         )
         resp = await self._call(self._stub.FinishRun, request)
         return Run.from_proto(resp.run)
@@ -267,6 +270,8 @@ class StoreClient:
         outcome: RecordedOutcome,
         result: Any = None,
         error: str | None = None,
+        run_id: str | None = None,
+        lease_epoch: int | None = None,
     ) -> Action:
         recorded = _checks.recorded_outcome(outcome)
         request = pb.RecordActionOutcomeRequest(
@@ -274,6 +279,8 @@ class StoreClient:
             outcome=f"ACTION_OUTCOME_{recorded.upper()}",
             result=_value(result),
             error=error,
+            run_id=run_id,
+            lease_epoch=_checks.lease_epoch(lease_epoch),
         )
         resp = await self._call(self._stub.RecordActionOutcome, request)
         return Action.from_proto(resp.action)
@@ -293,6 +300,7 @@ class StoreClient:
         tool_args: dict[str, Any] | None = None,
         tool_result: Any = None,
         metadata: dict[str, Any] | None = None,
+        lease_epoch: int | None = None,
     ) -> Message:
         new = _checks.new_message(
             role=role,
@@ -310,13 +318,21 @@ class StoreClient:
             message=new.to_proto(),
             interaction_id=interaction_id,
             run_id=run_id,
+            lease_epoch=_checks.lease_epoch(lease_epoch),
         )
         resp = await self._call(self._stub.AppendMessage, request)
         return Message.from_proto(resp.message)
 
     # ---- leases --------------------------------------------------------------------------------
-    async def renew_lease(self, *, run_id: str, lease_owner: str, ttl_s: float) -> bool:
-        request = pb.RenewLeaseRequest(run_id=run_id, lease_owner=lease_owner, ttl_s=ttl_s)
+    async def renew_lease(
+        self, *, run_id: str, lease_owner: str, ttl_s: float, lease_epoch: int | None = None
+    ) -> bool:
+        request = pb.RenewLeaseRequest(
+            run_id=run_id,
+            lease_owner=lease_owner,
+            ttl_s=ttl_s,
+            lease_epoch=_checks.lease_epoch(lease_epoch),
+        )
         resp = await self._call(self._stub.RenewLease, request)
         return bool(resp.renewed)
 
@@ -331,6 +347,36 @@ class StoreClient:
         request = pb.ReapExpiredRunsRequest(now=stamp, limit=limit)
         resp = await self._call(self._stub.ReapExpiredRuns, request)
         return [Run.from_proto(r) for r in resp.runs]
+
+    async def take_over_expired_runs(
+        self,
+        *,
+        new_owner: str,
+        lease_ttl_s: float,
+        now: datetime | None = None,
+        limit: int = 100,
+        exclude_run_ids: Sequence[str] = (),
+    ) -> list[TakenOverRun]:
+        _checks.aware(now)
+        stamp: timestamp_pb2.Timestamp | None = None
+        if now is not None:
+            stamp = timestamp_pb2.Timestamp()
+            stamp.FromDatetime(now)
+        request = pb.TakeOverExpiredRunsRequest(
+            new_owner=new_owner,
+            lease_ttl_s=lease_ttl_s,
+            limit=limit,
+            exclude_run_ids=list(exclude_run_ids),
+            now=stamp,
+        )
+        resp = await self._call(self._stub.TakeOverExpiredRuns, request)
+        return [
+            TakenOverRun(
+                Run.from_proto(t.run),
+                t.previous_owner if t.HasField("previous_owner") else None,
+            )
+            for t in resp.runs
+        ]
 
     # ---- memory --------------------------------------------------------------------------------
     async def remember(

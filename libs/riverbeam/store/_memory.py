@@ -28,6 +28,7 @@ from riverbeam.store._types import (
     NewAction,
     NewMessage,
     RecordedOutcome,
+    TakenOverRun,
 )
 from riverbeam.types import (
     Action,
@@ -228,6 +229,7 @@ class InMemoryStore:
                 started_at=now,
                 lease_owner=lease_owner,
                 lease_expires_at=now + ttl,
+                lease_epoch=1,
             )
             earlier = t.messages.get(session_id, [])
             history = [_copy(m) for m in earlier[-limit:]] if limit else []
@@ -265,15 +267,23 @@ class InMemoryStore:
         token_usage: TokenUsage | None = None,
         model_used: str | None = None,
         result: AgentResult | None = None,
+        lease_epoch: int | None = None,
     ) -> Run:
         final = _checks.finish_status(status)
         after = _checks.interaction_after(final, interaction_status)
+        epoch = _checks.lease_epoch(lease_epoch)
         new_messages = [_copy(m) for m in messages]
         new_actions = [_copy(a) for a in pending_actions]
         t = self._t
         async with self._lock:
             now = self._clock()
             run = t.run(run_id)
+            if epoch is not None:
+                if run.lease_epoch != epoch:
+                    raise _checks.stale_epoch(run_id, epoch, run.lease_epoch)
+                if run.status != "running" and run.lease_owner == lease_owner:
+                    # This owner already finished the run at this epoch: a retry.
+                    return _copy(run)
             if run.status != "running" or run.lease_owner != lease_owner:
                 raise RiverbeamError(
                     ErrorCode.STORE_CONFLICT,
@@ -316,9 +326,16 @@ class InMemoryStore:
         outcome: RecordedOutcome,
         result: Any = None,
         error: str | None = None,
+        run_id: str | None = None,
+        lease_epoch: int | None = None,
     ) -> Action:
         recorded = _checks.recorded_outcome(outcome)
+        epoch = _checks.lease_epoch(lease_epoch)
         async with self._lock:
+            if run_id is not None and epoch is not None:
+                holder = self._t.run(run_id)
+                if holder.lease_epoch != epoch:
+                    raise _checks.stale_epoch(run_id, epoch, holder.lease_epoch)
             action = self._t.action(action_id)
             if action.status != "resolved" or action.outcome != "approved_unknown":
                 raise RiverbeamError(
@@ -350,7 +367,9 @@ class InMemoryStore:
         tool_args: dict[str, Any] | None = None,
         tool_result: Any = None,
         metadata: dict[str, Any] | None = None,
+        lease_epoch: int | None = None,
     ) -> Message:
+        epoch = _checks.lease_epoch(lease_epoch)
         new = _checks.new_message(
             role=role,
             type=type,
@@ -369,7 +388,9 @@ class InMemoryStore:
             if interaction_id is not None:
                 t.interaction(interaction_id)
             if run_id is not None:
-                t.run(run_id)
+                held = t.run(run_id)
+                if epoch is not None and (held.lease_epoch != epoch or held.status != "running"):
+                    raise _checks.stale_epoch(run_id, epoch, held.lease_epoch)
             t.check_new_ids([new], [])
             t.sessions[session_id] = session.model_copy(update={"last_active_at": now})
             (saved,) = t.save_messages(session_id, [new], interaction_id, run_id, now)
@@ -377,11 +398,16 @@ class InMemoryStore:
 
     # ---- leases --------------------------------------------------------------------------------
     @nul_safe
-    async def renew_lease(self, *, run_id: str, lease_owner: str, ttl_s: float) -> bool:
+    async def renew_lease(
+        self, *, run_id: str, lease_owner: str, ttl_s: float, lease_epoch: int | None = None
+    ) -> bool:
         ttl = _checks.lease_ttl(ttl_s)
+        epoch = _checks.lease_epoch(lease_epoch)
         async with self._lock:
             run = self._t.runs.get(run_id)
             if run is None or run.status != "running" or run.lease_owner != lease_owner:
+                return False
+            if epoch is not None and run.lease_epoch != epoch:
                 return False
             self._t.runs[run_id] = run.model_copy(update={"lease_expires_at": self._clock() + ttl})
             return True
@@ -413,6 +439,7 @@ class InMemoryStore:
                         "finished_at": clock,
                         "error_code": LOST_RUN_CODE,
                         "error_message": LOST_RUN_MESSAGE,
+                        "lease_epoch": (run.lease_epoch or 1) + 1,
                     }
                 )
                 t.runs[run.run_id] = failed
@@ -422,6 +449,47 @@ class InMemoryStore:
                 )
                 reaped.append(_copy(failed))
             return reaped
+
+    async def take_over_expired_runs(
+        self,
+        *,
+        new_owner: str,
+        lease_ttl_s: float,
+        now: datetime | None = None,
+        limit: int = 100,
+        exclude_run_ids: Sequence[str] = (),
+    ) -> list[TakenOverRun]:
+        ttl = _checks.lease_ttl(lease_ttl_s)
+        size = _checks.positive_limit(limit, _checks.DEFAULT_REAP_LIMIT)
+        now = _checks.aware(now)
+        excluded = set(exclude_run_ids)
+        t = self._t
+        async with self._lock:
+            clock = self._clock()
+            cutoff = now or clock
+            expired = sorted(
+                (
+                    r
+                    for r in t.runs.values()
+                    if r.status == "running"
+                    and r.run_id not in excluded
+                    and r.lease_expires_at is not None
+                    and r.lease_expires_at < cutoff
+                ),
+                key=lambda r: (r.lease_expires_at or cutoff, r.run_id),
+            )[:size]
+            taken: list[TakenOverRun] = []
+            for run in expired:
+                held = run.model_copy(
+                    update={
+                        "lease_owner": new_owner,
+                        "lease_expires_at": clock + ttl,
+                        "lease_epoch": (run.lease_epoch or 1) + 1,
+                    }
+                )
+                t.runs[run.run_id] = held
+                taken.append(TakenOverRun(_copy(held), run.lease_owner))
+            return taken
 
     # ---- memory --------------------------------------------------------------------------------
     @nul_safe

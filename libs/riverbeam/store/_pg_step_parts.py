@@ -8,17 +8,24 @@ from typing import TYPE_CHECKING, NoReturn
 import asyncpg
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
-from riverbeam.store import _rows
+from riverbeam.store import _checks, _rows
 from riverbeam.store._sql import Statements
-from riverbeam.store._types import NewMessage
-from riverbeam.types import Message
+from riverbeam.store._types import NewAction, NewMessage
+from riverbeam.types import InteractionStatus, Message, Run
 
 if TYPE_CHECKING:
     from asyncpg.pool import PoolConnectionProxy
 
     Connection = PoolConnectionProxy[asyncpg.Record]
 
-__all__ = ["insert_messages", "recent_messages", "why_not_resolved"]
+__all__ = [
+    "check_fence",
+    "insert_messages",
+    "recent_messages",
+    "why_not_finished",
+    "why_not_resolved",
+    "write_finish",
+]
 
 
 async def why_not_resolved(
@@ -72,3 +79,72 @@ async def insert_messages(
         *_rows.message_columns(messages, first_seq),
     )
     return sorted((_rows.message_of(r) for r in rows), key=lambda m: m.seq)
+
+
+async def check_fence(
+    conn: Connection, sql: Statements, run_id: str, epoch: int, *, running: bool
+) -> None:
+    """The run is at `epoch` (and, with `running`, still running), under a share lock held
+    until the step commits: BEM-028 for an unknown run, BEM-035 otherwise."""
+    row = await conn.fetchrow(sql.run_fence, run_id)
+    if row is None:
+        raise RiverbeamError(ErrorCode.RUN_NOT_FOUND, run_id=run_id)
+    current = int(row["lease_epoch"])
+    if current != epoch or (running and row["status"] != "running"):
+        raise _checks.stale_epoch(run_id, epoch, current)
+
+
+async def why_not_finished(
+    conn: Connection, sql: Statements, run_id: str, lease_owner: str, epoch: int | None
+) -> Run:
+    """After the finish compare-and-set took no row: the stored run when this owner already
+    finished it at this epoch (a retry); BEM-028, BEM-035 or BEM-121 otherwise."""
+    row = await conn.fetchrow(sql.get_run, run_id)
+    if row is None:
+        raise RiverbeamError(ErrorCode.RUN_NOT_FOUND, run_id=run_id)
+    current = int(row["lease_epoch"])
+    if epoch is not None:
+        if current != epoch:
+            raise _checks.stale_epoch(run_id, epoch, current)
+        if row["status"] != "running" and row["lease_owner"] == lease_owner:
+            return _rows.run_of(row)
+    raise RiverbeamError(
+        ErrorCode.STORE_CONFLICT,
+        "the run is no longer running under this lease",
+        run_id=run_id,
+        status=row["status"],
+    )
+
+
+async def write_finish(
+    conn: Connection,
+    sql: Statements,
+    run: Run,
+    messages: Sequence[NewMessage],
+    pending_actions: Sequence[NewAction],
+    after: InteractionStatus,
+) -> None:
+    """What the finish step writes once its compare-and-set closed the run: the messages
+    (the session's next numbers), the interaction's status and the pending actions."""
+    bumped = await conn.fetchrow(sql.bump_session, run.session_id, len(messages))
+    assert bumped is not None
+    await insert_messages(
+        conn,
+        sql,
+        run.session_id,
+        run.interaction_id,
+        run.run_id,
+        messages,
+        first_seq=int(bumped["last_seq"]) - len(messages) + 1,
+    )
+    await conn.execute(sql.set_interaction_status, run.interaction_id, after)
+    if pending_actions:
+        await conn.execute(
+            sql.insert_actions,
+            run.session_id,
+            run.interaction_id,
+            run.run_id,
+            run.agent_name,
+            bumped["user_id"],
+            *_rows.action_columns(pending_actions),
+        )

@@ -15,7 +15,14 @@ from riverbeam.store import _checks, _rows
 from riverbeam.store._migrations import apply_migrations, quote_schema
 from riverbeam.store._nul import nul_safe
 from riverbeam.store._pg_errors import translate_pg_errors
-from riverbeam.store._pg_step_parts import insert_messages, recent_messages, why_not_resolved
+from riverbeam.store._pg_step_parts import (
+    check_fence,
+    insert_messages,
+    recent_messages,
+    why_not_finished,
+    why_not_resolved,
+    write_finish,
+)
 from riverbeam.store._sql import Statements
 from riverbeam.store._steps import (
     LOST_RUN_CODE,
@@ -31,6 +38,7 @@ from riverbeam.store._types import (
     NewAction,
     NewMessage,
     RecordedOutcome,
+    TakenOverRun,
 )
 from riverbeam.types import (
     Action,
@@ -400,9 +408,11 @@ class PgBeamStore:
         token_usage: TokenUsage | None = None,
         model_used: str | None = None,
         result: AgentResult | None = None,
+        lease_epoch: int | None = None,
     ) -> Run:
         final = _checks.finish_status(status)
         after = _checks.interaction_after(final, interaction_status)
+        epoch = _checks.lease_epoch(lease_epoch)
         sql = self._sql
         async with self._transaction("finish_run") as conn:
             row = await conn.fetchrow(
@@ -415,40 +425,13 @@ class PgBeamStore:
                 _rows.dump(token_usage),
                 model_used,
                 _rows.dump(result),
+                epoch,
             )
             if row is None:
-                current = await conn.fetchval(sql.run_status, run_id)
-                if current is None:
-                    raise RiverbeamError(ErrorCode.RUN_NOT_FOUND, run_id=run_id)
-                raise RiverbeamError(
-                    ErrorCode.STORE_CONFLICT,
-                    "the run is no longer running under this lease",
-                    run_id=run_id,
-                    status=current,
-                )
+                # A repeat of this owner's own finish at this epoch returns what it stored.
+                return await why_not_finished(conn, sql, run_id, lease_owner, epoch)
             run = _rows.run_of(row)
-            bumped = await conn.fetchrow(sql.bump_session, run.session_id, len(messages))
-            assert bumped is not None
-            await insert_messages(
-                conn,
-                sql,
-                run.session_id,
-                run.interaction_id,
-                run_id,
-                messages,
-                first_seq=int(bumped["last_seq"]) - len(messages) + 1,
-            )
-            await conn.execute(sql.set_interaction_status, run.interaction_id, after)
-            if pending_actions:
-                await conn.execute(
-                    sql.insert_actions,
-                    run.session_id,
-                    run.interaction_id,
-                    run_id,
-                    run.agent_name,
-                    bumped["user_id"],
-                    *_rows.action_columns(pending_actions),
-                )
+            await write_finish(conn, sql, run, messages, pending_actions, after)
         return run
 
     @nul_safe
@@ -459,9 +442,16 @@ class PgBeamStore:
         outcome: RecordedOutcome,
         result: Any = None,
         error: str | None = None,
+        run_id: str | None = None,
+        lease_epoch: int | None = None,
     ) -> Action:
         recorded = _checks.recorded_outcome(outcome)
-        async with self._connection() as conn:
+        epoch = _checks.lease_epoch(lease_epoch)
+        fenced = run_id is not None and epoch is not None
+        step = self._transaction("record_action_outcome") if fenced else self._connection()
+        async with step as conn:
+            if run_id is not None and epoch is not None:
+                await check_fence(conn, self._sql, run_id, epoch, running=False)
             row = await conn.fetchrow(
                 self._sql.record_outcome, action_id, recorded, _rows.dump(result), error
             )
@@ -494,7 +484,9 @@ class PgBeamStore:
         tool_args: dict[str, Any] | None = None,
         tool_result: Any = None,
         metadata: dict[str, Any] | None = None,
+        lease_epoch: int | None = None,
     ) -> Message:
+        epoch = _checks.lease_epoch(lease_epoch)
         new = _checks.new_message(
             role=role,
             type=type,
@@ -507,7 +499,11 @@ class PgBeamStore:
             metadata=metadata,
         )
         message_id, *values = _rows.message_values(new)
-        async with self._connection() as conn:
+        fenced = run_id is not None and epoch is not None
+        step = self._transaction("append_message") if fenced else self._connection()
+        async with step as conn:
+            if run_id is not None and epoch is not None:
+                await check_fence(conn, self._sql, run_id, epoch, running=True)
             row = await conn.fetchrow(
                 self._sql.append_message, session_id, message_id, interaction_id, run_id, *values
             )
@@ -517,10 +513,13 @@ class PgBeamStore:
 
     # ---- leases --------------------------------------------------------------------------------
     @nul_safe
-    async def renew_lease(self, *, run_id: str, lease_owner: str, ttl_s: float) -> bool:
+    async def renew_lease(
+        self, *, run_id: str, lease_owner: str, ttl_s: float, lease_epoch: int | None = None
+    ) -> bool:
         ttl = _checks.lease_ttl(ttl_s)
+        epoch = _checks.lease_epoch(lease_epoch)
         async with self._connection() as conn:
-            status = await conn.execute(self._sql.renew_lease, run_id, lease_owner, ttl)
+            status = await conn.execute(self._sql.renew_lease, run_id, lease_owner, ttl, epoch)
         return status == "UPDATE 1"
 
     async def reap_expired_runs(
@@ -531,6 +530,24 @@ class PgBeamStore:
         async with self._connection() as conn:
             rows = await conn.fetch(self._sql.reap, now, size, LOST_RUN_CODE, LOST_RUN_MESSAGE)
         return [_rows.run_of(r) for r in rows]
+
+    async def take_over_expired_runs(
+        self,
+        *,
+        new_owner: str,
+        lease_ttl_s: float,
+        now: datetime | None = None,
+        limit: int = 100,
+        exclude_run_ids: Sequence[str] = (),
+    ) -> list[TakenOverRun]:
+        ttl = _checks.lease_ttl(lease_ttl_s)
+        size = _checks.positive_limit(limit, _checks.DEFAULT_REAP_LIMIT)
+        now = _checks.aware(now)
+        async with self._connection() as conn:
+            rows = await conn.fetch(
+                self._sql.take_over, now, size, new_owner, ttl, list(exclude_run_ids)
+            )
+        return [TakenOverRun(_rows.run_of(r), r["previous_owner"]) for r in rows]
 
     # ---- memory --------------------------------------------------------------------------------
     @nul_safe

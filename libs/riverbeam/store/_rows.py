@@ -95,6 +95,7 @@ def run_of(row: Row) -> Run:
         lease_owner=row["lease_owner"],
         lease_expires_at=row["lease_expires_at"],
         result=None if result is None else AgentResult.model_validate(result),
+        lease_epoch=row["lease_epoch"],
     )
 
 

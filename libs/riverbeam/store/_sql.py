@@ -17,7 +17,8 @@ SESSION_COLS = (
 INTERACTION_COLS = "interaction_id, session_id, agent_name, status, created_at, updated_at"
 RUN_COLS = (
     "run_id, interaction_id, session_id, agent_name, status, request_id, started_at, finished_at,"
-    " error_code, error_message, token_usage, model_used, lease_owner, lease_expires_at, result"
+    " error_code, error_message, token_usage, model_used, lease_owner, lease_expires_at, result,"
+    " lease_epoch"
 )
 MESSAGE_COLS = (
     "message_id, session_id, interaction_id, run_id, seq, role, type, content, tool_call_id,"
@@ -70,6 +71,8 @@ class Statements:
     append_message: str
     renew_lease: str
     reap: str
+    take_over: str
+    run_fence: str
     remember: str
     recall: str
     delete_idle: str
@@ -168,7 +171,8 @@ class Statements:
             finish_run=(
                 f"UPDATE {q}.runs SET status = $3, finished_at = now(), error_code = $4,"
                 " error_message = $5, token_usage = $6::jsonb, model_used = $7, result = $8::jsonb"
-                f" WHERE run_id = $1 AND lease_owner = $2 AND status = 'running' RETURNING {RUN_COLS}"
+                f" WHERE run_id = $1 AND lease_owner = $2 AND status = 'running'"
+                f" AND ($9::bigint IS NULL OR lease_epoch = $9::bigint) RETURNING {RUN_COLS}"
             ),
             run_status=f"SELECT status FROM {q}.runs WHERE run_id = $1",
             bump_session=(
@@ -203,6 +207,7 @@ class Statements:
             renew_lease=(
                 f"UPDATE {q}.runs SET lease_expires_at = now() + $3::interval"
                 " WHERE run_id = $1 AND lease_owner = $2 AND status = 'running'"
+                " AND ($4::bigint IS NULL OR lease_epoch = $4::bigint)"
             ),
             # SKIP LOCKED: concurrent reapers (and a finishing runner holding the row) never
             # both take one run.
@@ -211,11 +216,30 @@ class Statements:
                 " WHERE status = 'running' AND lease_expires_at < COALESCE($1::timestamptz, now())"
                 " ORDER BY lease_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED),"
                 f" failed AS (UPDATE {q}.runs r SET status = 'failed', finished_at = now(),"
-                " error_code = $3, error_message = $4 FROM expired WHERE r.run_id = expired.run_id"
+                " error_code = $3, error_message = $4, lease_epoch = r.lease_epoch + 1"
+                " FROM expired WHERE r.run_id = expired.run_id"
                 f" RETURNING {_prefixed(RUN_COLS, 'r')}),"
                 f" closed AS (UPDATE {q}.interactions i SET status = 'failed', updated_at = now()"
                 " FROM failed WHERE i.interaction_id = failed.interaction_id)"
                 " SELECT * FROM failed ORDER BY lease_expires_at, run_id"
+            ),
+            # The takeover compare-and-set: the epoch moves on under the row lock, so of
+            # concurrent takers (SKIP LOCKED) one gets each run, and the old holder's fenced
+            # writes (WHERE lease_epoch = its epoch) match nothing from then on.
+            take_over=(
+                f"WITH expired AS (SELECT run_id, lease_owner AS previous_owner FROM {q}.runs"
+                " WHERE status = 'running' AND lease_expires_at < COALESCE($1::timestamptz, now())"
+                " AND NOT (run_id = ANY($5::text[]))"
+                " ORDER BY lease_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED),"
+                f" taken AS (UPDATE {q}.runs r SET lease_epoch = r.lease_epoch + 1,"
+                " lease_owner = $3, lease_expires_at = now() + $4::interval"
+                " FROM expired WHERE r.run_id = expired.run_id"
+                f" RETURNING {_prefixed(RUN_COLS, 'r')}, expired.previous_owner)"
+                " SELECT * FROM taken ORDER BY started_at, run_id"
+            ),
+            # Read under a share lock: a takeover (an UPDATE of the row) waits for the step.
+            run_fence=(
+                f"SELECT status, lease_owner, lease_epoch FROM {q}.runs WHERE run_id = $1 FOR SHARE"
             ),
             remember=(
                 f"INSERT INTO {q}.memory_entries"

@@ -29,6 +29,7 @@ __all__ = [
     "NewAction",
     "NewMessage",
     "RecordedOutcome",
+    "TakenOverRun",
 ]
 
 FinishStatus = Literal["completed", "failed", "interrupted", "cancelled"]
@@ -94,3 +95,11 @@ class BeginRunResult:
     action_messages: list[Message] = field(default_factory=list)
     # The session's newest `history_limit` messages saved before this step, oldest first.
     history: list[Message] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class TakenOverRun:
+    """A run taken over by take_over_expired_runs: as stored now, and who held it before."""
+
+    run: Run
+    previous_owner: str | None = None

@@ -15,8 +15,13 @@ from riverbeam.stream._connection import NatsConnection
 from riverbeam.stream._control import CancelHandler, publish_cancel, subscribe_cancel
 from riverbeam.stream._ensure import ensure_stream
 from riverbeam.stream._follow import follow, last_frame, last_seq
+from riverbeam.stream._guard import StreamGuard
 from riverbeam.stream._memory import MemorySink
-from riverbeam.stream._publisher import MSG_ID_HEADER, RequestPublisher
+from riverbeam.stream._publisher import (
+    EXPECTED_LAST_SUBJECT_SEQ_HEADER,
+    MSG_ID_HEADER,
+    RequestPublisher,
+)
 from riverbeam.stream._sink import FrameSink, SequencedSink
 from riverbeam.stream._subjects import cancel_subject_for, msg_id_for, request_id_token, subject_for
 
@@ -24,6 +29,7 @@ __all__ = [
     "CANCEL_SUBJECT_PREFIX",
     "DEFAULT_STREAM_NAME",
     "DEFAULT_SUBJECT_PREFIX",
+    "EXPECTED_LAST_SUBJECT_SEQ_HEADER",
     "MSG_ID_HEADER",
     "CancelHandler",
     "FrameSink",
@@ -32,6 +38,7 @@ __all__ = [
     "RequestPublisher",
     "SequencedSink",
     "StreamConfig",
+    "StreamGuard",
     "cancel_subject_for",
     "ensure_stream",
     "find_nats_server",

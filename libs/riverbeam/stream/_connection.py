@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import ssl
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import Any, Self
 
@@ -91,6 +91,7 @@ class NatsConnection:
         self._js: JetStreamContext | None = None
         self._closed = False
         self._lock = asyncio.Lock()
+        self._reconnect_hooks: list[Callable[[], None]] = []
 
     @property
     def servers(self) -> list[str]:
@@ -109,6 +110,10 @@ class NatsConnection:
         if self._js is None or self._closed:
             raise RuntimeError("NatsConnection is not connected")
         return self._js
+
+    def add_reconnect_hook(self, hook: Callable[[], None]) -> None:
+        """Call hook() (synchronously, on the loop) after each reconnection."""
+        self._reconnect_hooks.append(hook)
 
     @property
     def is_connected(self) -> bool:
@@ -181,6 +186,10 @@ class NatsConnection:
     async def _on_disconnected() -> None:
         log.warning("NATS disconnected; reconnecting")
 
-    @staticmethod
-    async def _on_reconnected() -> None:
+    async def _on_reconnected(self) -> None:
         log.info("NATS reconnected")
+        for hook in self._reconnect_hooks:
+            try:
+                hook()
+            except Exception:
+                log.exception("NATS reconnect hook failed")

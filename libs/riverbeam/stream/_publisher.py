@@ -11,15 +11,22 @@ from nats.js.client import JetStreamContext
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.stream._config import StreamConfig
+from riverbeam.stream._ensure import ensure_stream
 from riverbeam.stream._sink import SequencedSink
 from riverbeam.stream._subjects import msg_id_for, subject_for
 from riverbeam.types import StreamChunk
 
-__all__ = ["MSG_ID_HEADER", "RequestPublisher"]
+__all__ = ["EXPECTED_LAST_SUBJECT_SEQ_HEADER", "MSG_ID_HEADER", "RequestPublisher"]
 
 log = logging.getLogger("riverbeam.stream")
 
 MSG_ID_HEADER = "Nats-Msg-Id"
+# JetStream optimistic concurrency per subject: stored only if the subject's last message is
+# still the one this writer saw. A second writer (the reaper ending the request) fences off
+# the first: after its frame, the first writer's next frame is refused.
+EXPECTED_LAST_SUBJECT_SEQ_HEADER = "Nats-Expected-Last-Subject-Sequence"
+# JetStream error code: "wrong last sequence" (the expected-last header did not match).
+_WRONG_LAST_SEQUENCE = 10071
 
 # Failures that cannot get better by publishing the same bytes again.
 _PERMANENT: tuple[type[Exception], ...] = (
@@ -46,6 +53,13 @@ class RequestPublisher(SequencedSink):
     `Nats-Msg-Id: <request_id>:<seq>`; a publish that fails is retried with the same id, so a
     retry of a frame the server already stored is dropped by the stream's duplicate window.
 
+    Frames are also sent with `Nats-Expected-Last-Subject-Sequence` (the stream sequence of
+    this writer's previous frame; 0, an empty subject, for a new request's first frame): once
+    another writer published on the request (the reaper's terminal frame), every later frame
+    of this one is refused with BEM-115. When the stream was wiped meanwhile (the subject is
+    empty again), the writer carries on from there. With `ensure_missing_stream`, a stream
+    that vanished (NATS restarted without its data) is created again and the frame retried.
+
     Args:
         js: A JetStream context.
         request_id: The request's UUID.
@@ -54,6 +68,9 @@ class RequestPublisher(SequencedSink):
         publish_timeout_s: How long one attempt waits for the server's acknowledgement.
         backoff_s: Pause before the second attempt; doubled for each further one.
         start_after_seq: Number the first frame start_after_seq + 1 (continue a request).
+            Such a writer does not know the subject's last stream sequence: its first frame
+            is deduplicated by number only.
+        ensure_missing_stream: Create the stream again when a publish finds it missing.
     """
 
     def __init__(
@@ -66,8 +83,14 @@ class RequestPublisher(SequencedSink):
         publish_timeout_s: float = 5.0,
         backoff_s: float = 0.1,
         start_after_seq: int = 0,
+        ensure_missing_stream: bool = False,
     ) -> None:
         super().__init__(request_id, start_after_seq=start_after_seq)
+        self._expected_last: int | None = 0 if start_after_seq == 0 else None
+        # The frame whose publish was sent but never acknowledged (e.g. cancelled meanwhile):
+        # if it landed, it is this writer's own and not another writer's.
+        self._unconfirmed: tuple[str, bytes] | None = None
+        self._ensure_missing = ensure_missing_stream
         if attempts < 1:
             raise RiverbeamError(
                 ErrorCode.INVALID_ARGUMENT, "attempts must be >= 1", field="attempts"
@@ -89,21 +112,38 @@ class RequestPublisher(SequencedSink):
         payload = frame.to_json().encode()
         last_error: Exception | None = None
         tried = 0
+        previous, self._unconfirmed = self._unconfirmed, (msg_id, payload)
         for attempt in range(1, self._attempts + 1):
             tried = attempt
             if attempt > 1:
                 await asyncio.sleep(self._backoff_s * 2 ** (attempt - 2))
+            # A fresh dict each attempt: publish() adds the expected-stream header to it.
+            headers = {MSG_ID_HEADER: msg_id}
+            if self._expected_last is not None:
+                headers[EXPECTED_LAST_SUBJECT_SEQ_HEADER] = str(self._expected_last)
             try:
                 ack = await self._js.publish(
                     self._subject,
                     payload,
                     timeout=self._timeout_s,
                     stream=self._config.name,
-                    # A fresh dict each attempt: publish() adds the expected-stream header to it.
-                    headers={MSG_ID_HEADER: msg_id},
+                    headers=headers,
                 )
             except (nats.errors.Error, OSError) as exc:
                 last_error = exc
+                if _is_wrong_last_sequence(exc):
+                    if await self._own_or_wiped(previous):
+                        previous = None
+                        continue
+                    raise RiverbeamError(
+                        ErrorCode.STREAM_FENCED,
+                        f"frame {msg_id} refused: another writer published on the request",
+                        request_id=self.request_id,
+                        seq=frame.seq,
+                    ) from None
+                if isinstance(exc, nats.js.errors.NoStreamResponseError) and self._ensure_missing:
+                    await self._ensure_stream(msg_id)
+                    continue
                 if not _is_transient(exc):
                     break
                 log.warning(
@@ -118,6 +158,8 @@ class RequestPublisher(SequencedSink):
                     request_id=self.request_id,
                     seq=frame.seq,
                 )
+            self._expected_last = ack.seq
+            self._unconfirmed = None
             return
         raise RiverbeamError(
             ErrorCode.STREAM_PUBLISH_FAILED,
@@ -126,3 +168,35 @@ class RequestPublisher(SequencedSink):
             seq=frame.seq,
             subject=self._subject,
         ) from last_error
+
+    async def _own_or_wiped(self, previous: tuple[str, bytes] | None) -> bool:
+        """After an expected-last mismatch: True (and the expectation fixed) when the subject's
+        last message is this writer's own unacknowledged frame, or the subject is empty
+        although this writer published on it (the stream was wiped); False when another
+        writer published there."""
+        try:
+            last = await self._js.get_last_msg(self._config.name, self._subject)
+        except nats.js.errors.NotFoundError:
+            if not self._expected_last:
+                return False
+            log.warning("stream %s lost the frames of %s", self._config.name, self.request_id)
+            self._expected_last = 0
+            return True
+        except (nats.errors.Error, OSError):
+            return False
+        headers = last.headers or {}
+        if previous is not None and (headers.get(MSG_ID_HEADER), last.data) == previous:
+            self._expected_last = last.seq
+            return True
+        return False
+
+    async def _ensure_stream(self, msg_id: str) -> None:
+        log.warning("stream %s is missing (publishing %s); creating it", self._config.name, msg_id)
+        try:
+            await ensure_stream(self._js, self._config)
+        except RiverbeamError as err:
+            log.warning("stream %s not created: %s", self._config.name, err)
+
+
+def _is_wrong_last_sequence(exc: Exception) -> bool:
+    return isinstance(exc, nats.js.errors.APIError) and exc.err_code == _WRONG_LAST_SEQUENCE

@@ -90,6 +90,8 @@ class Run(WireModel):
     lease_owner: str | None = None
     lease_expires_at: UtcDatetime | None = None
     result: AgentResult | None = None
+    # The lease's fencing epoch: 1 at begin-run, bumped by each takeover (docs/failure-model.md).
+    lease_epoch: int | None = None
 
 
 class Message(WireModel):

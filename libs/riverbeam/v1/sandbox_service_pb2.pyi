@@ -22,6 +22,28 @@ FILE_CHANGE_DELETED: FileChange
 FILE_CHANGE_UNTRACKED: FileChange
 FILE_CHANGE_TYPECHANGE: FileChange
 
+class Fence(_message.Message):
+    __slots__ = ("run_id", "epoch")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    EPOCH_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    epoch: int
+    def __init__(self, run_id: _Optional[str] = ..., epoch: _Optional[int] = ...) -> None: ...
+
+class RevokeFenceRequest(_message.Message):
+    __slots__ = ("run_id", "min_epoch")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    MIN_EPOCH_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    min_epoch: int
+    def __init__(self, run_id: _Optional[str] = ..., min_epoch: _Optional[int] = ...) -> None: ...
+
+class RevokeFenceResponse(_message.Message):
+    __slots__ = ("min_epoch",)
+    MIN_EPOCH_FIELD_NUMBER: _ClassVar[int]
+    min_epoch: int
+    def __init__(self, min_epoch: _Optional[int] = ...) -> None: ...
+
 class Workspace(_message.Message):
     __slots__ = ("name", "origin", "branch", "head")
     NAME_FIELD_NUMBER: _ClassVar[int]
@@ -107,14 +129,16 @@ class DeleteWorkspaceResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class CheckoutBranchRequest(_message.Message):
-    __slots__ = ("workspace", "branch", "create")
+    __slots__ = ("workspace", "branch", "create", "fence")
     WORKSPACE_FIELD_NUMBER: _ClassVar[int]
     BRANCH_FIELD_NUMBER: _ClassVar[int]
     CREATE_FIELD_NUMBER: _ClassVar[int]
+    FENCE_FIELD_NUMBER: _ClassVar[int]
     workspace: str
     branch: str
     create: bool
-    def __init__(self, workspace: _Optional[str] = ..., branch: _Optional[str] = ..., create: _Optional[bool] = ...) -> None: ...
+    fence: Fence
+    def __init__(self, workspace: _Optional[str] = ..., branch: _Optional[str] = ..., create: _Optional[bool] = ..., fence: _Optional[_Union[Fence, _Mapping]] = ...) -> None: ...
 
 class CheckoutBranchResponse(_message.Message):
     __slots__ = ("branch",)
@@ -123,12 +147,14 @@ class CheckoutBranchResponse(_message.Message):
     def __init__(self, branch: _Optional[str] = ...) -> None: ...
 
 class ListTreeRequest(_message.Message):
-    __slots__ = ("workspace", "path")
+    __slots__ = ("workspace", "path", "fence")
     WORKSPACE_FIELD_NUMBER: _ClassVar[int]
     PATH_FIELD_NUMBER: _ClassVar[int]
+    FENCE_FIELD_NUMBER: _ClassVar[int]
     workspace: str
     path: str
-    def __init__(self, workspace: _Optional[str] = ..., path: _Optional[str] = ...) -> None: ...
+    fence: Fence
+    def __init__(self, workspace: _Optional[str] = ..., path: _Optional[str] = ..., fence: _Optional[_Union[Fence, _Mapping]] = ...) -> None: ...
 
 class ListTreeResponse(_message.Message):
     __slots__ = ("path", "files", "truncated")
@@ -141,12 +167,14 @@ class ListTreeResponse(_message.Message):
     def __init__(self, path: _Optional[str] = ..., files: _Optional[_Iterable[str]] = ..., truncated: _Optional[bool] = ...) -> None: ...
 
 class ReadFileRequest(_message.Message):
-    __slots__ = ("workspace", "path")
+    __slots__ = ("workspace", "path", "fence")
     WORKSPACE_FIELD_NUMBER: _ClassVar[int]
     PATH_FIELD_NUMBER: _ClassVar[int]
+    FENCE_FIELD_NUMBER: _ClassVar[int]
     workspace: str
     path: str
-    def __init__(self, workspace: _Optional[str] = ..., path: _Optional[str] = ...) -> None: ...
+    fence: Fence
+    def __init__(self, workspace: _Optional[str] = ..., path: _Optional[str] = ..., fence: _Optional[_Union[Fence, _Mapping]] = ...) -> None: ...
 
 class ReadFileResponse(_message.Message):
     __slots__ = ("path", "text", "size", "truncated", "binary")
@@ -163,14 +191,16 @@ class ReadFileResponse(_message.Message):
     def __init__(self, path: _Optional[str] = ..., text: _Optional[str] = ..., size: _Optional[int] = ..., truncated: _Optional[bool] = ..., binary: _Optional[bool] = ...) -> None: ...
 
 class WriteFileRequest(_message.Message):
-    __slots__ = ("workspace", "path", "body")
+    __slots__ = ("workspace", "path", "body", "fence")
     WORKSPACE_FIELD_NUMBER: _ClassVar[int]
     PATH_FIELD_NUMBER: _ClassVar[int]
     BODY_FIELD_NUMBER: _ClassVar[int]
+    FENCE_FIELD_NUMBER: _ClassVar[int]
     workspace: str
     path: str
     body: str
-    def __init__(self, workspace: _Optional[str] = ..., path: _Optional[str] = ..., body: _Optional[str] = ...) -> None: ...
+    fence: Fence
+    def __init__(self, workspace: _Optional[str] = ..., path: _Optional[str] = ..., body: _Optional[str] = ..., fence: _Optional[_Union[Fence, _Mapping]] = ...) -> None: ...
 
 class WriteFileResponse(_message.Message):
     __slots__ = ("path", "bytes_written")
@@ -181,10 +211,12 @@ class WriteFileResponse(_message.Message):
     def __init__(self, path: _Optional[str] = ..., bytes_written: _Optional[int] = ...) -> None: ...
 
 class GitStatusRequest(_message.Message):
-    __slots__ = ("workspace",)
+    __slots__ = ("workspace", "fence")
     WORKSPACE_FIELD_NUMBER: _ClassVar[int]
+    FENCE_FIELD_NUMBER: _ClassVar[int]
     workspace: str
-    def __init__(self, workspace: _Optional[str] = ...) -> None: ...
+    fence: Fence
+    def __init__(self, workspace: _Optional[str] = ..., fence: _Optional[_Union[Fence, _Mapping]] = ...) -> None: ...
 
 class GitFileStatus(_message.Message):
     __slots__ = ("path", "staged", "unstaged")
@@ -209,10 +241,12 @@ class GitStatusResponse(_message.Message):
     def __init__(self, branch: _Optional[str] = ..., head: _Optional[str] = ..., entries: _Optional[_Iterable[_Union[GitFileStatus, _Mapping]]] = ..., truncated: _Optional[bool] = ...) -> None: ...
 
 class GitDiffRequest(_message.Message):
-    __slots__ = ("workspace",)
+    __slots__ = ("workspace", "fence")
     WORKSPACE_FIELD_NUMBER: _ClassVar[int]
+    FENCE_FIELD_NUMBER: _ClassVar[int]
     workspace: str
-    def __init__(self, workspace: _Optional[str] = ...) -> None: ...
+    fence: Fence
+    def __init__(self, workspace: _Optional[str] = ..., fence: _Optional[_Union[Fence, _Mapping]] = ...) -> None: ...
 
 class GitDiffResponse(_message.Message):
     __slots__ = ("staged", "unstaged", "files", "truncated")
@@ -227,12 +261,14 @@ class GitDiffResponse(_message.Message):
     def __init__(self, staged: _Optional[str] = ..., unstaged: _Optional[str] = ..., files: _Optional[int] = ..., truncated: _Optional[bool] = ...) -> None: ...
 
 class GitLogRequest(_message.Message):
-    __slots__ = ("workspace", "limit")
+    __slots__ = ("workspace", "limit", "fence")
     WORKSPACE_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
+    FENCE_FIELD_NUMBER: _ClassVar[int]
     workspace: str
     limit: int
-    def __init__(self, workspace: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+    fence: Fence
+    def __init__(self, workspace: _Optional[str] = ..., limit: _Optional[int] = ..., fence: _Optional[_Union[Fence, _Mapping]] = ...) -> None: ...
 
 class GitLogEntry(_message.Message):
     __slots__ = ("id", "summary", "author", "email", "time")
@@ -255,12 +291,14 @@ class GitLogResponse(_message.Message):
     def __init__(self, commits: _Optional[_Iterable[_Union[GitLogEntry, _Mapping]]] = ...) -> None: ...
 
 class GitAddRequest(_message.Message):
-    __slots__ = ("workspace", "path")
+    __slots__ = ("workspace", "path", "fence")
     WORKSPACE_FIELD_NUMBER: _ClassVar[int]
     PATH_FIELD_NUMBER: _ClassVar[int]
+    FENCE_FIELD_NUMBER: _ClassVar[int]
     workspace: str
     path: str
-    def __init__(self, workspace: _Optional[str] = ..., path: _Optional[str] = ...) -> None: ...
+    fence: Fence
+    def __init__(self, workspace: _Optional[str] = ..., path: _Optional[str] = ..., fence: _Optional[_Union[Fence, _Mapping]] = ...) -> None: ...
 
 class GitAddResponse(_message.Message):
     __slots__ = ("paths", "count", "truncated")
@@ -273,12 +311,14 @@ class GitAddResponse(_message.Message):
     def __init__(self, paths: _Optional[_Iterable[str]] = ..., count: _Optional[int] = ..., truncated: _Optional[bool] = ...) -> None: ...
 
 class GitCommitRequest(_message.Message):
-    __slots__ = ("workspace", "message")
+    __slots__ = ("workspace", "message", "fence")
     WORKSPACE_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    FENCE_FIELD_NUMBER: _ClassVar[int]
     workspace: str
     message: str
-    def __init__(self, workspace: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
+    fence: Fence
+    def __init__(self, workspace: _Optional[str] = ..., message: _Optional[str] = ..., fence: _Optional[_Union[Fence, _Mapping]] = ...) -> None: ...
 
 class GitCommitResponse(_message.Message):
     __slots__ = ("id", "branch", "summary")
@@ -291,12 +331,14 @@ class GitCommitResponse(_message.Message):
     def __init__(self, id: _Optional[str] = ..., branch: _Optional[str] = ..., summary: _Optional[str] = ...) -> None: ...
 
 class GitPushRequest(_message.Message):
-    __slots__ = ("workspace", "ref")
+    __slots__ = ("workspace", "ref", "fence")
     WORKSPACE_FIELD_NUMBER: _ClassVar[int]
     REF_FIELD_NUMBER: _ClassVar[int]
+    FENCE_FIELD_NUMBER: _ClassVar[int]
     workspace: str
     ref: str
-    def __init__(self, workspace: _Optional[str] = ..., ref: _Optional[str] = ...) -> None: ...
+    fence: Fence
+    def __init__(self, workspace: _Optional[str] = ..., ref: _Optional[str] = ..., fence: _Optional[_Union[Fence, _Mapping]] = ...) -> None: ...
 
 class GitPushResponse(_message.Message):
     __slots__ = ("branch", "remote_ref", "commit")

@@ -109,6 +109,11 @@ class SandboxServiceStub:
                 request_serializer=riverbeam_dot_v1_dot_sandbox__service__pb2.GitPushRequest.SerializeToString,
                 response_deserializer=riverbeam_dot_v1_dot_sandbox__service__pb2.GitPushResponse.FromString,
                 _registered_method=True)
+        self.RevokeFence = channel.unary_unary(
+                '/riverbeam.v1.SandboxService/RevokeFence',
+                request_serializer=riverbeam_dot_v1_dot_sandbox__service__pb2.RevokeFenceRequest.SerializeToString,
+                response_deserializer=riverbeam_dot_v1_dot_sandbox__service__pb2.RevokeFenceResponse.FromString,
+                _registered_method=True)
 
 
 class SandboxServiceServicer:
@@ -208,6 +213,15 @@ class SandboxServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RevokeFence(self, request, context):
+        """Fencing: from now on, calls fenced for run_id with an epoch below min_epoch are refused
+        (BEM-340). Returns once no such call is in flight any more, so the caller (a reaper taking
+        the run over) knows the stale holder can no longer act. Persisted across restarts.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SandboxServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -285,6 +299,11 @@ def add_SandboxServiceServicer_to_server(servicer, server):
                     servicer.GitPush,
                     request_deserializer=riverbeam_dot_v1_dot_sandbox__service__pb2.GitPushRequest.FromString,
                     response_serializer=riverbeam_dot_v1_dot_sandbox__service__pb2.GitPushResponse.SerializeToString,
+            ),
+            'RevokeFence': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokeFence,
+                    request_deserializer=riverbeam_dot_v1_dot_sandbox__service__pb2.RevokeFenceRequest.FromString,
+                    response_serializer=riverbeam_dot_v1_dot_sandbox__service__pb2.RevokeFenceResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -692,6 +711,33 @@ class SandboxService:
             '/riverbeam.v1.SandboxService/GitPush',
             riverbeam_dot_v1_dot_sandbox__service__pb2.GitPushRequest.SerializeToString,
             riverbeam_dot_v1_dot_sandbox__service__pb2.GitPushResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokeFence(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverbeam.v1.SandboxService/RevokeFence',
+            riverbeam_dot_v1_dot_sandbox__service__pb2.RevokeFenceRequest.SerializeToString,
+            riverbeam_dot_v1_dot_sandbox__service__pb2.RevokeFenceResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -210,7 +210,7 @@ class BeginRunResponse(_message.Message):
     def __init__(self, session: _Optional[_Union[_records_pb2.Session, _Mapping]] = ..., interaction: _Optional[_Union[_records_pb2.Interaction, _Mapping]] = ..., run: _Optional[_Union[_records_pb2.Run, _Mapping]] = ..., human_message: _Optional[_Union[_records_pb2.Message, _Mapping]] = ..., resolved_actions: _Optional[_Iterable[_Union[_records_pb2.Action, _Mapping]]] = ..., action_messages: _Optional[_Iterable[_Union[_records_pb2.Message, _Mapping]]] = ..., history: _Optional[_Iterable[_Union[_records_pb2.Message, _Mapping]]] = ...) -> None: ...
 
 class FinishRunRequest(_message.Message):
-    __slots__ = ("run_id", "lease_owner", "status", "messages", "pending_actions", "interaction_status", "error_code", "error_message", "token_usage", "model_used", "result")
+    __slots__ = ("run_id", "lease_owner", "status", "messages", "pending_actions", "interaction_status", "error_code", "error_message", "token_usage", "model_used", "result", "lease_epoch")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     LEASE_OWNER_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -222,6 +222,7 @@ class FinishRunRequest(_message.Message):
     TOKEN_USAGE_FIELD_NUMBER: _ClassVar[int]
     MODEL_USED_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
+    LEASE_EPOCH_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     lease_owner: str
     status: _records_pb2.RunStatus
@@ -233,7 +234,8 @@ class FinishRunRequest(_message.Message):
     token_usage: _types_pb2.TokenUsage
     model_used: str
     result: _types_pb2.AgentResult
-    def __init__(self, run_id: _Optional[str] = ..., lease_owner: _Optional[str] = ..., status: _Optional[_Union[_records_pb2.RunStatus, str]] = ..., messages: _Optional[_Iterable[_Union[NewMessage, _Mapping]]] = ..., pending_actions: _Optional[_Iterable[_Union[_types_pb2.ActionRequired, _Mapping]]] = ..., interaction_status: _Optional[_Union[_records_pb2.InteractionStatus, str]] = ..., error_code: _Optional[str] = ..., error_message: _Optional[str] = ..., token_usage: _Optional[_Union[_types_pb2.TokenUsage, _Mapping]] = ..., model_used: _Optional[str] = ..., result: _Optional[_Union[_types_pb2.AgentResult, _Mapping]] = ...) -> None: ...
+    lease_epoch: int
+    def __init__(self, run_id: _Optional[str] = ..., lease_owner: _Optional[str] = ..., status: _Optional[_Union[_records_pb2.RunStatus, str]] = ..., messages: _Optional[_Iterable[_Union[NewMessage, _Mapping]]] = ..., pending_actions: _Optional[_Iterable[_Union[_types_pb2.ActionRequired, _Mapping]]] = ..., interaction_status: _Optional[_Union[_records_pb2.InteractionStatus, str]] = ..., error_code: _Optional[str] = ..., error_message: _Optional[str] = ..., token_usage: _Optional[_Union[_types_pb2.TokenUsage, _Mapping]] = ..., model_used: _Optional[str] = ..., result: _Optional[_Union[_types_pb2.AgentResult, _Mapping]] = ..., lease_epoch: _Optional[int] = ...) -> None: ...
 
 class FinishRunResponse(_message.Message):
     __slots__ = ("run",)
@@ -242,16 +244,20 @@ class FinishRunResponse(_message.Message):
     def __init__(self, run: _Optional[_Union[_records_pb2.Run, _Mapping]] = ...) -> None: ...
 
 class RecordActionOutcomeRequest(_message.Message):
-    __slots__ = ("action_id", "outcome", "result", "error")
+    __slots__ = ("action_id", "outcome", "result", "error", "run_id", "lease_epoch")
     ACTION_ID_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    LEASE_EPOCH_FIELD_NUMBER: _ClassVar[int]
     action_id: str
     outcome: _records_pb2.ActionOutcome
     result: _struct_pb2.Value
     error: str
-    def __init__(self, action_id: _Optional[str] = ..., outcome: _Optional[_Union[_records_pb2.ActionOutcome, str]] = ..., result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., error: _Optional[str] = ...) -> None: ...
+    run_id: str
+    lease_epoch: int
+    def __init__(self, action_id: _Optional[str] = ..., outcome: _Optional[_Union[_records_pb2.ActionOutcome, str]] = ..., result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., error: _Optional[str] = ..., run_id: _Optional[str] = ..., lease_epoch: _Optional[int] = ...) -> None: ...
 
 class RecordActionOutcomeResponse(_message.Message):
     __slots__ = ("action",)
@@ -260,16 +266,18 @@ class RecordActionOutcomeResponse(_message.Message):
     def __init__(self, action: _Optional[_Union[_records_pb2.Action, _Mapping]] = ...) -> None: ...
 
 class AppendMessageRequest(_message.Message):
-    __slots__ = ("session_id", "message", "interaction_id", "run_id")
+    __slots__ = ("session_id", "message", "interaction_id", "run_id", "lease_epoch")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     INTERACTION_ID_FIELD_NUMBER: _ClassVar[int]
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    LEASE_EPOCH_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     message: NewMessage
     interaction_id: str
     run_id: str
-    def __init__(self, session_id: _Optional[str] = ..., message: _Optional[_Union[NewMessage, _Mapping]] = ..., interaction_id: _Optional[str] = ..., run_id: _Optional[str] = ...) -> None: ...
+    lease_epoch: int
+    def __init__(self, session_id: _Optional[str] = ..., message: _Optional[_Union[NewMessage, _Mapping]] = ..., interaction_id: _Optional[str] = ..., run_id: _Optional[str] = ..., lease_epoch: _Optional[int] = ...) -> None: ...
 
 class AppendMessageResponse(_message.Message):
     __slots__ = ("message",)
@@ -278,14 +286,16 @@ class AppendMessageResponse(_message.Message):
     def __init__(self, message: _Optional[_Union[_records_pb2.Message, _Mapping]] = ...) -> None: ...
 
 class RenewLeaseRequest(_message.Message):
-    __slots__ = ("run_id", "lease_owner", "ttl_s")
+    __slots__ = ("run_id", "lease_owner", "ttl_s", "lease_epoch")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     LEASE_OWNER_FIELD_NUMBER: _ClassVar[int]
     TTL_S_FIELD_NUMBER: _ClassVar[int]
+    LEASE_EPOCH_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     lease_owner: str
     ttl_s: float
-    def __init__(self, run_id: _Optional[str] = ..., lease_owner: _Optional[str] = ..., ttl_s: _Optional[float] = ...) -> None: ...
+    lease_epoch: int
+    def __init__(self, run_id: _Optional[str] = ..., lease_owner: _Optional[str] = ..., ttl_s: _Optional[float] = ..., lease_epoch: _Optional[int] = ...) -> None: ...
 
 class RenewLeaseResponse(_message.Message):
     __slots__ = ("renewed",)
@@ -306,6 +316,34 @@ class ReapExpiredRunsResponse(_message.Message):
     RUNS_FIELD_NUMBER: _ClassVar[int]
     runs: _containers.RepeatedCompositeFieldContainer[_records_pb2.Run]
     def __init__(self, runs: _Optional[_Iterable[_Union[_records_pb2.Run, _Mapping]]] = ...) -> None: ...
+
+class TakeOverExpiredRunsRequest(_message.Message):
+    __slots__ = ("new_owner", "lease_ttl_s", "limit", "exclude_run_ids", "now")
+    NEW_OWNER_FIELD_NUMBER: _ClassVar[int]
+    LEASE_TTL_S_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    EXCLUDE_RUN_IDS_FIELD_NUMBER: _ClassVar[int]
+    NOW_FIELD_NUMBER: _ClassVar[int]
+    new_owner: str
+    lease_ttl_s: float
+    limit: int
+    exclude_run_ids: _containers.RepeatedScalarFieldContainer[str]
+    now: _timestamp_pb2.Timestamp
+    def __init__(self, new_owner: _Optional[str] = ..., lease_ttl_s: _Optional[float] = ..., limit: _Optional[int] = ..., exclude_run_ids: _Optional[_Iterable[str]] = ..., now: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class TakeOverExpiredRunsResponse(_message.Message):
+    __slots__ = ("runs",)
+    RUNS_FIELD_NUMBER: _ClassVar[int]
+    runs: _containers.RepeatedCompositeFieldContainer[TakenOverRun]
+    def __init__(self, runs: _Optional[_Iterable[_Union[TakenOverRun, _Mapping]]] = ...) -> None: ...
+
+class TakenOverRun(_message.Message):
+    __slots__ = ("run", "previous_owner")
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    PREVIOUS_OWNER_FIELD_NUMBER: _ClassVar[int]
+    run: _records_pb2.Run
+    previous_owner: str
+    def __init__(self, run: _Optional[_Union[_records_pb2.Run, _Mapping]] = ..., previous_owner: _Optional[str] = ...) -> None: ...
 
 class RememberRequest(_message.Message):
     __slots__ = ("scope_name", "scope_id", "content", "metadata", "org_id")

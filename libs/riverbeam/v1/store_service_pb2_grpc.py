@@ -104,6 +104,11 @@ class StoreServiceStub:
                 request_serializer=riverbeam_dot_v1_dot_store__service__pb2.ReapExpiredRunsRequest.SerializeToString,
                 response_deserializer=riverbeam_dot_v1_dot_store__service__pb2.ReapExpiredRunsResponse.FromString,
                 _registered_method=True)
+        self.TakeOverExpiredRuns = channel.unary_unary(
+                '/riverbeam.v1.StoreService/TakeOverExpiredRuns',
+                request_serializer=riverbeam_dot_v1_dot_store__service__pb2.TakeOverExpiredRunsRequest.SerializeToString,
+                response_deserializer=riverbeam_dot_v1_dot_store__service__pb2.TakeOverExpiredRunsResponse.FromString,
+                _registered_method=True)
         self.Remember = channel.unary_unary(
                 '/riverbeam.v1.StoreService/Remember',
                 request_serializer=riverbeam_dot_v1_dot_store__service__pb2.RememberRequest.SerializeToString,
@@ -222,6 +227,15 @@ class StoreServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def TakeOverExpiredRuns(self, request, context):
+        """Take over running runs whose lease expired: each one's epoch is bumped by compare-and-set
+        and its lease given to new_owner (the run stays running). The old holder's writes are
+        refused from then on (BEM-035). Each run is taken over by one caller.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Remember(self, request, context):
         """Memory, per scope (name, id).
         """
@@ -314,6 +328,11 @@ def add_StoreServiceServicer_to_server(servicer, server):
                     servicer.ReapExpiredRuns,
                     request_deserializer=riverbeam_dot_v1_dot_store__service__pb2.ReapExpiredRunsRequest.FromString,
                     response_serializer=riverbeam_dot_v1_dot_store__service__pb2.ReapExpiredRunsResponse.SerializeToString,
+            ),
+            'TakeOverExpiredRuns': grpc.unary_unary_rpc_method_handler(
+                    servicer.TakeOverExpiredRuns,
+                    request_deserializer=riverbeam_dot_v1_dot_store__service__pb2.TakeOverExpiredRunsRequest.FromString,
+                    response_serializer=riverbeam_dot_v1_dot_store__service__pb2.TakeOverExpiredRunsResponse.SerializeToString,
             ),
             'Remember': grpc.unary_unary_rpc_method_handler(
                     servicer.Remember,
@@ -709,6 +728,33 @@ class StoreService:
             '/riverbeam.v1.StoreService/ReapExpiredRuns',
             riverbeam_dot_v1_dot_store__service__pb2.ReapExpiredRunsRequest.SerializeToString,
             riverbeam_dot_v1_dot_store__service__pb2.ReapExpiredRunsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def TakeOverExpiredRuns(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverbeam.v1.StoreService/TakeOverExpiredRuns',
+            riverbeam_dot_v1_dot_store__service__pb2.TakeOverExpiredRunsRequest.SerializeToString,
+            riverbeam_dot_v1_dot_store__service__pb2.TakeOverExpiredRunsResponse.FromString,
             options,
             channel_credentials,
             insecure,
