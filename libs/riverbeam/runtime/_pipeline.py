@@ -18,12 +18,19 @@ from typing import Any, Literal
 
 from riverbeam.agents import Agent, AgentRegistry, check_modalities
 from riverbeam.agents._io import AgentContext, AgentInput, ResumedAction, UsageMeter
+from riverbeam.agents._layer_config import AgentLayerConfig
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
 from riverbeam.runtime._context import memory_scopes, trim_to_budget
 from riverbeam.runtime._frames import FrameTracker, stamp
 from riverbeam.runtime._live import LiveRun, raise_if_cancel_was_swallowed
-from riverbeam.runtime._records import finish_messages, pending_actions, tool_failure
+from riverbeam.runtime._records import (
+    agent_options,
+    finish_messages,
+    partial_result,
+    pending_actions,
+    tool_failure,
+)
 from riverbeam.runtime._sinks import FrameSink, SinkFactory
 from riverbeam.store import BeamStore, BeginRunResult
 from riverbeam.telemetry import log_context, run_span
@@ -66,6 +73,8 @@ class PipelineOptions:
     queue_timeout_s: float = 60.0
     max_history_messages: int = 200
     max_memory_entries: int = 50
+    # The deployment's agent-layer defaults (guardrails, tool policies, run limits).
+    agent_layer: AgentLayerConfig | None = None
 
 
 @dataclass(slots=True)
@@ -327,6 +336,7 @@ class Pipeline:
             auth_context=prepared.request.auth_context,
             actions=prepared.resumed,
             confirm_allowed=prepared.grant.may_confirm,
+            **agent_options(prepared.request),
         )
         try:
             # Inside the try: a store failure while loading memory ends the run as failed
@@ -397,8 +407,12 @@ class Pipeline:
             metadata={"error": {"code": code, "message": err.message}},
             **prepared.ids,
         )
+        if frame is not None and frame.result is not None:
+            result = partial_result(result, frame.result)
         terminal = frame or StreamChunk(type="error", error=err.message)
-        terminal = stamp(terminal.model_copy(update={"error_code": code}), **prepared.ids)
+        terminal = stamp(
+            terminal.model_copy(update={"error_code": code, "result": None}), **prepared.ids
+        )
         return _Outcome("failed", result, terminal, err.with_details({"run_id": prepared.run_id}))
 
     def _cancelled(
@@ -445,6 +459,7 @@ class Pipeline:
             memory_writer=self.store,
             memory_scopes=writable,
             usage=usage,
+            agent_layer=self.options.agent_layer,
         )
 
     # ---- finish -------------------------------------------------------------------------------

@@ -7,9 +7,9 @@ from typing import Any
 
 from riverbeam.runtime._frames import OpenToolCall
 from riverbeam.store import NewAction, NewMessage
-from riverbeam.types import AgentResult
+from riverbeam.types import AgentResult, InvokeRequest
 
-__all__ = ["finish_messages", "pending_actions", "tool_failure"]
+__all__ = ["agent_options", "finish_messages", "partial_result", "pending_actions", "tool_failure"]
 
 
 def finish_messages(
@@ -32,6 +32,11 @@ def finish_messages(
             tool_args=dict(call.args),
             tool_call_id=call.tool_call_id,
             tool_result=call.result,
+            metadata=(
+                {"decisions": [d.to_json_dict() for d in call.decisions]}
+                if call.decisions
+                else None
+            ),
         )
         for call in result.tool_calls
     ]
@@ -85,3 +90,30 @@ def tool_failure(result: Any) -> str | None:
     if not isinstance(body, dict) or not isinstance(body.get("code"), str):
         return None
     return f"{body['code']}: {body.get('message', '')}"
+
+
+def agent_options(request: InvokeRequest) -> dict[str, Any]:
+    """The AgentInput fields of the agent layer's per-request options."""
+    return {
+        "response_schema": request.response_schema,
+        "time_limit_s": request.time_limit_s,
+        "token_budget": request.token_budget,
+        "turn_config": request.turn_config,
+        "session_config": request.session_config,
+    }
+
+
+def partial_result(recorded: AgentResult, left: AgentResult) -> AgentResult:
+    """The failed run's record, with what the agent says it left (its error frame's result).
+
+    The agent knows better than the frames which text and calls stand (a blocked answer was
+    never streamed) and carries its decisions in metadata; the error stays the pipeline's.
+    """
+    metadata = {**(left.metadata or {}), **(recorded.metadata or {})}
+    return recorded.model_copy(
+        update={
+            "content": list(left.content),
+            "tool_calls": list(left.tool_calls) or list(recorded.tool_calls),
+            "metadata": metadata,
+        }
+    )

@@ -1,0 +1,645 @@
+"""One run of a RigAgentRunner: the one place that orders the agent layer.
+
+The order, for one request:
+
+1. limits (agent, deployment, request: the smallest wins), the turn configuration (session's,
+   then request's: tools narrowed, instructions added), the response schema (agent's plus
+   request's) and the guardrails and policy chain (deployment's first, then the agent's);
+2. resume: the approved actions' stored calls run once (no `before` policy is asked again;
+   `after` policies and tool-result guardrails still apply);
+3. input guardrails on the user's turn (block: BEM-205; rewrite: the model sees the new text);
+4. the loop: model call (native response format or a prompt instruction), tool calls through
+   the policy chain (then tool-result guardrails), the answer validated and repaired against
+   the schema, then output guardrails; only then is the final text streamed and `done` sent.
+
+Every decision lands in the result's metadata under "agent_layer" (and each tool decision in
+ToolCallRecord.decisions); a run that fails sends its error frame with a partial result the
+pipeline records.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from riverbeam.agents._chat import assistant_message, build_messages, resume_call_id, tool_message
+from riverbeam.agents._completion import (
+    ChatMessage,
+    CompletionEvent,
+    PendingToolCall,
+    StructuredOutputClient,
+    Text,
+    TextDelta,
+    ToolCalls,
+    closing_events,
+)
+from riverbeam.agents._frames import FrameFactory
+from riverbeam.agents._guardrails import (
+    Guardrail,
+    GuardrailEvent,
+    build_guardrails,
+    guard_json,
+    run_guardrails,
+)
+from riverbeam.agents._io import AgentContext, AgentInput, ResumedAction
+from riverbeam.agents._layer_config import AgentLayerConfig
+from riverbeam.agents._limits import Deadline, RunLimits, smallest
+from riverbeam.agents._output import ResponseSchema, capability_native, parse_json_answer
+from riverbeam.agents._policies import (
+    Before,
+    Deny,
+    DenyFatal,
+    PolicyCall,
+    RequireApproval,
+    RewriteArgs,
+    ShortCircuit,
+    ToolPolicy,
+    decision_action,
+    decision_message,
+    with_confirm_required,
+)
+from riverbeam.agents._tool import ToolCallContext, ToolSpec
+from riverbeam.agents._toolcall import BoundTool, ToolOutcome, error_result
+from riverbeam.agents._turn_config import EffectiveTurn, effective_turn
+from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.core.ids import new_id
+from riverbeam.telemetry import model_span, tool_span
+from riverbeam.telemetry._metrics import (
+    MODEL_LATENCY,
+    MODEL_TOKENS,
+    RUN_LIMITS_HIT,
+    TOOL_CALLS,
+    TOOL_DECISIONS,
+)
+from riverbeam.types import (
+    ActionRequired,
+    AgentResult,
+    ContentPart,
+    TokenUsage,
+    ToolCallRecord,
+    ToolDecision,
+)
+
+if TYPE_CHECKING:
+    from riverbeam.agents._rig import RigAgentRunner
+
+__all__ = ["RigRun"]
+
+log = logging.getLogger("riverbeam.agents.rig")
+
+_LIMIT_CODES = {
+    ErrorCode.RUN_TIME_LIMIT: "time",
+    ErrorCode.TOKEN_BUDGET_EXCEEDED: "tokens",
+    ErrorCode.TOO_MANY_TOOL_ROUNDS: "rounds",
+}
+
+
+def _declined(action: ResumedAction) -> dict[str, Any]:
+    status = action.response.status
+    return {
+        "declined": True,
+        "status": status,
+        "message": f"The person declined this call ({status}); it was not run. Do not call it again "
+        "unless they ask.",
+    }
+
+
+def _skipped(held: str) -> dict[str, Any]:
+    return {
+        "skipped": True,
+        "message": f"Not run: it came after {held}, which is waiting for a person's approval. "
+        "Call it again if it is still needed.",
+    }
+
+
+def _denied(policy: str, message: str) -> dict[str, Any]:
+    return {"denied": True, "policy": policy, "message": message}
+
+
+def _render(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+
+
+class RigRun:
+    """The state of one run of a RigAgentRunner."""
+
+    def __init__(self, runner: RigAgentRunner, input: AgentInput, context: AgentContext) -> None:
+        self.runner = runner
+        self.options = runner.options
+        self.input = input
+        self.context = context
+        self.factory = FrameFactory.for_input(runner.name, input)
+        self.started = time.monotonic()
+        self.records: list[ToolCallRecord] = []
+        self.usage = TokenUsage()
+        resolved = context.model_config_resolved
+        self.resolved = resolved.name if resolved else None
+        self.model_used: str | None = None
+        self.messages: list[ChatMessage] = []
+        self.events: list[GuardrailEvent] = []
+        self.streamed: list[str] = []
+        self.calls_made = 0
+        self.repairs = 0
+        self.layer: dict[str, Any] = {}
+        self.deadline: Deadline | None = None
+        # Filled by setup(), which may refuse the request (BEM-201/217/220).
+        self.limits = RunLimits(None, None, self.options.max_rounds)
+        self.tools: dict[str, BoundTool] = {}
+        self.response: ResponseSchema | None = None
+        self.native = False
+        self.policies: list[ToolPolicy] = []
+        self.guardrails: list[Guardrail] = []
+        self.hold_text = False
+        self.turn = EffectiveTurn(tuple(spec.name for spec in runner.tool_specs))
+        self.held_decisions: dict[str, list[ToolDecision]] = {}
+
+    # ---- setup --------------------------------------------------------------------------------
+    def setup(self) -> None:
+        """Work out the run's limits, tools, schema, guardrails and policies (may refuse)."""
+        layer = self.context.agent_layer or AgentLayerConfig()
+        options = self.options
+        self.limits = RunLimits(
+            time_limit_s=smallest(
+                options.time_limit_s, layer.time_limit_s, self.input.time_limit_s
+            ),
+            token_budget=smallest(
+                options.token_budget, layer.token_budget, self.input.token_budget
+            ),
+            max_rounds=smallest(options.max_rounds, layer.max_rounds),
+        )
+        self.deadline = Deadline(self.limits.time_limit_s)
+        turn = effective_turn(
+            [spec.name for spec in self.runner.tool_specs],
+            ("session_config", self.input.session_config),
+            ("turn_config", self.input.turn_config),
+        )
+        self.turn = turn
+        self.tools = {name: bound for name in turn.tools if (bound := self.runner.tool(name))}
+        self.response = ResponseSchema.combine(options.output, self.input.response_schema)
+        resolved = self.context.model_config_resolved
+        self.native = (
+            self.response is not None
+            and resolved is not None
+            and capability_native(resolved.capabilities)
+            and isinstance(self.runner.client, StructuredOutputClient)
+        )
+        self.guardrails = build_guardrails(
+            [*layer.guardrails, *options.guardrails],
+            judge=options.judge or self.runner.client,
+        )
+        self.policies = with_confirm_required([*layer.tool_policies, *options.policies])
+        self.hold_text = self.response is not None or any(
+            g.applies_to("output") for g in self.guardrails
+        )
+        self.layer = {"limits": self.limits.as_json()}
+        if turn_json := turn.as_json():
+            self.layer["turn"] = turn_json
+        if self.response is not None:
+            self.layer["output"] = {"mode": "native" if self.native else "prompt", "repairs": 0}
+
+    @property
+    def tool_specs(self) -> list[ToolSpec]:
+        return [bound.spec for bound in self.tools.values()]
+
+    # ---- frames -------------------------------------------------------------------------------
+    async def frames(self) -> AsyncIterator[Any]:
+        yield self.factory.placeholder()
+        yield self.factory.thinking()
+        self.setup()
+        answers: dict[str, Any] = {}
+        resumed: list[PendingToolCall] = []
+        if self.input.actions:
+            async with closing_events(self._resume(answers, resumed)) as frames:
+                async for frame in frames:
+                    yield frame
+            if self.options.resume_returns_tool_output:
+                text = "\n".join(_render(answers[call.id]) for call in resumed)
+                yield self.factory.done(self._result(text))
+                return
+        content = await self._guard_input()
+        self.messages = build_messages(
+            system_prompt=self._system_prompt(),
+            memory=self.context.memory,
+            history=self.context.history,
+            input=replace(self.input, content=content),
+            answers=answers,
+            resumed_calls=resumed,
+        )
+        async with closing_events(self._loop()) as frames:
+            async for frame in frames:
+                yield frame
+
+    def _system_prompt(self) -> str:
+        prompt = self.turn.system_prompt(self.runner.system_prompt)
+        if self.response is not None and not self.native:
+            instruction = str(self.response.instruction()["content"])
+            prompt = f"{prompt}\n\n{instruction}" if prompt else instruction
+        return prompt
+
+    async def _guard_input(self) -> list[ContentPart]:
+        """Input guardrails over the turn's text; the content the model is shown."""
+        content = list(self.input.content)
+        text = self.input.text
+        if not text or not any(g.applies_to("input") for g in self.guardrails):
+            return content
+        guarded = await self._within(run_guardrails(self.guardrails, "input", text, self.events))
+        if guarded == text:
+            return content
+        others = [p for p in content if p.type != "text"]
+        return [ContentPart.of_text(guarded), *others]
+
+    async def _within(self, step: Any) -> Any:
+        assert self.deadline is not None
+        return await self.deadline.run(step)
+
+    # ---- resume -------------------------------------------------------------------------------
+    async def _resume(
+        self, answers: dict[str, Any], resumed: list[PendingToolCall]
+    ) -> AsyncIterator[Any]:
+        """Run each approved action's stored call once; report declined ones."""
+        for action in self.input.actions:
+            call = PendingToolCall(
+                name=action.tool,
+                args=dict(action.args),
+                id=action.tool_call_id or resume_call_id(action.action_id),
+            )
+            resumed.append(call)
+            if not action.approved:
+                result = _declined(action)
+                yield self.factory.tool_result(
+                    tool_call_id=call.id, tool_name=call.name, tool_result=result
+                )
+                decision = ToolDecision(policy="person", action="declined")
+                self._record(call, result, 0.0, [decision])
+                answers[call.id] = result
+                continue
+            approved = [ToolDecision(policy="person", action="approved")]
+            async with closing_events(self._run_call(call, "", answers, approved)) as frames:
+                async for frame in frames:
+                    yield frame
+
+    # ---- the loop -----------------------------------------------------------------------------
+    async def _loop(self) -> AsyncIterator[Any]:
+        specs = self.tool_specs
+        rounds = 0
+        while True:
+            self.limits.check_tokens(self.usage)
+            completion: Text | ToolCalls | None = None
+            held_text: list[str] = []
+            label = self.resolved or self.model_used or "unknown"
+            started = time.perf_counter()
+            async with model_span(label, self._provider()) as span:
+                async with closing_events(self._model_stream(specs)) as events:
+                    while True:
+                        event = await self._within(anext(events, None))
+                        if event is None:
+                            break
+                        if isinstance(event, TextDelta):
+                            if not event.text:
+                                continue
+                            if self.hold_text:
+                                held_text.append(event.text)
+                            else:
+                                self.streamed.append(event.text)
+                                yield self.factory.chunk(event.text)
+                        else:
+                            completion = event
+                if completion is not None and completion.usage is not None:
+                    span.record_usage(
+                        completion.usage.prompt_tokens,
+                        completion.usage.completion_tokens,
+                        completion.model,
+                    )
+            _observe_model(label, time.perf_counter() - started, completion)
+            if completion is None:
+                raise RiverbeamError(
+                    ErrorCode.MODEL_BAD_RESPONSE, "the model client returned no completion"
+                )
+            self._account(completion)
+            self.limits.check_tokens(self.usage)
+            if isinstance(completion, Text):
+                final = await self._final(completion.text)
+                if final is None:
+                    continue  # sent back for repair
+                text, output = final
+                if self.hold_text and text:
+                    self.streamed.append(text)
+                    yield self.factory.chunk(text)
+                yield self.factory.done(self._result(text, output=output))
+                return
+            for piece in held_text:  # words alongside tool calls are not the final answer
+                self.streamed.append(piece)
+                yield self.factory.chunk(piece)
+            if rounds >= self.limits.max_rounds:
+                raise RiverbeamError(
+                    ErrorCode.TOO_MANY_TOOL_ROUNDS,
+                    f"the model still wanted tools after {rounds} rounds",
+                    max_rounds=self.limits.max_rounds,
+                )
+            rounds += 1
+            self.messages.append(assistant_message(completion.text, completion.calls))
+            held: list[PendingToolCall] = []
+            async with closing_events(self._calls(completion, held)) as frames:
+                async for frame in frames:
+                    yield frame
+            if held:
+                yield self.factory.done(self._interrupted(completion.text, held))
+                return
+
+    def _model_stream(self, specs: list[ToolSpec]) -> AsyncIterator[CompletionEvent]:
+        client = self.runner.client
+        if self.native and self.response is not None and isinstance(client, StructuredOutputClient):
+            return client.stream_structured(
+                self.messages,
+                specs,
+                model=self.resolved,
+                response_format=self.response.response_format(),
+            )
+        return client.stream(self.messages, specs, model=self.resolved)
+
+    async def _final(self, text: str) -> tuple[str, Any] | None:
+        """Validate (and repair) then guard the answer; None when it was sent back for repair."""
+        output: Any = None
+        if self.response is not None:
+            check = self.response.check(text)
+            if not check.ok:
+                if self.repairs >= self.response.repair_attempts:
+                    raise self.response.failure(check, self.repairs)
+                self.repairs += 1
+                self.layer["output"]["repairs"] = self.repairs
+                self.layer["output"]["last_errors"] = list(check.errors)
+                self.messages.append({"role": "assistant", "content": text})
+                self.messages.append(self.response.repair_message(check))
+                return None
+            output = check.value
+        guarded = await self._within(run_guardrails(self.guardrails, "output", text, self.events))
+        if guarded != text and self.response is not None:
+            try:
+                output = parse_json_answer(guarded)
+            except ValueError as exc:
+                raise RiverbeamError(
+                    ErrorCode.OUTPUT_INVALID,
+                    f"an output guardrail's rewrite is no longer JSON: {exc}",
+                    errors=[str(exc)],
+                ) from None
+        return guarded, output
+
+    # ---- tool calls ---------------------------------------------------------------------------
+    async def _calls(self, completion: ToolCalls, held: list[PendingToolCall]) -> AsyncIterator[Any]:
+        """Run one round's calls in order through the policy chain; hold those needing approval.
+
+        Ordinary calls after the first held one are not run (they might depend on it): the
+        model is told so and may call them again after the approval.
+        """
+        text = completion.text
+        for call in completion.calls:
+            shown, text = text, ""  # the model's words go with its first call
+            bound = self.tools.get(call.name)
+            decisions: list[ToolDecision] = []
+            decision, call = await self._before(call, bound, decisions)
+            approval = (
+                isinstance(decision, RequireApproval)
+                and bound is not None
+                and bound.check_args(call.args, args_error=call.args_error) is None
+            )
+            if approval:
+                held.append(call)
+                self.held_decisions[call.id] = decisions
+                yield self._call_frame(call, shown)
+                continue
+            if held:
+                result = _skipped(held[0].name)
+                yield self._call_frame(call, shown)
+                yield self.factory.tool_result(
+                    tool_call_id=call.id, tool_name=call.name, tool_result=result
+                )
+                self._record(call, result, 0.0, decisions)
+                self.messages.append(tool_message(call.id, result))
+                continue
+            results: dict[str, Any] = {}
+            async with closing_events(
+                self._run_call(call, shown, results, decisions, decision)
+            ) as frames:
+                async for frame in frames:
+                    yield frame
+            self.messages.append(tool_message(call.id, results[call.id]))
+
+    def _policy_call(self, call: PendingToolCall, bound: BoundTool | None) -> PolicyCall:
+        return PolicyCall(
+            tool=call.name,
+            args=call.args,
+            spec=bound.spec if bound is not None else None,
+            calls_before=self.calls_made,
+            confirmed=self.input.confirmed,
+        )
+
+    async def _before(
+        self, call: PendingToolCall, bound: BoundTool | None, decisions: list[ToolDecision]
+    ) -> tuple[Before | None, PendingToolCall]:
+        """Ask each policy in order; rewrites go on, anything else ends the chain."""
+        for policy in self.policies:
+            decision = await self._within(policy.before(self._policy_call(call, bound)))
+            if decision is None:
+                continue
+            self._decide(decisions, policy.name, decision)
+            if isinstance(decision, RewriteArgs):
+                call = replace(call, args=dict(decision.args), raw_args=None, args_error=None)
+                continue
+            return decision, call
+        return None, call
+
+    def _decide(self, decisions: list[ToolDecision], policy: str, decision: Any) -> None:
+        action = decision_action(decision)
+        decisions.append(
+            ToolDecision(policy=policy, action=action, message=decision_message(decision) or None)
+        )
+        TOOL_DECISIONS.labels(policy, action).inc()
+
+    async def _run_call(
+        self,
+        call: PendingToolCall,
+        text: str,
+        results: dict[str, Any],
+        decisions: list[ToolDecision],
+        decision: Before | None = None,
+    ) -> AsyncIterator[Any]:
+        """Run one call between its two frames and store its result in `results`.
+
+        The call frame goes out before the tool runs, so a run cancelled mid-call leaves a call
+        without an answer, which the pipeline can close. A fatal error is raised after the
+        result frame, so the recorded conversation stays whole.
+        """
+        yield self._call_frame(call, text)
+        self.calls_made += 1
+        bound = self.tools.get(call.name)
+        fatal: RiverbeamError | None = None
+        if isinstance(decision, Deny | DenyFatal):
+            policy = decisions[-1].policy if decisions else "policy"
+            outcome = ToolOutcome(_denied(policy, decision.message), None, 0.0)
+            if isinstance(decision, DenyFatal):
+                fatal = RiverbeamError(
+                    ErrorCode.TOOL_CALL_DENIED,
+                    f"policy {policy!r} denied {call.name}: {decision.message}",
+                    tool=call.name,
+                    policy=policy,
+                )
+        elif isinstance(decision, ShortCircuit):
+            outcome = ToolOutcome(decision.result, None, 0.0)
+        elif bound is None:
+            unknown = RiverbeamError(
+                ErrorCode.UNKNOWN_TOOL,
+                f"the model called {call.name!r}, a tool this agent does not have",
+                tool=call.name,
+            )
+            outcome = ToolOutcome(error_result(unknown), unknown, 0.0)
+        else:
+            async with tool_span(call.name, call.id):
+                outcome = await self._within(
+                    bound.run(
+                        call.args,
+                        ToolCallContext(self.input, self.context, self.runner.name, call.id),
+                        default_timeout_s=self.options.tool_timeout_s,
+                        args_error=call.args_error,
+                    )
+                )
+        result = outcome.result
+        if outcome.error is None and fatal is None:
+            try:
+                result = await self._after(call, bound, result, decisions)
+            except RiverbeamError as err:
+                result, fatal = error_result(err), err
+        TOOL_CALLS.labels(call.name, "error" if outcome.error is not None else "ok").inc()
+        yield self.factory.tool_result(
+            tool_call_id=call.id, tool_name=call.name, tool_result=result
+        )
+        self._record(call, result, outcome.latency_ms, decisions)
+        results[call.id] = result
+        if fatal is not None:
+            raise fatal
+        error = outcome.error
+        if (
+            error is not None
+            and self.options.tool_errors == "fatal"
+            and error.code is not ErrorCode.INVALID_TOOL_ARGS
+        ):
+            raise error
+
+    async def _after(
+        self,
+        call: PendingToolCall,
+        bound: BoundTool | None,
+        result: Any,
+        decisions: list[ToolDecision],
+    ) -> Any:
+        """After policies in order, then the tool_result guardrails (BEM-207 when one blocks)."""
+        for policy in self.policies:
+            rewrite = await self._within(policy.after(self._policy_call(call, bound), result))
+            if rewrite is not None:
+                self._decide(decisions, policy.name, rewrite)
+                result = rewrite.result
+        return await self._within(guard_json(self.guardrails, result, self.events))
+
+    # ---- bookkeeping --------------------------------------------------------------------------
+    def _call_frame(self, call: PendingToolCall, text: str) -> Any:
+        return self.factory.tool_call(
+            tool_call_id=call.id, tool_name=call.name, tool_args=call.args, text=text
+        )
+
+    def _record(
+        self,
+        call: PendingToolCall,
+        result: Any,
+        latency_ms: float,
+        decisions: list[ToolDecision] | None = None,
+    ) -> None:
+        self.records.append(
+            ToolCallRecord(
+                tool_name=call.name,
+                args=call.args,
+                tool_call_id=call.id,
+                result=result,
+                latency_ms=latency_ms,
+                decisions=list(decisions or []),
+            )
+        )
+
+    def _provider(self) -> str | None:
+        resolved = self.context.model_config_resolved
+        return resolved.provider if resolved is not None else None
+
+    def _account(self, completion: Text | ToolCalls) -> None:
+        if completion.usage is not None:
+            self.usage = self.usage + completion.usage
+            self.context.usage.add(completion.usage)
+        self.model_used = completion.model or self.resolved or self.model_used
+
+    def _metadata(self) -> dict[str, Any] | None:
+        layer = dict(self.layer)
+        if self.events:
+            layer["guardrails"] = [event.as_json() for event in self.events]
+        return {"agent_layer": layer} if layer else None
+
+    def _result(self, text: str, **fields: Any) -> AgentResult:
+        return AgentResult(
+            content=[ContentPart.of_text(text)] if text else [],
+            agent_name=self.runner.name,
+            model_used=self.model_used,
+            session_id=self.input.session_id or None,
+            request_id=self.input.request_id,
+            interaction_id=self.input.interaction_id,
+            run_id=self.input.run_id or None,
+            token_usage=self.usage,
+            tool_calls=list(self.records),
+            latency_ms=(time.monotonic() - self.started) * 1000,
+            metadata=self._metadata(),
+            **fields,
+        )
+
+    def partial(self, error: RiverbeamError) -> AgentResult:
+        """What a failed run leaves: the text already streamed, its calls, usage, decisions."""
+        limit = _LIMIT_CODES.get(error.code)
+        if limit is not None:
+            self.layer["limit_hit"] = limit
+            RUN_LIMITS_HIT.labels(self.runner.name, limit).inc()
+        return self._result("".join(self.streamed))
+
+    def _interrupted(self, text: str, held: list[PendingToolCall]) -> AgentResult:
+        names = ", ".join(call.name for call in held)
+        for call in held:
+            decisions = self.held_decisions.get(call.id, [])
+            self._record_held(call, decisions)
+        return self._result(
+            text or f"Waiting for approval to run: {names}.",
+            interrupted=True,
+            action_required=[
+                ActionRequired(
+                    action_id=new_id(),
+                    kind="confirmation",
+                    tool=call.name,
+                    args=call.args,
+                    tool_call_id=call.id,
+                )
+                for call in held
+            ],
+        )
+
+    def _record_held(self, call: PendingToolCall, decisions: list[ToolDecision]) -> None:
+        """A held call's decisions go in the run's metadata (it has no result to record yet)."""
+        entry: dict[str, Any] = {
+            "tool": call.name,
+            "tool_call_id": call.id,
+            "decisions": [d.to_json_dict() for d in decisions],
+        }
+        self.layer.setdefault("held", []).append(entry)
+
+
+def _observe_model(model: str, seconds: float, completion: Text | ToolCalls | None) -> None:
+    """Model latency and tokens, for Prometheus."""
+    MODEL_LATENCY.labels(model).observe(seconds)
+    if completion is not None and completion.usage is not None:
+        MODEL_TOKENS.labels(model, "prompt").inc(completion.usage.prompt_tokens)
+        MODEL_TOKENS.labels(model, "completion").inc(completion.usage.completion_tokens)
