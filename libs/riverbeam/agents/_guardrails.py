@@ -67,6 +67,7 @@ def all_pii() -> list[PiiKind]:
     """Every kind of PII the detector knows."""
     return ["email", "phone", "card", "iban"]
 
+
 _TRIPPED = {
     "input": ErrorCode.INPUT_GUARDRAIL_TRIPPED,
     "output": ErrorCode.OUTPUT_GUARDRAIL_TRIPPED,
@@ -115,7 +116,12 @@ class GuardrailEvent:
     reason: str
 
     def as_json(self) -> dict[str, str]:
-        return {"name": self.name, "stage": self.stage, "action": self.action, "reason": self.reason}
+        return {
+            "name": self.name,
+            "stage": self.stage,
+            "action": self.action,
+            "reason": self.reason,
+        }
 
 
 class _Base(BaseModel):

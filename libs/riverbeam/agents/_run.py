@@ -389,7 +389,9 @@ class RigRun:
         return guarded, output
 
     # ---- tool calls ---------------------------------------------------------------------------
-    async def _calls(self, completion: ToolCalls, held: list[PendingToolCall]) -> AsyncIterator[Any]:
+    async def _calls(
+        self, completion: ToolCalls, held: list[PendingToolCall]
+    ) -> AsyncIterator[Any]:
         """Run one round's calls in order through the policy chain; hold those needing approval.
 
         Ordinary calls after the first held one are not run (they might depend on it): the

@@ -7,14 +7,14 @@ from prometheus_client import Counter, Histogram
 __all__ = [
     "FRAMES_PUBLISHED",
     "GUARDRAIL_EVENTS",
-    "RUN_LIMITS_HIT",
-    "TOOL_DECISIONS",
     "MODEL_LATENCY",
     "MODEL_TOKENS",
     "RPC_LATENCY",
     "RPC_TOTAL",
     "RUNS_TOTAL",
+    "RUN_LIMITS_HIT",
     "TOOL_CALLS",
+    "TOOL_DECISIONS",
 ]
 
 RPC_TOTAL = Counter(

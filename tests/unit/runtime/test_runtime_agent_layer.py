@@ -1,0 +1,139 @@
+"""The agent layer through the in-process facade: what is recorded on the run."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+
+from riverbeam.agents import (
+    PendingToolCall,
+    RigAgentRunner,
+    RigOptions,
+    ScriptedClient,
+    Text,
+    ToolCalls,
+)
+from riverbeam.agents._guardrails import DenyPatterns, PiiDetector
+from riverbeam.agents._layer_config import AgentLayerConfig
+from riverbeam.agents._output import OutputSpec
+from riverbeam.agents._policies import MaxToolCalls
+from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.runtime import PipelineOptions, RiverBeam
+from riverbeam.types import AgentResult, StreamAck
+from tests.unit.runtime.runtime_kit import CountingTool, text_request
+
+SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+
+
+def beam_with(
+    steps: list[Any], *, layer: AgentLayerConfig | None = None, **options: Any
+) -> RiverBeam:
+    beam = RiverBeam(options=PipelineOptions(agent_layer=layer))
+    tool = CountingTool("t")
+    beam.register_agent(
+        RigAgentRunner.new("a", ScriptedClient(steps), [tool], None, options=RigOptions(**options))
+    )
+    return beam
+
+
+async def test_structured_output_reaches_the_result_the_done_frame_and_the_run() -> None:
+    beam = beam_with(
+        [Text("{}"), Text('{"n": 3}')], output=OutputSpec.model_validate({"schema": SCHEMA})
+    )
+    result = await beam.invoke(text_request("a", "count"))
+    assert isinstance(result, AgentResult) and result.output == {"n": 3}
+    run = await beam.get_run(result.run_id or "")
+    assert run.result is not None and run.result.output == {"n": 3}
+    assert run.result.metadata["agent_layer"]["output"]["repairs"] == 1  # type: ignore[index]
+
+    ack = await beam.invoke(
+        text_request(
+            "a", "count", stream=True, response_schema={"type": "object", "required": ["m"]}
+        )
+    )
+    assert isinstance(ack, StreamAck)
+    await beam.wait_idle()
+    frames = beam.sinks.frames(ack.request_id)  # type: ignore[attr-defined]
+    # The agent's script is used up: the next request fails (but the request schema got through).
+    assert frames[-1].type == "error"
+
+
+async def test_a_tripped_guardrail_is_recorded_and_the_error_frame_carries_no_result() -> None:
+    guard = DenyPatterns(name="nope", keywords=["secret"], stages=["output"])
+    beam = beam_with([Text("the secret is 42")], guardrails=[guard])
+    ack = await beam.invoke(text_request("a", "tell", stream=True))
+    assert isinstance(ack, StreamAck)
+    await beam.wait_idle()
+    frames = beam.sinks.frames(ack.request_id)  # type: ignore[attr-defined]
+    assert frames[-1].type == "error" and frames[-1].error_code == "BEM-206"
+    assert frames[-1].result is None
+    assert not [f for f in frames if f.type == "chunk"]
+    run = await beam.get_run(ack.run_id or "")
+    assert run.status == "failed" and run.error_code == "BEM-206"
+    assert run.result is not None and run.result.content == []
+    meta = run.result.metadata or {}
+    assert meta["agent_layer"]["guardrails"][0]["name"] == "nope"
+    assert meta["error"]["code"] == "BEM-206"
+    messages = await beam.list_messages(ack.session_id)
+    assert all(
+        "secret" not in (m.content[0].text or "") for m in messages if m.role == "ai" and m.content
+    )
+
+
+async def test_non_streaming_failure_carries_the_agent_code() -> None:
+    beam = beam_with([Text("x")], token_budget=None, guardrails=[PiiDetector(on_match="block")])
+    with pytest.raises(RiverbeamError) as info:
+        await beam.invoke(text_request("a", "I am ada@example.com"))
+    assert info.value.code is ErrorCode.AGENT_ERROR_FRAME
+    assert info.value.details["agent_error_code"] == "BEM-205"
+
+
+async def test_decisions_are_recorded_with_the_tool_messages() -> None:
+    steps = [
+        ToolCalls([PendingToolCall("t", {}, id="1"), PendingToolCall("t", {}, id="2")]),
+        Text("ok"),
+    ]
+    beam = beam_with(steps, policies=[MaxToolCalls(limit=1)])
+    result = await beam.invoke(text_request("a", "go"))
+    assert isinstance(result, AgentResult)
+    messages = await beam.list_messages(result.session_id or "")
+    tools = [m for m in messages if m.role == "tool"]
+    assert tools[0].metadata is None
+    assert tools[1].metadata == {
+        "decisions": [
+            {
+                "policy": "max_tool_calls",
+                "action": "deny",
+                "message": "no more tool calls: this run already made 1",
+            }
+        ]
+    }
+
+
+async def test_request_limits_and_turn_config_reach_the_agent() -> None:
+    beam = beam_with([Text("hi")], layer=AgentLayerConfig(time_limit_s=60, token_budget=1000))
+    request = text_request(
+        "a",
+        "go",
+        time_limit_s=5,
+        token_budget=50_000,
+        turn_config={"exclude_tools": ["t"], "append_instructions": "Short."},
+    )
+    result = await beam.invoke(request)
+    assert isinstance(result, AgentResult)
+    layer = (result.metadata or {})["agent_layer"]
+    assert layer["limits"] == {"time_limit_s": 5, "token_budget": 1000, "max_rounds": 8}
+    assert layer["turn"] == {"tools": [], "append_instructions": ["Short."]}
+
+
+async def test_a_foreign_tool_in_turn_config_fails_the_run_with_220() -> None:
+    beam = beam_with([Text("hi")])
+    with pytest.raises(RiverbeamError) as info:
+        await beam.invoke(
+            text_request(
+                "a", "go", turn_config={"include_tools": ["shell"]}, session_id=str(uuid.uuid4())
+            )
+        )
+    assert info.value.details["agent_error_code"] == "BEM-220"
