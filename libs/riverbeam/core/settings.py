@@ -95,6 +95,9 @@ class RunnerSettings(CommonSettings):
     busy_session_policy: Literal["reject", "queue"] = "reject"
     queue_timeout_s: float = 60.0
     max_history_messages: int = 200
+    # The agent layer's deployment defaults: JSON text, or the path of a JSON/YAML file
+    # (guardrails, tool_policies, time_limit_s, token_budget, max_rounds; docs/agents.md).
+    agent_layer: str | None = None
 
 
 class RouterSettings(CommonSettings):
