@@ -26,9 +26,11 @@ from riverbeam.runtime._frames import FrameTracker, stamp
 from riverbeam.runtime._live import LiveRun, raise_if_cancel_was_swallowed
 from riverbeam.runtime._records import (
     agent_options,
+    effective_session_config,
     finish_messages,
     partial_result,
     pending_actions,
+    session_config_metadata,
     tool_failure,
 )
 from riverbeam.runtime._sinks import FrameSink, SinkFactory
@@ -206,7 +208,7 @@ class Pipeline:
                     session_id=request.session_id,
                     agent_name=request.agent_name,
                     human_content=list(request.content),
-                    message_metadata=None,
+                    message_metadata=session_config_metadata(request),
                     lease_owner=self.options.runner_id,
                     lease_ttl_s=self.options.lease_ttl_s,
                     exclusive=True,
@@ -336,7 +338,7 @@ class Pipeline:
             auth_context=prepared.request.auth_context,
             actions=prepared.resumed,
             confirm_allowed=prepared.grant.may_confirm,
-            **agent_options(prepared.request),
+            **agent_options(prepared.request, prepared.begun.history),
         )
         try:
             # Inside the try: a store failure while loading memory ends the run as failed
@@ -474,6 +476,7 @@ class Pipeline:
             result,
             unanswered=tracker.open_calls.values() if outcome.status == "cancelled" else (),
             error=error,
+            session_config=effective_session_config(prepared.request, prepared.begun.history),
         )
         await self.store.finish_run(
             run_id=prepared.run_id,

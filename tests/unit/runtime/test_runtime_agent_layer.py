@@ -137,3 +137,31 @@ async def test_a_foreign_tool_in_turn_config_fails_the_run_with_220() -> None:
             )
         )
     assert info.value.details["agent_error_code"] == "BEM-220"
+
+
+async def test_a_session_configuration_applies_to_later_turns_until_changed() -> None:
+    client = ScriptedClient([Text("1"), Text("2"), Text("3"), Text("4")])
+    beam = RiverBeam()
+    beam.register_agent(
+        RigAgentRunner.new("a", client, [CountingTool("t"), CountingTool("u")], None)
+    )
+    sid = str(uuid.uuid4())
+    config = {"exclude_tools": ["t"], "append_instructions": "Be brief."}
+    await beam.invoke(text_request("a", "one", sid, session_config=config))
+    await beam.invoke(text_request("a", "two", sid))
+    await beam.invoke(text_request("a", "three", sid, turn_config={"include_tools": ["u"]}))
+    assert [c.tool_names for c in client.calls[:3]] == [["u"], ["u"], ["u"]]
+    assert client.calls[1].messages[0] == {"role": "system", "content": "Be brief."}
+    result = await beam.invoke(text_request("a", "four", sid, session_config={}))
+    assert client.calls[3].tool_names == ["t", "u"]  # cleared
+    assert isinstance(result, AgentResult)
+    messages = await beam.list_messages(sid)
+    humans = [m for m in messages if m.role == "human"]
+    assert humans[0].metadata == {"session_config": config}
+    replies = [m for m in messages if m.role == "ai"]
+    assert [bool((m.metadata or {}).get("session_config")) for m in replies] == [
+        True,
+        True,
+        True,
+        False,
+    ]
