@@ -26,7 +26,7 @@ from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from riverbeam.agents._chat import assistant_message, build_messages, resume_call_id, tool_message
+from riverbeam.agents._chat import assistant_message, build_messages, resume_call_id
 from riverbeam.agents._completion import (
     ChatMessage,
     CompletionEvent,
@@ -42,7 +42,6 @@ from riverbeam.agents._guardrails import (
     Guardrail,
     GuardrailEvent,
     build_guardrails,
-    guard_json,
     run_guardrails,
 )
 from riverbeam.agents._io import AgentContext, AgentInput, ResumedAction
@@ -50,30 +49,20 @@ from riverbeam.agents._layer_config import AgentLayerConfig
 from riverbeam.agents._limits import Deadline, RunLimits, smallest
 from riverbeam.agents._output import ResponseSchema, capability_native, parse_json_answer
 from riverbeam.agents._policies import (
-    Before,
-    Deny,
-    DenyFatal,
-    PolicyCall,
-    RequireApproval,
-    RewriteArgs,
-    ShortCircuit,
     ToolPolicy,
-    decision_action,
-    decision_message,
     with_confirm_required,
 )
-from riverbeam.agents._tool import ToolCallContext, ToolSpec
-from riverbeam.agents._toolcall import BoundTool, ToolOutcome, error_result
+from riverbeam.agents._run_tools import ToolRound
+from riverbeam.agents._tool import ToolSpec
+from riverbeam.agents._toolcall import BoundTool
 from riverbeam.agents._turn_config import EffectiveTurn, effective_turn
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
-from riverbeam.telemetry import model_span, tool_span
+from riverbeam.telemetry import model_span
 from riverbeam.telemetry._metrics import (
     MODEL_LATENCY,
     MODEL_TOKENS,
     RUN_LIMITS_HIT,
-    TOOL_CALLS,
-    TOOL_DECISIONS,
 )
 from riverbeam.types import (
     ActionRequired,
@@ -108,23 +97,11 @@ def _declined(action: ResumedAction) -> dict[str, Any]:
     }
 
 
-def _skipped(held: str) -> dict[str, Any]:
-    return {
-        "skipped": True,
-        "message": f"Not run: it came after {held}, which is waiting for a person's approval. "
-        "Call it again if it is still needed.",
-    }
-
-
-def _denied(policy: str, message: str) -> dict[str, Any]:
-    return {"denied": True, "policy": policy, "message": message}
-
-
 def _render(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
 
 
-class RigRun:
+class RigRun(ToolRound):
     """The state of one run of a RigAgentRunner."""
 
     def __init__(self, runner: RigAgentRunner, input: AgentInput, context: AgentContext) -> None:
@@ -133,6 +110,9 @@ class RigRun:
         self.input = input
         self.context = context
         self.factory = FrameFactory.for_input(runner.name, input)
+        self.agent_name = runner.name
+        self.tool_timeout_s = self.options.tool_timeout_s
+        self.fatal_tool_errors = self.options.tool_errors == "fatal"
         self.started = time.monotonic()
         self.records: list[ToolCallRecord] = []
         self.usage = TokenUsage()
@@ -388,187 +368,7 @@ class RigRun:
                 ) from None
         return guarded, output
 
-    # ---- tool calls ---------------------------------------------------------------------------
-    async def _calls(
-        self, completion: ToolCalls, held: list[PendingToolCall]
-    ) -> AsyncIterator[Any]:
-        """Run one round's calls in order through the policy chain; hold those needing approval.
-
-        Ordinary calls after the first held one are not run (they might depend on it): the
-        model is told so and may call them again after the approval.
-        """
-        text = completion.text
-        for call in completion.calls:
-            shown, text = text, ""  # the model's words go with its first call
-            bound = self.tools.get(call.name)
-            decisions: list[ToolDecision] = []
-            decision, call = await self._before(call, bound, decisions)
-            approval = (
-                isinstance(decision, RequireApproval)
-                and bound is not None
-                and bound.check_args(call.args, args_error=call.args_error) is None
-            )
-            if approval:
-                held.append(call)
-                self.held_decisions[call.id] = decisions
-                yield self._call_frame(call, shown)
-                continue
-            if held:
-                result = _skipped(held[0].name)
-                yield self._call_frame(call, shown)
-                yield self.factory.tool_result(
-                    tool_call_id=call.id, tool_name=call.name, tool_result=result
-                )
-                self._record(call, result, 0.0, decisions)
-                self.messages.append(tool_message(call.id, result))
-                continue
-            results: dict[str, Any] = {}
-            async with closing_events(
-                self._run_call(call, shown, results, decisions, decision)
-            ) as frames:
-                async for frame in frames:
-                    yield frame
-            self.messages.append(tool_message(call.id, results[call.id]))
-
-    def _policy_call(self, call: PendingToolCall, bound: BoundTool | None) -> PolicyCall:
-        return PolicyCall(
-            tool=call.name,
-            args=call.args,
-            spec=bound.spec if bound is not None else None,
-            calls_before=self.calls_made,
-            confirmed=self.input.confirmed,
-        )
-
-    async def _before(
-        self, call: PendingToolCall, bound: BoundTool | None, decisions: list[ToolDecision]
-    ) -> tuple[Before | None, PendingToolCall]:
-        """Ask each policy in order; rewrites go on, anything else ends the chain."""
-        for policy in self.policies:
-            decision = await self._within(policy.before(self._policy_call(call, bound)))
-            if decision is None:
-                continue
-            self._decide(decisions, policy.name, decision)
-            if isinstance(decision, RewriteArgs):
-                call = replace(call, args=dict(decision.args), raw_args=None, args_error=None)
-                continue
-            return decision, call
-        return None, call
-
-    def _decide(self, decisions: list[ToolDecision], policy: str, decision: Any) -> None:
-        action = decision_action(decision)
-        decisions.append(
-            ToolDecision(policy=policy, action=action, message=decision_message(decision) or None)
-        )
-        TOOL_DECISIONS.labels(policy, action).inc()
-
-    async def _run_call(
-        self,
-        call: PendingToolCall,
-        text: str,
-        results: dict[str, Any],
-        decisions: list[ToolDecision],
-        decision: Before | None = None,
-    ) -> AsyncIterator[Any]:
-        """Run one call between its two frames and store its result in `results`.
-
-        The call frame goes out before the tool runs, so a run cancelled mid-call leaves a call
-        without an answer, which the pipeline can close. A fatal error is raised after the
-        result frame, so the recorded conversation stays whole.
-        """
-        yield self._call_frame(call, text)
-        self.calls_made += 1
-        bound = self.tools.get(call.name)
-        fatal: RiverbeamError | None = None
-        if isinstance(decision, Deny | DenyFatal):
-            policy = decisions[-1].policy if decisions else "policy"
-            outcome = ToolOutcome(_denied(policy, decision.message), None, 0.0)
-            if isinstance(decision, DenyFatal):
-                fatal = RiverbeamError(
-                    ErrorCode.TOOL_CALL_DENIED,
-                    f"policy {policy!r} denied {call.name}: {decision.message}",
-                    tool=call.name,
-                    policy=policy,
-                )
-        elif isinstance(decision, ShortCircuit):
-            outcome = ToolOutcome(decision.result, None, 0.0)
-        elif bound is None:
-            unknown = RiverbeamError(
-                ErrorCode.UNKNOWN_TOOL,
-                f"the model called {call.name!r}, a tool this agent does not have",
-                tool=call.name,
-            )
-            outcome = ToolOutcome(error_result(unknown), unknown, 0.0)
-        else:
-            async with tool_span(call.name, call.id):
-                outcome = await self._within(
-                    bound.run(
-                        call.args,
-                        ToolCallContext(self.input, self.context, self.runner.name, call.id),
-                        default_timeout_s=self.options.tool_timeout_s,
-                        args_error=call.args_error,
-                    )
-                )
-        result = outcome.result
-        if outcome.error is None and fatal is None:
-            try:
-                result = await self._after(call, bound, result, decisions)
-            except RiverbeamError as err:
-                result, fatal = error_result(err), err
-        TOOL_CALLS.labels(call.name, "error" if outcome.error is not None else "ok").inc()
-        yield self.factory.tool_result(
-            tool_call_id=call.id, tool_name=call.name, tool_result=result
-        )
-        self._record(call, result, outcome.latency_ms, decisions)
-        results[call.id] = result
-        if fatal is not None:
-            raise fatal
-        error = outcome.error
-        if (
-            error is not None
-            and self.options.tool_errors == "fatal"
-            and error.code is not ErrorCode.INVALID_TOOL_ARGS
-        ):
-            raise error
-
-    async def _after(
-        self,
-        call: PendingToolCall,
-        bound: BoundTool | None,
-        result: Any,
-        decisions: list[ToolDecision],
-    ) -> Any:
-        """After policies in order, then the tool_result guardrails (BEM-207 when one blocks)."""
-        for policy in self.policies:
-            rewrite = await self._within(policy.after(self._policy_call(call, bound), result))
-            if rewrite is not None:
-                self._decide(decisions, policy.name, rewrite)
-                result = rewrite.result
-        return await self._within(guard_json(self.guardrails, result, self.events))
-
     # ---- bookkeeping --------------------------------------------------------------------------
-    def _call_frame(self, call: PendingToolCall, text: str) -> Any:
-        return self.factory.tool_call(
-            tool_call_id=call.id, tool_name=call.name, tool_args=call.args, text=text
-        )
-
-    def _record(
-        self,
-        call: PendingToolCall,
-        result: Any,
-        latency_ms: float,
-        decisions: list[ToolDecision] | None = None,
-    ) -> None:
-        self.records.append(
-            ToolCallRecord(
-                tool_name=call.name,
-                args=call.args,
-                tool_call_id=call.id,
-                result=result,
-                latency_ms=latency_ms,
-                decisions=list(decisions or []),
-            )
-        )
-
     def _provider(self) -> str | None:
         resolved = self.context.model_config_resolved
         return resolved.provider if resolved is not None else None
