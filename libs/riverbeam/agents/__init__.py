@@ -15,10 +15,12 @@ ToolPolicy, ToolPolicyConfig, ConfirmRequired,
 ApproveTools, ApprovePathOutside, MaxToolCalls,
 DenyTools, RedactResult (+ the decisions)               the tool-call policy chain
 RunLimits, AgentLayerConfig                             run limits, deployment defaults
+CompactionOptions, TokenCounter, EstimatingCounter      context compaction
 """
 
 from riverbeam.agents._agent import Agent, check_modalities
 from riverbeam.agents._chat import build_messages
+from riverbeam.agents._compaction import CompactionOptions
 from riverbeam.agents._completion import (
     ChatMessage,
     Completion,
@@ -81,6 +83,7 @@ from riverbeam.agents._remember import REMEMBER_TOOL_NAME, RememberTool
 from riverbeam.agents._rig import RigAgentRunner, RigOptions, ToolErrorPolicy
 from riverbeam.agents._scripted import ScriptedCall, ScriptedClient, ScriptStep
 from riverbeam.agents._skills import SANDBOX_TOOL_NAMES, Skill, builtin_skills, skill_by_name
+from riverbeam.agents._tokens import EstimatingCounter, TokenCounter
 from riverbeam.agents._tool import (
     TOOL_NAME_PATTERN,
     ContextualTool,
@@ -106,6 +109,7 @@ __all__ = [
     "ApprovePathOutside",
     "ApproveTools",
     "ChatMessage",
+    "CompactionOptions",
     "Completion",
     "CompletionClient",
     "CompletionEvent",
@@ -117,6 +121,7 @@ __all__ = [
     "DenyTools",
     "EchoAgent",
     "EchoClient",
+    "EstimatingCounter",
     "FallbackClient",
     "FrameFactory",
     "Guardrail",
@@ -152,6 +157,7 @@ __all__ = [
     "StructuredOutputClient",
     "Text",
     "TextDelta",
+    "TokenCounter",
     "Tool",
     "ToolCallContext",
     "ToolCalls",

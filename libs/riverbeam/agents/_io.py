@@ -123,3 +123,6 @@ class AgentContext:
     usage: UsageMeter = field(default_factory=UsageMeter)
     # The deployment's agent-layer defaults (an AgentLayerConfig), when it has any.
     agent_layer: AgentLayerConfig | None = None
+    # The history before the pipeline trimmed it to the model's budget, for agents that
+    # compact it themselves (RigAgentRunner does); None when the pipeline has no such view.
+    full_history: list[Message] | None = None

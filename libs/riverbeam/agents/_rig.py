@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from riverbeam import __version__
+from riverbeam.agents._compaction import CompactionOptions
 from riverbeam.agents._completion import CompletionClient, closing_events
 from riverbeam.agents._guardrails import Guardrail, GuardrailConfig
 from riverbeam.agents._io import AgentContext, AgentInput
@@ -24,6 +25,7 @@ from riverbeam.agents._output import OutputSpec
 from riverbeam.agents._policies import ToolPolicy
 from riverbeam.agents._run import RigRun
 from riverbeam.agents._skills import Skill, skill_by_name
+from riverbeam.agents._tokens import EstimatingCounter, TokenCounter
 from riverbeam.agents._tool import Tool, ToolSpec
 from riverbeam.agents._toolcall import BoundTool
 from riverbeam.core.errors import ErrorCode, RiverbeamError
@@ -59,6 +61,9 @@ class RigOptions:
         judge: The client model-judged guardrails ask (default: the agent's own).
         time_limit_s: Whole-run time limit (BEM-215).
         token_budget: Tokens the run may use over all model calls (BEM-216).
+        compaction: How calls are kept within the context (default: summarise older turns,
+            then trim; see CompactionOptions).
+        token_counter: How prompt tokens are counted (default: the calibrated estimate).
     """
 
     max_rounds: int = 8
@@ -71,6 +76,8 @@ class RigOptions:
     judge: CompletionClient | None = None
     time_limit_s: float | None = None
     token_budget: int | None = None
+    compaction: CompactionOptions | None = None
+    token_counter: TokenCounter | None = None
 
     def __post_init__(self) -> None:
         if self.max_rounds < 0:
@@ -113,6 +120,8 @@ class RigAgentRunner:
         self.client = client
         self.skill = skill
         self.options = options or RigOptions()
+        # Shared by the agent's runs, so its calibration carries over.
+        self.counter: TokenCounter = self.options.token_counter or EstimatingCounter()
         self._description = description
         self._modalities: list[Modality] = list(supported_modalities)
         self._tools: dict[str, BoundTool] = {}

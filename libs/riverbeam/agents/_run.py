@@ -27,6 +27,14 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from riverbeam.agents._chat import assistant_message, build_messages, resume_call_id
+from riverbeam.agents._compaction import (
+    CompactionOptions,
+    Summary,
+    elide_tool_results,
+    history_after_summary,
+    summarize,
+    trim_oldest_turn,
+)
 from riverbeam.agents._completion import (
     ChatMessage,
     CompletionEvent,
@@ -68,6 +76,7 @@ from riverbeam.types import (
     ActionRequired,
     AgentResult,
     ContentPart,
+    Message,
     TokenUsage,
     ToolCallRecord,
     ToolDecision,
@@ -136,6 +145,16 @@ class RigRun(ToolRound):
         self.hold_text = False
         self.turn = EffectiveTurn(tuple(spec.name for spec in runner.tool_specs))
         self.held_decisions: dict[str, list[ToolDecision]] = {}
+        # Context compaction (see _compaction.py).
+        self.compaction = self.options.compaction or CompactionOptions()
+        self.budget = self.compaction.budget(resolved.max_tokens if resolved else None)
+        raw_history = context.full_history if context.full_history is not None else context.history
+        self.history: list[Message] = history_after_summary(raw_history)
+        self.summary: Summary | None = None
+        self.loop_start = 0
+        self.context_retried = False
+        self._build: dict[str, Any] = {}
+        self._completion: Text | ToolCalls | None = None
 
     # ---- setup --------------------------------------------------------------------------------
     def setup(self) -> None:
@@ -201,14 +220,15 @@ class RigRun(ToolRound):
                 yield self.factory.done(self._result(text))
                 return
         content = await self._guard_input()
-        self.messages = build_messages(
-            system_prompt=self._system_prompt(),
-            memory=self.context.memory,
-            history=self.context.history,
-            input=replace(self.input, content=content),
-            answers=answers,
-            resumed_calls=resumed,
-        )
+        self._build = {
+            "system_prompt": self._system_prompt(),
+            "memory": self.context.memory,
+            "input": replace(self.input, content=content),
+            "answers": answers,
+            "resumed_calls": resumed,
+        }
+        self.messages = []
+        self._rebuild()
         async with closing_events(self._loop()) as frames:
             async for frame in frames:
                 yield frame
@@ -268,33 +288,27 @@ class RigRun(ToolRound):
         rounds = 0
         while True:
             self.limits.check_tokens(self.usage)
-            completion: Text | ToolCalls | None = None
+            await self._fit(specs)
             held_text: list[str] = []
-            label = self.resolved or self.model_used or "unknown"
-            started = time.perf_counter()
-            async with model_span(label, self._provider()) as span:
-                async with closing_events(self._model_stream(specs)) as events:
-                    while True:
-                        event = await self._within(anext(events, None))
-                        if event is None:
-                            break
-                        if isinstance(event, TextDelta):
-                            if not event.text:
-                                continue
-                            if self.hold_text:
-                                held_text.append(event.text)
-                            else:
-                                self.streamed.append(event.text)
-                                yield self.factory.chunk(event.text)
-                        else:
-                            completion = event
-                if completion is not None and completion.usage is not None:
-                    span.record_usage(
-                        completion.usage.prompt_tokens,
-                        completion.usage.completion_tokens,
-                        completion.model,
-                    )
-            _observe_model(label, time.perf_counter() - started, completion)
+            streamed = len(self.streamed)
+            try:
+                async with closing_events(self._model_turn(specs, held_text)) as frames:
+                    async for frame in frames:
+                        yield frame
+            except RiverbeamError as err:
+                if (
+                    err.code is not ErrorCode.MODEL_CONTEXT_LENGTH
+                    or self.context_retried
+                    or len(self.streamed) != streamed
+                ):
+                    raise
+                # The provider counted more than we did: compact harder and retry once.
+                self.context_retried = True
+                self._compaction_note()["provider_context_error"] = True
+                if not await self._fit(specs, halve=True):
+                    raise  # nothing left to compact: the provider's error stands
+                continue
+            completion = self._completion
             if completion is None:
                 raise RiverbeamError(
                     ErrorCode.MODEL_BAD_RESPONSE, "the model client returned no completion"
@@ -329,6 +343,109 @@ class RigRun(ToolRound):
             if held:
                 yield self.factory.done(self._interrupted(completion.text, held))
                 return
+
+    async def _model_turn(self, specs: list[ToolSpec], held_text: list[str]) -> AsyncIterator[Any]:
+        """One model call: text deltas streamed (or held), the completion in self._completion."""
+        self._completion = None
+        completion: Text | ToolCalls | None = None
+        label = self.resolved or self.model_used or "unknown"
+        started = time.perf_counter()
+        estimated = self.runner.counter.count(self.messages, specs)
+        async with model_span(label, self._provider()) as span:
+            async with closing_events(self._model_stream(specs)) as events:
+                while True:
+                    event = await self._within(anext(events, None))
+                    if event is None:
+                        break
+                    if isinstance(event, TextDelta):
+                        if not event.text:
+                            continue
+                        if self.hold_text:
+                            held_text.append(event.text)
+                        else:
+                            self.streamed.append(event.text)
+                            yield self.factory.chunk(event.text)
+                    else:
+                        completion = event
+            if completion is not None and completion.usage is not None:
+                span.record_usage(
+                    completion.usage.prompt_tokens,
+                    completion.usage.completion_tokens,
+                    completion.model,
+                )
+                self.runner.counter.calibrate(estimated, completion.usage.prompt_tokens)
+        _observe_model(label, time.perf_counter() - started, completion)
+        self._completion = completion
+
+    # ---- context ------------------------------------------------------------------------------
+    def _rebuild(self) -> None:
+        """The messages from the (compacted) history, with the tool loop's own kept after."""
+        base = build_messages(history=self.history, **self._build)
+        self.messages = base + self.messages[self.loop_start :]
+        self.loop_start = len(base)
+
+    def _compaction_note(self) -> dict[str, Any]:
+        note: dict[str, Any] = self.layer.setdefault("compaction", {"budget": self.budget})
+        return note
+
+    async def _fit(self, specs: list[ToolSpec], *, halve: bool = False) -> bool:
+        """Summarise, trim, elide until the call fits the budget; whether anything changed.
+
+        With `halve` (after a provider's context-length error) the target is half of what
+        is sent now, and falling short of it is not an error.
+
+        Raises:
+            RiverbeamError: BEM-225 when the call cannot be made to fit its budget.
+        """
+        counter = self.runner.counter
+        tokens = counter.count(self.messages, specs)
+        budget = max(1, min(self.budget, tokens) // 2) if halve else self.budget
+        if tokens <= budget:
+            return False
+        start = tokens
+        note = self._compaction_note()
+        note["tokens_before"] = max(note.get("tokens_before", 0), tokens)
+        if self.compaction.summarize and self.summary is None:
+            try:
+                made = await self._within(
+                    summarize(
+                        self.runner.client,
+                        self.history,
+                        keep_turns=self.compaction.keep_turns,
+                        model=self.compaction.summary_model or self.resolved,
+                    )
+                )
+            except RiverbeamError as err:
+                if err.code is ErrorCode.RUN_TIME_LIMIT:
+                    raise
+                note["summary_error"] = err.bem  # trimming still works
+                made = None
+            if made is not None:
+                self.summary, self.history, usage = made
+                if usage is not None:
+                    self.usage = self.usage + usage
+                    self.context.usage.add(usage)
+                    self.limits.check_tokens(self.usage)
+                note["summarized_messages"] = self.summary.messages
+                self._rebuild()
+                tokens = counter.count(self.messages, specs)
+        while tokens > budget and self.history:
+            self.history = trim_oldest_turn(self.history) or []
+            note["trimmed_turns"] = note.get("trimmed_turns", 0) + 1
+            self._rebuild()
+            tokens = counter.count(self.messages, specs)
+        while tokens > budget and elide_tool_results(self.messages[self.loop_start :]):
+            note["elided_results"] = note.get("elided_results", 0) + 1
+            tokens = counter.count(self.messages, specs)
+        note["tokens_after"] = tokens
+        if tokens > budget and not halve:
+            raise RiverbeamError(
+                ErrorCode.CONTEXT_OVER_BUDGET,
+                f"the call needs about {tokens} tokens after compaction; the budget is {budget}",
+                tokens=tokens,
+                budget=budget,
+            )
+        return tokens < start
 
     def _model_stream(self, specs: list[ToolSpec]) -> AsyncIterator[CompletionEvent]:
         client = self.runner.client
@@ -381,6 +498,8 @@ class RigRun(ToolRound):
 
     def _metadata(self) -> dict[str, Any] | None:
         layer = dict(self.layer)
+        if self.summary is not None:
+            layer["summary"] = self.summary.as_json()
         if self.events:
             layer["guardrails"] = [event.as_json() for event in self.events]
         return {"agent_layer": layer} if layer else None

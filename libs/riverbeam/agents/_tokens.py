@@ -3,8 +3,9 @@
 No tokenizer qualifies for offline use today: tiktoken downloads its BPE files on first use
 (its wheel ships no vocabulary), and Hugging Face `tokenizers` loads tokenizer.json from the
 hub, so neither works on a runner without internet. The count is therefore an estimate that
-calibrates itself: text is split into word, number and punctuation pieces (a long word counts
-one token per 4 characters, each CJK character one token), and every model call's reported
+calibrates itself: text is split into word, number and punctuation pieces (a word of up to 6
+letters is one token, a longer one a token per 4 letters, digits a token per 3, a run of
+punctuation a token per 2 characters, each CJK character one token), and every model call's reported
 `prompt_tokens` moves a per-model factor towards what the provider really counted. A
 deployment with a real tokenizer plugs it in as a TokenCounter.
 """
@@ -21,8 +22,9 @@ from riverbeam.agents._tool import ToolSpec
 
 __all__ = ["EstimatingCounter", "TokenCounter", "estimate_text"]
 
-_PIECES = re.compile(r"[A-Za-z]+|\d+|[^\sA-Za-z\d]")
-_WIDE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_WIDE_CHARS = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_PIECES = re.compile(rf"[A-Za-z]+|\d+|[{_WIDE_CHARS}]|[^\sA-Za-z\d{_WIDE_CHARS}]+")
+_WIDE = re.compile(rf"[{_WIDE_CHARS}]")
 _MESSAGE_OVERHEAD = 4
 _TOOL_OVERHEAD = 8
 _CALL_OVERHEAD = 3
@@ -41,7 +43,7 @@ def estimate_text(text: str) -> int:
         elif piece.isalpha():
             total += max(1, math.ceil(len(piece) / 4)) if len(piece) > 6 else 1
         else:
-            total += 1
+            total += math.ceil(len(piece) / 2)  # punctuation runs merge, as in BPE vocabularies
     return total
 
 

@@ -462,6 +462,7 @@ class Pipeline:
             memory_scopes=writable,
             usage=usage,
             agent_layer=self.options.agent_layer,
+            full_history=list(prepared.begun.history),
         )
 
     # ---- finish -------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from riverbeam.runtime._frames import OpenToolCall
 from riverbeam.store import NewAction, NewMessage
-from riverbeam.types import AgentResult, InvokeRequest, Message, TurnConfig
+from riverbeam.types import AgentResult, ContentPart, InvokeRequest, Message, TurnConfig
 
 __all__ = [
     "SESSION_CONFIG_KEY",
@@ -39,7 +39,8 @@ def finish_messages(
     run's open calls) with the result `{"cancelled": true}`; then the ai message, when there
     is content, an action to wait on, or an `error` ({code, message}) to record.
     """
-    messages: list[NewMessage] = [
+    messages: list[NewMessage] = _summary_messages(result)
+    messages += [
         NewMessage(
             role="tool",
             type="tool_result",
@@ -84,6 +85,22 @@ def finish_messages(
             )
         )
     return messages
+
+
+def _summary_messages(result: AgentResult) -> list[NewMessage]:
+    """The compaction summary the run made (agent_layer.summary), as its own message type."""
+    layer = (result.metadata or {}).get("agent_layer")
+    summary = layer.get("summary") if isinstance(layer, dict) else None
+    if not isinstance(summary, dict) or not isinstance(summary.get("text"), str):
+        return []
+    return [
+        NewMessage(
+            role="system",
+            type="summary",
+            content=[ContentPart.of_text(summary["text"])],
+            metadata={"covers_until_seq": summary.get("covers_until_seq")},
+        )
+    ]
 
 
 def pending_actions(result: AgentResult) -> list[NewAction]:

@@ -19,6 +19,7 @@ import pytest
 from riverbeam.agents import (
     AgentLayerConfig,
     ApproveTools,
+    CompactionOptions,
     DenyPatterns,
     OutputSpec,
     PendingToolCall,
@@ -56,6 +57,9 @@ async def stack(nats_url: str, pg_url: str, schema: str) -> AsyncIterator[LayerS
         ),
         "pusher": RigOptions(policies=[ApproveTools(tools=["git_push"])]),
         "plain": RigOptions(),
+        "compact": RigOptions(
+            compaction=CompactionOptions(context_tokens=620, answer_share=0, keep_turns=1)
+        ),
     }
     layer = AgentLayerConfig.parse({"guardrails": [{"kind": "pii", "stages": ["input"]}]})
     async with open_layer_stack(nats_url, pg_url, schema, agents, layer=layer) as opened:
@@ -211,3 +215,22 @@ async def test_a_session_configuration_set_through_the_api_applies_to_later_turn
     assert messages[0].metadata == {
         "session_config": {"include_tools": ["note"], "prepend_instructions": "Be terse."}
     }
+
+
+async def test_a_compaction_summary_is_stored_in_postgres_and_reused(stack: LayerStack) -> None:
+    # Sized for the estimate: three tool schemas (~240 tokens) and ~106 tokens a turn, so the
+    # third turn (~670) is over the 620 budget and the second (~560) is not.
+    words = " ".join(["lorem"] * 100)
+    script = stack.scripts["compact"]
+    script.push(Text(f"a1 {words}"), Text(f"a2 {words}"), Text("SUMMARY-1"), Text("a3"), Text("a4"))
+    alice = stack.client("alice")
+    first = await alice.invoke("compact", f"q1 {words}")
+    sid = first.session_id or ""
+    await alice.invoke("compact", f"q2 {words}", session_id=sid)
+    await alice.invoke("compact", "q3", session_id=sid)
+    messages = await alice.list_messages(sid)
+    (summary,) = [m for m in messages if m.type == "summary"]
+    assert summary.role == "system" and summary.metadata == {"covers_until_seq": 2}
+    await alice.invoke("compact", "q4", session_id=sid)
+    assert "SUMMARY-1" in str(script.calls[-1].messages)
+    assert "q1 " not in str(script.calls[-1].messages)

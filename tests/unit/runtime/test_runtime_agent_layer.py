@@ -165,3 +165,31 @@ async def test_a_session_configuration_applies_to_later_turns_until_changed() ->
         True,
         False,
     ]
+
+
+async def test_a_compaction_summary_is_stored_and_reused_by_later_turns() -> None:
+    from riverbeam.agents._compaction import CompactionOptions
+
+    words = " ".join(["lorem"] * 80)
+    client = ScriptedClient(
+        [Text(f"a1 {words}"), Text(f"a2 {words}"), Text("SUMMARY-1"), Text("a3"), Text("a4")]
+    )
+    compaction = CompactionOptions(context_tokens=260, answer_share=0, keep_turns=1)
+    beam = RiverBeam()
+    beam.register_agent(
+        RigAgentRunner.new("c", client, [], None, options=RigOptions(compaction=compaction))
+    )
+    sid = str(uuid.uuid4())
+    await beam.invoke(text_request("c", f"q1 {words}", sid))
+    await beam.invoke(text_request("c", f"q2 {words}", sid))
+    third = await beam.invoke(text_request("c", "q3", sid))
+    assert isinstance(third, AgentResult) and third.text == "a3"
+    messages = await beam.list_messages(sid)
+    (summary,) = [m for m in messages if m.type == "summary"]
+    assert summary.role == "system" and "SUMMARY-1" in summary.content[0].text  # type: ignore[operator]
+    # It covers the first turn (seq 1, 2): the newest user turn before this one is kept.
+    assert summary.metadata == {"covers_until_seq": 2}
+    await beam.invoke(text_request("c", "q4", sid))
+    fourth = client.calls[-1].messages
+    assert "SUMMARY-1" in str(fourth) and "q1 " not in str(fourth)
+    assert len(client.calls) == 5  # no second summary: the stored one is reused
