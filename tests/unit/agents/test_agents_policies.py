@@ -206,3 +206,16 @@ def test_policy_configs_parse_and_refuse() -> None:
     with pytest.raises(RiverbeamError) as info:
         parse_policies([{"kind": "approve_tools", "tools": []}])
     assert info.value.code is ErrorCode.TOOL_POLICY_INVALID
+
+
+async def test_decisions_are_counted_in_the_metric() -> None:
+    from riverbeam.telemetry._metrics import TOOL_DECISIONS
+
+    counter = TOOL_DECISIONS.labels("deny_tools", "deny")
+    before = counter._value.get()
+    client = ScriptedClient([ToolCalls([call("rm")]), Text("ok")])
+    runner = RigAgentRunner(
+        "p", client, [Recorder("rm")], options=RigOptions(policies=[DenyTools(tools=["rm"])])
+    )
+    await run(runner, make_input("go"))
+    assert counter._value.get() == before + 1
