@@ -120,3 +120,19 @@ def test_json_fence_is_tolerated() -> None:
     assert parse_json_answer('```json\n{"a": 1}\n```') == {"a": 1}
     with pytest.raises(ValueError):
         parse_json_answer("```python\nx\n```")
+
+
+async def test_a_fallback_chain_passes_the_native_format_to_clients_that_take_it() -> None:
+    from riverbeam.agents import EchoClient, FallbackClient
+    from riverbeam.core.errors import ErrorCode as Code
+
+    first = ScriptedClient([RiverbeamError(Code.MODEL_UNAVAILABLE, "down")])
+    second = ScriptedClient([Text('{"name": "Ada"}')])
+    chain = FallbackClient([first, second, EchoClient()])
+    output = OutputSpec.model_validate({"schema": PERSON})
+    runner = RigAgentRunner("p", chain, [], options=RigOptions(output=output))
+    model = ModelConfig(name="m", provider="openai", capabilities=["structured_output"])
+    frames = await run(runner, make_input("who?"), make_context(model_config_resolved=model))
+    assert done(frames).output == {"name": "Ada"}
+    assert first.calls[0].response_format is not None
+    assert second.calls[0].response_format is not None
