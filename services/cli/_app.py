@@ -180,6 +180,44 @@ def invoke_cmd(
     model: Annotated[
         str | None, typer.Option(help="Model override (see `riverbeam models`).")
     ] = None,
+    schema: Annotated[
+        str | None,
+        typer.Option(
+            "--schema",
+            help="A JSON Schema the answer must match (JSON text, or @file); the parsed "
+            "value is the result's `output`.",
+            show_default=False,
+        ),
+    ] = None,
+    time_limit: Annotated[
+        float | None,
+        typer.Option("--time-limit", help="Whole-run time limit in seconds (only shortens)."),
+    ] = None,
+    token_budget: Annotated[
+        int | None,
+        typer.Option("--token-budget", help="Tokens the run may use (only lowers)."),
+    ] = None,
+    include_tool: Annotated[
+        list[str] | None,
+        typer.Option("--tool", help="Only this tool of the agent's (repeat for more)."),
+    ] = None,
+    exclude_tool: Annotated[
+        list[str] | None,
+        typer.Option("--no-tool", help="Not this tool (repeat for more)."),
+    ] = None,
+    prepend: Annotated[
+        str | None, typer.Option("--prepend", help="Instructions before the agent's prompt.")
+    ] = None,
+    append: Annotated[
+        str | None, typer.Option("--append", help="Instructions after the agent's prompt.")
+    ] = None,
+    for_session: Annotated[
+        bool,
+        typer.Option(
+            "--for-session",
+            help="Store --tool/--no-tool/--prepend/--append on the session for later turns.",
+        ),
+    ] = False,
     router: RouterOpt = DEFAULT_TARGET,
     token: TokenOpt = None,
 ) -> None:
@@ -190,6 +228,16 @@ def invoke_cmd(
     async def main() -> ExitCode:
         turn = sys.stdin.read() if text == "-" else text
         meta = _flows.parse_metadata(metadata)
+        layer = _flows.agent_layer_options(
+            schema=schema,
+            time_limit_s=time_limit,
+            token_budget=token_budget,
+            include_tools=include_tool or [],
+            exclude_tools=exclude_tool or [],
+            prepend=prepend,
+            append=append,
+            for_session=for_session,
+        )
         async with _client(router, token) as client:
             return await _flows.invoke(
                 client,
@@ -202,6 +250,7 @@ def invoke_cmd(
                 json_mode=json_mode,
                 metadata=meta,
                 model=model,
+                layer=layer,
             )
 
     _finish(consoles, main, progress)

@@ -7,6 +7,8 @@ import json
 import sys
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.text import Text
@@ -136,8 +138,10 @@ async def invoke(
     json_mode: bool,
     metadata: JsonObject | None,
     model: str | None,
+    layer: JsonObject | None = None,
 ) -> ExitCode:
     """`riverbeam invoke`: one turn, streamed (default) or waited for."""
+    extra: dict[str, Any] = dict(layer or {})
     if not stream:
         result = await client.invoke(
             agent,
@@ -146,12 +150,19 @@ async def invoke(
             stream=False,
             metadata=metadata,
             model_override=model,
+            **extra,
         )
         if json_mode:
             _emit_json(result.to_json())
         return finish(consoles, result, json_mode=json_mode, streamed=False)
     ack = await client.invoke(
-        agent, text, session_id=session_id, stream=True, metadata=metadata, model_override=model
+        agent,
+        text,
+        session_id=session_id,
+        stream=True,
+        metadata=metadata,
+        model_override=model,
+        **extra,
     )
     progress.request_id = ack.request_id
     consoles.err.print(
@@ -226,6 +237,57 @@ async def follow_request(
     else:
         frames = client.follow(request_id, after_seq=after_seq)
     return await show_frames(frames, consoles, json_mode=json_mode, progress=progress)
+
+
+def agent_layer_options(
+    *,
+    schema: str | None,
+    time_limit_s: float | None,
+    token_budget: int | None,
+    include_tools: list[str],
+    exclude_tools: list[str],
+    prepend: str | None,
+    append: str | None,
+    for_session: bool,
+) -> JsonObject:
+    """The invoke keyword arguments of the agent-layer options (only those given)."""
+    out: JsonObject = {}
+    if schema is not None:
+        text = schema
+        if schema.startswith("@"):
+            try:
+                text = Path(schema[1:]).read_text(encoding="utf-8")
+            except OSError as exc:
+                raise RiverbeamError(
+                    ErrorCode.INVALID_ARGUMENT, f"--schema: {exc}", field="schema"
+                ) from None
+        try:
+            value = json.loads(text)
+        except ValueError as exc:
+            raise RiverbeamError(
+                ErrorCode.INVALID_DOCUMENT, f"--schema is not JSON: {exc}", field="schema"
+            ) from None
+        if not isinstance(value, dict):
+            raise RiverbeamError(
+                ErrorCode.INVALID_DOCUMENT, "--schema must be a JSON object", field="schema"
+            )
+        out["response_schema"] = value
+    if time_limit_s is not None:
+        out["time_limit_s"] = time_limit_s
+    if token_budget is not None:
+        out["token_budget"] = token_budget
+    config: JsonObject = {}
+    if include_tools:
+        config["include_tools"] = list(include_tools)
+    if exclude_tools:
+        config["exclude_tools"] = list(exclude_tools)
+    if prepend:
+        config["prepend_instructions"] = prepend
+    if append:
+        config["append_instructions"] = append
+    if config:
+        out["session_config" if for_session else "turn_config"] = config
+    return out
 
 
 def parse_metadata(raw: str | None) -> JsonObject | None:

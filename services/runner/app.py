@@ -7,6 +7,7 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 
+from riverbeam.agents import load_agent_layer
 from riverbeam.core.settings import RunnerSettings
 from riverbeam.runtime import (
     JetStreamSinks,
@@ -58,6 +59,7 @@ async def build(settings: RunnerSettings) -> AsyncIterator[ServiceApp]:
                 queue_timeout_s=settings.queue_timeout_s,
                 max_history_messages=settings.max_history_messages,
                 finish_retry_s=settings.finish_retry_s,
+                agent_layer=load_agent_layer(settings.agent_layer),
             ),
         )
         closers = await wire_agents(beam, settings)

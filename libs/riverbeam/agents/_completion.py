@@ -24,6 +24,7 @@ __all__ = [
     "CompletionClient",
     "CompletionEvent",
     "PendingToolCall",
+    "StructuredOutputClient",
     "Text",
     "TextDelta",
     "ToolCalls",
@@ -173,6 +174,20 @@ class CompletionClient(Protocol):
         *,
         model: str | None = None,
     ) -> Completion: ...
+
+
+@runtime_checkable
+class StructuredOutputClient(Protocol):
+    """A client that can send the provider's native response format (JSON Schema output)."""
+
+    def stream_structured(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[ToolSpec],
+        *,
+        model: str | None = None,
+        response_format: Mapping[str, Any] | None,
+    ) -> AsyncIterator[CompletionEvent]: ...
 
 
 async def collect(events: AsyncIterator[CompletionEvent]) -> Completion:

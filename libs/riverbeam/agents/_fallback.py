@@ -10,6 +10,7 @@ from riverbeam.agents._completion import (
     Completion,
     CompletionClient,
     CompletionEvent,
+    StructuredOutputClient,
     closing_events,
     collect,
 )
@@ -85,11 +86,35 @@ class FallbackClient:
         model: str | None = None,
     ) -> AsyncIterator[CompletionEvent]:
         """The events of the first client that does not fail before its first event."""
+        async with closing_events(
+            self.stream_structured(messages, tools, model=model, response_format=None)
+        ) as events:
+            async for event in events:
+                yield event
+
+    async def stream_structured(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[ToolSpec],
+        *,
+        model: str | None = None,
+        response_format: Mapping[str, Any] | None,
+    ) -> AsyncIterator[CompletionEvent]:
+        """`stream`, passing a native response format to the clients that can send one.
+
+        A client that cannot is called without it; the agent validates the answer either way.
+        """
         failures: list[RiverbeamError] = []
         for index, client in enumerate(self.clients):
             started = False
+            if response_format is not None and isinstance(client, StructuredOutputClient):
+                attempt = client.stream_structured(
+                    messages, tools, model=model, response_format=response_format
+                )
+            else:
+                attempt = client.stream(messages, tools, model=model)
             try:
-                async with closing_events(client.stream(messages, tools, model=model)) as events:
+                async with closing_events(attempt) as events:
                     async for event in events:
                         started = True
                         yield event

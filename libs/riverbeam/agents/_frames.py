@@ -133,6 +133,10 @@ class FrameFactory:
         """The last frame of a run that finished (or paused for approval)."""
         return self._frame("done", message_id=self.message_id, result=result)
 
-    def error(self, error: RiverbeamError) -> StreamChunk:
-        """The last frame of a run that failed."""
-        return self._frame("error", error=error.message, error_code=error.bem)
+    def error(self, error: RiverbeamError, *, result: AgentResult | None = None) -> StreamChunk:
+        """The last frame of a run that failed.
+
+        `result` is what the run leaves (partial text, calls, usage, decisions): the pipeline
+        records it on the run and publishes the frame without it.
+        """
+        return self._frame("error", error=error.message, error_code=error.bem, result=result)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from riverbeam.types import (
     ActionResponseEnvelope,
@@ -13,7 +13,11 @@ from riverbeam.types import (
     Message,
     ModelConfig,
     TokenUsage,
+    TurnConfig,
 )
+
+if TYPE_CHECKING:
+    from riverbeam.agents._layer_config import AgentLayerConfig
 
 __all__ = ["AgentContext", "AgentInput", "MemoryWriter", "ResumedAction", "UsageMeter"]
 
@@ -54,6 +58,13 @@ class AgentInput:
     # Set by the pipeline, never by the caller: the caller may approve its own
     # confirm_required tools, so metadata.confirm is honoured.
     confirm_allowed: bool = False
+    # The agent layer's per-request options (each only narrows what the agent allows).
+    response_schema: dict[str, Any] | None = None
+    time_limit_s: float | None = None
+    token_budget: int | None = None
+    turn_config: TurnConfig | None = None
+    # The session's stored configuration, applied before turn_config.
+    session_config: TurnConfig | None = None
 
     @property
     def text(self) -> str:
@@ -111,3 +122,8 @@ class AgentContext:
     # Memory scopes (name, id) this request may read and write.
     memory_scopes: list[tuple[str, str]] = field(default_factory=list)
     usage: UsageMeter = field(default_factory=UsageMeter)
+    # The deployment's agent-layer defaults (an AgentLayerConfig), when it has any.
+    agent_layer: AgentLayerConfig | None = None
+    # The history before the pipeline trimmed it to the model's budget, for agents that
+    # compact it themselves (RigAgentRunner does); None when the pipeline has no such view.
+    full_history: list[Message] | None = None

@@ -233,8 +233,25 @@ class OpenAiCompatible:
         A failed attempt is retried only while nothing has been yielded: once text has reached
         the caller, a failure mid-stream is final.
         """
+        async with closing_events(
+            self.stream_structured(messages, tools, model=model, response_format=None)
+        ) as events:
+            async for event in events:
+                yield event
+
+    async def stream_structured(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[ToolSpec],
+        *,
+        model: str | None = None,
+        response_format: Mapping[str, Any] | None,
+    ) -> AsyncIterator[CompletionEvent]:
+        """`stream` with the provider's native `response_format` in the body (when given)."""
         chosen = self.model if self.pin_model or not model else model
         body = self.request_body(messages, tools, model=chosen)
+        if response_format is not None:
+            body["response_format"] = copy.deepcopy(dict(response_format))
         attempt = 0
         while True:
             yielded = False

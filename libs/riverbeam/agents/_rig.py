@@ -1,6 +1,8 @@
 """RigAgentRunner: Riverbeam's own tool loop over a CompletionClient.
 
-One run goes: placeholder and thinking frames; then model calls, each streamed as `chunk`
+The run itself, and the order of the agent layer (limits, turn configuration, structured
+output, guardrails, the tool-call policy chain), is in _run.py. One run goes: placeholder and
+thinking frames; then model calls, each streamed as `chunk`
 frames; tool calls run between them, each announced by a `tool` frame before it runs (role
 ai, type action) and answered by one after (role tool, type tool_result). The run ends with a
 `done` frame (the reply, or interrupted: true with action_required when a tool needs a
@@ -9,44 +11,25 @@ person's approval) or an `error` frame carrying the BEM code. Cancellation alway
 
 from __future__ import annotations
 
-import asyncio
-import json
 import logging
-import time
 from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from riverbeam import __version__
-from riverbeam.agents._chat import assistant_message, build_messages, resume_call_id, tool_message
-from riverbeam.agents._completion import (
-    ChatMessage,
-    CompletionClient,
-    PendingToolCall,
-    Text,
-    TextDelta,
-    ToolCalls,
-    closing_events,
-)
-from riverbeam.agents._frames import FrameFactory
-from riverbeam.agents._io import AgentContext, AgentInput, ResumedAction
+from riverbeam.agents._compaction import CompactionOptions
+from riverbeam.agents._completion import CompletionClient, closing_events
+from riverbeam.agents._guardrails import Guardrail, GuardrailConfig
+from riverbeam.agents._io import AgentContext, AgentInput
+from riverbeam.agents._output import OutputSpec
+from riverbeam.agents._policies import ToolPolicy
+from riverbeam.agents._run import RigRun
 from riverbeam.agents._skills import Skill, skill_by_name
-from riverbeam.agents._tool import ApprovalTool, Tool, ToolCallContext, ToolSpec
-from riverbeam.agents._toolcall import BoundTool, ToolOutcome, error_result
+from riverbeam.agents._tokens import EstimatingCounter, TokenCounter
+from riverbeam.agents._tool import Tool, ToolSpec
+from riverbeam.agents._toolcall import BoundTool
 from riverbeam.core.errors import ErrorCode, RiverbeamError
-from riverbeam.core.ids import new_id
-from riverbeam.telemetry import model_span, tool_span
-from riverbeam.telemetry._metrics import MODEL_LATENCY, MODEL_TOKENS, TOOL_CALLS
-from riverbeam.types import (
-    ActionRequired,
-    AgentMetadata,
-    AgentResult,
-    ContentPart,
-    Modality,
-    StreamChunk,
-    TokenUsage,
-    ToolCallRecord,
-)
+from riverbeam.types import AgentMetadata, Modality, StreamChunk
 
 __all__ = ["RigAgentRunner", "RigOptions", "ToolErrorPolicy"]
 
@@ -70,16 +53,39 @@ class RigOptions:
             no limit.
         resume_returns_tool_output: On resume, return the approved tools' output as the
             result instead of letting the model finish its answer (the seed's behaviour).
+        output: The agent's response schema (structured output with repair); a dict is read
+            as an OutputSpec ({"schema": {...}, "repair_attempts": 2}).
+        guardrails: Input/output/tool-result guardrails, run after the deployment's.
+        policies: The tool-call policy chain, after the deployment's (confirm_required is
+            always honoured, first).
+        judge: The client model-judged guardrails ask (default: the agent's own).
+        time_limit_s: Whole-run time limit (BEM-215).
+        token_budget: Tokens the run may use over all model calls (BEM-216).
+        compaction: How calls are kept within the context (default: summarise older turns,
+            then trim; see CompactionOptions).
+        token_counter: How prompt tokens are counted (default: the calibrated estimate).
     """
 
     max_rounds: int = 8
     tool_errors: ToolErrorPolicy = "fatal"
     tool_timeout_s: float | None = 60.0
     resume_returns_tool_output: bool = False
+    output: OutputSpec | None = None
+    guardrails: Sequence[Guardrail | GuardrailConfig] = ()
+    policies: Sequence[ToolPolicy] = ()
+    judge: CompletionClient | None = None
+    time_limit_s: float | None = None
+    token_budget: int | None = None
+    compaction: CompactionOptions | None = None
+    token_counter: TokenCounter | None = None
 
     def __post_init__(self) -> None:
         if self.max_rounds < 0:
             raise ValueError("max_rounds must be >= 0")
+        object.__setattr__(self, "guardrails", tuple(self.guardrails))
+        object.__setattr__(self, "policies", tuple(self.policies))
+        if isinstance(self.output, dict):
+            object.__setattr__(self, "output", OutputSpec.model_validate(self.output))
 
 
 class RigAgentRunner:
@@ -114,6 +120,8 @@ class RigAgentRunner:
         self.client = client
         self.skill = skill
         self.options = options or RigOptions()
+        # Shared by the agent's runs, so its calibration carries over.
+        self.counter: TokenCounter = self.options.token_counter or EstimatingCounter()
         self._description = description
         self._modalities: list[Modality] = list(supported_modalities)
         self._tools: dict[str, BoundTool] = {}
@@ -210,342 +218,16 @@ class RigAgentRunner:
 
     async def stream(self, input: AgentInput, context: AgentContext) -> AsyncIterator[StreamChunk]:
         """Run the loop for one request; see the module docstring for the frames."""
-        run = _Run(self, input, context)
+        run = RigRun(self, input, context)
         try:
             async with closing_events(run.frames()) as frames:
                 async for frame in frames:
                     yield frame
         except RiverbeamError as error:
-            yield run.factory.error(error)
+            yield run.factory.error(error, result=run.partial(error))
         except Exception as exc:
             log.exception("agent %s failed", self.name)
-            yield run.factory.error(
-                RiverbeamError(
-                    ErrorCode.INTERNAL, f"agent {self.name} failed: {type(exc).__name__}"
-                )
+            crash = RiverbeamError(
+                ErrorCode.INTERNAL, f"agent {self.name} failed: {type(exc).__name__}"
             )
-
-
-def _declined(action: ResumedAction) -> dict[str, Any]:
-    status = action.response.status
-    return {
-        "declined": True,
-        "status": status,
-        "message": f"The person declined this call ({status}); it was not run. Do not call it again "
-        "unless they ask.",
-    }
-
-
-def _skipped(held: str) -> dict[str, Any]:
-    return {
-        "skipped": True,
-        "message": f"Not run: it came after {held}, which is waiting for a person's approval. "
-        "Call it again if it is still needed.",
-    }
-
-
-def _render(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-
-
-class _Run:
-    """The state of one run of a RigAgentRunner."""
-
-    def __init__(self, runner: RigAgentRunner, input: AgentInput, context: AgentContext) -> None:
-        self.runner = runner
-        self.options = runner.options
-        self.input = input
-        self.context = context
-        self.factory = FrameFactory.for_input(runner.name, input)
-        self.started = time.monotonic()
-        self.records: list[ToolCallRecord] = []
-        self.usage = TokenUsage()
-        self.resolved = (
-            context.model_config_resolved.name if context.model_config_resolved else None
-        )
-        self.model_used: str | None = None
-        self.messages: list[ChatMessage] = []
-
-    async def frames(self) -> AsyncIterator[StreamChunk]:
-        yield self.factory.placeholder()
-        yield self.factory.thinking()
-        answers: dict[str, Any] = {}
-        resumed: list[PendingToolCall] = []
-        if self.input.actions:
-            async with closing_events(self._resume(answers, resumed)) as frames:
-                async for frame in frames:
-                    yield frame
-            if self.options.resume_returns_tool_output:
-                text = "\n".join(_render(answers[call.id]) for call in resumed)
-                yield self.factory.done(self._result(text))
-                return
-        self.messages = build_messages(
-            system_prompt=self.runner.system_prompt,
-            memory=self.context.memory,
-            history=self.context.history,
-            input=self.input,
-            answers=answers,
-            resumed_calls=resumed,
-        )
-        async with closing_events(self._loop()) as frames:
-            async for frame in frames:
-                yield frame
-
-    # ---- resume ------------------------------------------------------------------------------
-    async def _resume(
-        self, answers: dict[str, Any], resumed: list[PendingToolCall]
-    ) -> AsyncIterator[StreamChunk]:
-        """Run each approved action's stored call once; report declined ones."""
-        for action in self.input.actions:
-            call = PendingToolCall(
-                name=action.tool,
-                args=dict(action.args),
-                id=action.tool_call_id or resume_call_id(action.action_id),
-            )
-            resumed.append(call)
-            if not action.approved:
-                result = _declined(action)
-                yield self.factory.tool_result(
-                    tool_call_id=call.id, tool_name=call.name, tool_result=result
-                )
-                self._record(call, result, 0.0)
-                answers[call.id] = result
-                continue
-            async with closing_events(self._run_call(call, "", answers)) as frames:
-                async for frame in frames:
-                    yield frame
-
-    # ---- the loop ----------------------------------------------------------------------------
-    async def _loop(self) -> AsyncIterator[StreamChunk]:
-        specs = self.runner.tool_specs
-        rounds = 0
-        while True:
-            completion: Text | ToolCalls | None = None
-            stream = self.runner.client.stream(self.messages, specs, model=self.resolved)
-            label = self.resolved or self.model_used or "unknown"
-            started = time.perf_counter()
-            async with model_span(label, self._provider()) as span:
-                async with closing_events(stream) as events:
-                    async for event in events:
-                        if isinstance(event, TextDelta):
-                            if event.text:
-                                yield self.factory.chunk(event.text)
-                        else:
-                            completion = event
-                if completion is not None and completion.usage is not None:
-                    span.record_usage(
-                        completion.usage.prompt_tokens,
-                        completion.usage.completion_tokens,
-                        completion.model,
-                    )
-            _observe_model(label, time.perf_counter() - started, completion)
-            if completion is None:
-                raise RiverbeamError(
-                    ErrorCode.MODEL_BAD_RESPONSE, "the model client returned no completion"
-                )
-            self._account(completion)
-            if isinstance(completion, Text):
-                yield self.factory.done(self._result(completion.text))
-                return
-            if rounds >= self.options.max_rounds:
-                raise RiverbeamError(
-                    ErrorCode.TOO_MANY_TOOL_ROUNDS,
-                    f"the model still wanted tools after {rounds} rounds",
-                    max_rounds=self.options.max_rounds,
-                )
-            rounds += 1
-            self.messages.append(assistant_message(completion.text, completion.calls))
-            held: list[PendingToolCall] = []
-            async with closing_events(self._calls(completion, held)) as frames:
-                async for frame in frames:
-                    yield frame
-            if held:
-                yield self.factory.done(self._interrupted(completion.text, held))
-                return
-
-    async def _calls(
-        self, completion: ToolCalls, held: list[PendingToolCall]
-    ) -> AsyncIterator[StreamChunk]:
-        """Run one round's calls in order; hold confirm_required ones for approval.
-
-        Ordinary calls after the first held one are not run (they might depend on it): the
-        model is told so and may call them again after the approval.
-        """
-        text = completion.text
-        for call in completion.calls:
-            shown, text = text, ""  # the model's words go with its first call
-            bound = self.runner.tool(call.name)
-            needs_approval = (
-                bound is not None and bound.spec.confirm_required and not self.input.confirmed
-            )
-            if (
-                needs_approval
-                and bound is not None
-                and bound.check_args(call.args, args_error=call.args_error) is None
-            ):
-                stated = await self._approval_call(bound, call)
-                if isinstance(stated, ToolOutcome):
-                    # The tool could not say what the approval would cover: the call fails.
-                    failed: dict[str, Any] = {}
-                    yield self._call_frame(call, shown)
-                    async with closing_events(self._answer(call, stated, failed)) as frames:
-                        async for frame in frames:
-                            yield frame
-                    self.messages.append(tool_message(call.id, failed[call.id]))
-                    continue
-                held.append(stated)
-                yield self._call_frame(stated, shown)
-                continue
-            if held and not needs_approval:
-                result = _skipped(held[0].name)
-                yield self._call_frame(call, shown)
-                yield self.factory.tool_result(
-                    tool_call_id=call.id, tool_name=call.name, tool_result=result
-                )
-                self._record(call, result, 0.0)
-                self.messages.append(tool_message(call.id, result))
-                continue
-            results: dict[str, Any] = {}
-            async with closing_events(self._run_call(call, shown, results)) as frames:
-                async for frame in frames:
-                    yield frame
-            self.messages.append(tool_message(call.id, results[call.id]))
-
-    async def _run_call(
-        self, call: PendingToolCall, text: str, results: dict[str, Any]
-    ) -> AsyncIterator[StreamChunk]:
-        """Run one call between its two frames and store its result in `results`.
-
-        The call frame goes out before the tool runs, so a run cancelled mid-call leaves a call
-        without an answer, which the pipeline can close. A fatal error is raised after the
-        result frame, so the recorded conversation stays whole.
-        """
-        yield self._call_frame(call, text)
-        bound = self.runner.tool(call.name)
-        if bound is None:
-            unknown = RiverbeamError(
-                ErrorCode.UNKNOWN_TOOL,
-                f"the model called {call.name!r}, a tool this agent does not have",
-                tool=call.name,
-            )
-            outcome = ToolOutcome(error_result(unknown), unknown, 0.0)
-        else:
-            async with tool_span(call.name, call.id):
-                outcome = await bound.run(
-                    call.args,
-                    ToolCallContext(self.input, self.context, self.runner.name, call.id),
-                    default_timeout_s=self.options.tool_timeout_s,
-                    args_error=call.args_error,
-                )
-        async with closing_events(self._answer(call, outcome, results)) as frames:
-            async for frame in frames:
-                yield frame
-
-    async def _approval_call(
-        self, bound: BoundTool, call: PendingToolCall
-    ) -> PendingToolCall | ToolOutcome:
-        """The call to hold, with the arguments its approval covers (see ApprovalTool)."""
-        if not isinstance(bound.tool, ApprovalTool):
-            return call
-        limit = bound.spec.timeout_s or self.options.tool_timeout_s
-        try:
-            async with asyncio.timeout(limit):
-                args = await bound.tool.approval_args(dict(call.args), self.input)
-        except TimeoutError:
-            error = RiverbeamError(
-                ErrorCode.TOOL_TIMEOUT,
-                f"{call.name} could not be prepared for approval within {limit:g}s",
-                tool=call.name,
-            )
-            return ToolOutcome(error_result(error), error, 0.0)
-        except RiverbeamError as error:
-            error = (
-                error.with_details({"tool": call.name}) if "tool" not in error.details else error
-            )
-            return ToolOutcome(error_result(error), error, 0.0)
-        return PendingToolCall(name=call.name, args=args, id=call.id)
-
-    async def _answer(
-        self, call: PendingToolCall, outcome: ToolOutcome, results: dict[str, Any]
-    ) -> AsyncIterator[StreamChunk]:
-        """The result frame of a call that ran (or failed); a fatal error is raised after it."""
-        TOOL_CALLS.labels(call.name, "error" if outcome.error is not None else "ok").inc()
-        yield self.factory.tool_result(
-            tool_call_id=call.id, tool_name=call.name, tool_result=outcome.result
-        )
-        self._record(call, outcome.result, outcome.latency_ms)
-        results[call.id] = outcome.result
-        error = outcome.error
-        if (
-            error is not None
-            and self.options.tool_errors == "fatal"
-            and error.code is not ErrorCode.INVALID_TOOL_ARGS
-        ):
-            raise error
-
-    # ---- bookkeeping -------------------------------------------------------------------------
-    def _call_frame(self, call: PendingToolCall, text: str) -> StreamChunk:
-        return self.factory.tool_call(
-            tool_call_id=call.id, tool_name=call.name, tool_args=call.args, text=text
-        )
-
-    def _record(self, call: PendingToolCall, result: Any, latency_ms: float) -> None:
-        self.records.append(
-            ToolCallRecord(
-                tool_name=call.name,
-                args=call.args,
-                tool_call_id=call.id,
-                result=result,
-                latency_ms=latency_ms,
-            )
-        )
-
-    def _provider(self) -> str | None:
-        resolved = self.context.model_config_resolved
-        return resolved.provider if resolved is not None else None
-
-    def _account(self, completion: Text | ToolCalls) -> None:
-        if completion.usage is not None:
-            self.usage = self.usage + completion.usage
-            self.context.usage.add(completion.usage)
-        self.model_used = completion.model or self.resolved or self.model_used
-
-    def _result(self, text: str, **fields: Any) -> AgentResult:
-        return AgentResult(
-            content=[ContentPart.of_text(text)] if text else [],
-            agent_name=self.runner.name,
-            model_used=self.model_used,
-            session_id=self.input.session_id or None,
-            request_id=self.input.request_id,
-            interaction_id=self.input.interaction_id,
-            run_id=self.input.run_id or None,
-            token_usage=self.usage,
-            tool_calls=list(self.records),
-            latency_ms=(time.monotonic() - self.started) * 1000,
-            **fields,
-        )
-
-    def _interrupted(self, text: str, held: list[PendingToolCall]) -> AgentResult:
-        names = ", ".join(call.name for call in held)
-        return self._result(
-            text or f"Waiting for approval to run: {names}.",
-            interrupted=True,
-            action_required=[
-                ActionRequired(
-                    action_id=new_id(),
-                    kind="confirmation",
-                    tool=call.name,
-                    args=call.args,
-                    tool_call_id=call.id,
-                )
-                for call in held
-            ],
-        )
-
-
-def _observe_model(model: str, seconds: float, completion: Text | ToolCalls | None) -> None:
-    """Model latency and tokens, for Prometheus."""
-    MODEL_LATENCY.labels(model).observe(seconds)
-    if completion is not None and completion.usage is not None:
-        MODEL_TOKENS.labels(model, "prompt").inc(completion.usage.prompt_tokens)
-        MODEL_TOKENS.labels(model, "completion").inc(completion.usage.completion_tokens)
+            yield run.factory.error(crash, result=run.partial(crash))

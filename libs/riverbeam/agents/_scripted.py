@@ -16,6 +16,7 @@ from riverbeam.agents._completion import (
     Text,
     TextDelta,
     ToolCalls,
+    closing_events,
     collect,
 )
 from riverbeam.agents._tool import ToolSpec
@@ -36,6 +37,7 @@ class ScriptedCall:
     messages: list[ChatMessage]
     tools: list[ToolSpec]
     model: str | None
+    response_format: dict[str, Any] | None = None
 
     @property
     def tool_names(self) -> list[str]:
@@ -85,9 +87,27 @@ class ScriptedClient:
         model: str | None = None,
     ) -> AsyncIterator[CompletionEvent]:
         """The next step, its text first as deltas."""
+        async with closing_events(
+            self.stream_structured(messages, tools, model=model, response_format=None)
+        ) as events:
+            async for event in events:
+                yield event
+
+    async def stream_structured(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[ToolSpec],
+        *,
+        model: str | None = None,
+        response_format: Mapping[str, Any] | None,
+    ) -> AsyncIterator[CompletionEvent]:
+        """`stream`, recording the native response format it was asked for."""
         self.calls.append(
             ScriptedCall(
-                messages=[copy.deepcopy(dict(m)) for m in messages], tools=list(tools), model=model
+                messages=[copy.deepcopy(dict(m)) for m in messages],
+                tools=list(tools),
+                model=model,
+                response_format=copy.deepcopy(dict(response_format)) if response_format else None,
             )
         )
         if not self._steps:

@@ -68,6 +68,8 @@ def validate_invoke_limits(
     _check_content(request.content, limits)
     if request.metadata is not None:
         _check_json("metadata", request.metadata, limits)
+    if isinstance(request, InvokePayload) and request.response_schema is not None:
+        _check_json("response_schema", request.response_schema, limits)
     actions = request.actions if isinstance(request, ResumePayload | InvokeRequest) else []
     if len(actions) > limits.max_actions:
         raise RiverbeamError(

@@ -7,7 +7,13 @@ from typing import Any, Generic, TypeVar
 
 from riverbeam.auth._principal import Principal, Role, canonical_metadata_key
 from riverbeam.core.errors import ErrorCode, RiverbeamError
-from riverbeam.types import InvokeAuthContext, InvokePayload, InvokeRequest, ResumePayload
+from riverbeam.types import (
+    InvokeAuthContext,
+    InvokePayload,
+    InvokeRequest,
+    ResumePayload,
+    TurnConfig,
+)
 
 __all__ = ["SanitizedInvoke", "sanitize_invoke", "sanitize_resume"]
 
@@ -110,10 +116,37 @@ def _cleaning(request: InvokePayload | ResumePayload, principal: Principal) -> _
         request.metadata, principal, auth.user_id, auth.org_id
     )
     update: dict[str, Any] = {"metadata": metadata, "auth_context": auth}
+    if isinstance(request, InvokePayload):
+        stripped += _clean_turn_configs(request, principal, update)
     actions = request.actions if isinstance(request, ResumePayload | InvokeRequest) else []
     if actions:
         update["actions"] = [a.model_copy(update={"responder_id": auth.user_id}) for a in actions]
     return _Cleaning(update, auth.user_id, auth.org_id, acting, may_confirm, stripped)
+
+
+def _clean_turn_configs(
+    request: InvokePayload, principal: Principal, update: dict[str, Any]
+) -> tuple[str, ...]:
+    """Instructions in turn_config / session_config need a backend or admin.
+
+    Anyone may narrow the tools (the runner refuses a name outside the agent's allowlist,
+    BEM-220), for the turn or for their session; adding instructions changes what the agent
+    is told to do, so a plain user's are removed. A response schema, time limit and token
+    budget only narrow (both schemas apply; the smallest limit wins), so any caller may send
+    them.
+    """
+    if principal.may_act_for_users():
+        return ()
+    stripped: list[str] = []
+    for name in ("turn_config", "session_config"):
+        config: TurnConfig | None = getattr(request, name)
+        if config is None or not (config.prepend_instructions or config.append_instructions):
+            continue
+        update[name] = config.model_copy(
+            update={"prepend_instructions": None, "append_instructions": None}
+        )
+        stripped.append(f"{name}.instructions")
+    return tuple(stripped)
 
 
 def _effective_auth(

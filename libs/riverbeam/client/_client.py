@@ -34,6 +34,7 @@ from riverbeam.types import (
     Session,
     StreamAck,
     StreamChunk,
+    TurnConfig,
 )
 from riverbeam.v1 import riverbeam_service_pb2 as pb
 from riverbeam.v1 import riverbeam_service_pb2_grpc as pb_grpc
@@ -179,6 +180,11 @@ class RiverbeamClient:
         auth_context: InvokeAuthContext | None = ...,
         request_id: str | None = ...,
         timeout_s: float | None = ...,
+        response_schema: JsonObject | None = ...,
+        time_limit_s: float | None = ...,
+        token_budget: int | None = ...,
+        turn_config: TurnConfig | JsonObject | None = ...,
+        session_config: TurnConfig | JsonObject | None = ...,
     ) -> AgentResult: ...
 
     @overload
@@ -194,6 +200,11 @@ class RiverbeamClient:
         auth_context: InvokeAuthContext | None = ...,
         request_id: str | None = ...,
         timeout_s: float | None = ...,
+        response_schema: JsonObject | None = ...,
+        time_limit_s: float | None = ...,
+        token_budget: int | None = ...,
+        turn_config: TurnConfig | JsonObject | None = ...,
+        session_config: TurnConfig | JsonObject | None = ...,
     ) -> StreamAck: ...
 
     @overload
@@ -209,6 +220,11 @@ class RiverbeamClient:
         auth_context: InvokeAuthContext | None = ...,
         request_id: str | None = ...,
         timeout_s: float | None = ...,
+        response_schema: JsonObject | None = ...,
+        time_limit_s: float | None = ...,
+        token_budget: int | None = ...,
+        turn_config: TurnConfig | JsonObject | None = ...,
+        session_config: TurnConfig | JsonObject | None = ...,
     ) -> AgentResult | StreamAck: ...
 
     async def invoke(
@@ -223,6 +239,11 @@ class RiverbeamClient:
         auth_context: InvokeAuthContext | None = None,
         request_id: str | None = None,
         timeout_s: float | None = None,
+        response_schema: JsonObject | None = None,
+        time_limit_s: float | None = None,
+        token_budget: int | None = None,
+        turn_config: TurnConfig | JsonObject | None = None,
+        session_config: TurnConfig | JsonObject | None = None,
     ) -> AgentResult | StreamAck:
         """Run an agent on one turn.
 
@@ -238,6 +259,12 @@ class RiverbeamClient:
             auth_context: Who the call is for (honoured for trusted backends only).
             request_id: Names the stream channel and makes the call idempotent.
             timeout_s: Deadline of this call; None uses the client's.
+            response_schema: A JSON Schema the answer must match, in addition to the agent's
+                own; the parsed value comes back in `AgentResult.output`.
+            time_limit_s: Whole-run time limit; only shortens the agent's (BEM-215).
+            token_budget: Tokens the run may use; only lowers the agent's (BEM-216).
+            turn_config: This turn's tool narrowing and added instructions.
+            session_config: The same, stored on the session for later turns too.
         """
         parts = [ContentPart.of_text(content)] if isinstance(content, str) else list(content)
         payload = InvokePayload.parse(
@@ -250,6 +277,11 @@ class RiverbeamClient:
                 "model_override": model_override,
                 "auth_context": auth_context.to_json_dict() if auth_context else None,
                 "request_id": request_id,
+                "response_schema": response_schema,
+                "time_limit_s": time_limit_s,
+                "token_budget": token_budget,
+                "turn_config": _config_json(turn_config),
+                "session_config": _config_json(session_config),
             }
         )
         reply = await self._unary("Invoke", payload.to_proto(), timeout_s)
@@ -579,3 +611,9 @@ def _canonical(value: str, field: str, code: ErrorCode) -> str:
     if parsed is None or len(value) != 36:
         raise RiverbeamError(code, f"{field} {value!r} is not a UUID", field=field)
     return str(parsed)
+
+
+def _config_json(config: TurnConfig | JsonObject | None) -> JsonObject | None:
+    if isinstance(config, TurnConfig):
+        return config.to_json_dict()
+    return config

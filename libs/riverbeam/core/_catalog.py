@@ -5,6 +5,8 @@ reused for a different meaning. Ranges:
 
 - 0xx: requests, agents, sessions, routing, auth, resume, models and tools
 - 1xx: memory, streams and the store
+- 2xx: the agent layer (structured output, guardrails, tool policies, turn configuration,
+  run limits, context compaction)
 - 3xx: the sandbox (paths, workspaces, git)
 """
 
@@ -257,6 +259,64 @@ class ErrorCode(enum.Enum):
     STORE_UNAVAILABLE = ErrorSpec("BEM-120", "store unavailable", 503, _S.UNAVAILABLE)
     STORE_CONFLICT = ErrorSpec("BEM-121", "store write conflict", 409, _S.ABORTED)
     STORE_MIGRATION = ErrorSpec("BEM-122", "store migration failed", 500, _S.FAILED_PRECONDITION)
+    OUTPUT_INVALID = ErrorSpec(
+        "BEM-200",
+        "final answer does not match the response schema after repair attempts",
+        422,
+        _S.FAILED_PRECONDITION,
+        "details.errors holds the last validation errors",
+    )
+    RESPONSE_SCHEMA_INVALID = ErrorSpec(
+        "BEM-201", "response schema is not a valid JSON Schema", 400, _S.INVALID_ARGUMENT
+    )
+    INPUT_GUARDRAIL_TRIPPED = ErrorSpec(
+        "BEM-205", "an input guardrail blocked the turn", 400, _S.FAILED_PRECONDITION
+    )
+    OUTPUT_GUARDRAIL_TRIPPED = ErrorSpec(
+        "BEM-206", "an output guardrail blocked the answer", 422, _S.FAILED_PRECONDITION
+    )
+    TOOL_RESULT_GUARDRAIL_TRIPPED = ErrorSpec(
+        "BEM-207", "a guardrail blocked a tool result", 422, _S.FAILED_PRECONDITION
+    )
+    GUARDRAIL_FAILED = ErrorSpec(
+        "BEM-208",
+        "a guardrail could not decide (it failed closed)",
+        503,
+        _S.UNAVAILABLE,
+        "a model-judged guardrail needs its model to answer yes or no",
+    )
+    GUARDRAIL_CONFIG_INVALID = ErrorSpec(
+        "BEM-209", "guardrail configuration invalid", 400, _S.INVALID_ARGUMENT
+    )
+    TOOL_CALL_DENIED = ErrorSpec(
+        "BEM-210", "a tool policy denied the call and ended the run", 403, _S.PERMISSION_DENIED
+    )
+    TOOL_POLICY_INVALID = ErrorSpec(
+        "BEM-211", "tool policy configuration invalid", 400, _S.INVALID_ARGUMENT
+    )
+    RUN_TIME_LIMIT = ErrorSpec("BEM-215", "run exceeded its time limit", 504, _S.DEADLINE_EXCEEDED)
+    TOKEN_BUDGET_EXCEEDED = ErrorSpec(
+        "BEM-216", "run exceeded its token budget", 429, _S.RESOURCE_EXHAUSTED
+    )
+    RUN_LIMIT_INVALID = ErrorSpec(
+        "BEM-217", "run limit invalid (must be positive)", 400, _S.INVALID_ARGUMENT
+    )
+    TURN_CONFIG_INVALID = ErrorSpec(
+        "BEM-220",
+        "turn configuration names a tool outside the agent's allowlist",
+        400,
+        _S.INVALID_ARGUMENT,
+    )
+    SESSION_CONFIG_DENIED = ErrorSpec(
+        "BEM-221", "caller may not set this session configuration", 403, _S.PERMISSION_DENIED
+    )
+    CONTEXT_OVER_BUDGET = ErrorSpec(
+        "BEM-225",
+        "the request does not fit the model's context even after compaction",
+        400,
+        _S.FAILED_PRECONDITION,
+        "shorten the turn, the instructions or the tool list",
+    )
     PATH_ABSOLUTE = ErrorSpec("BEM-300", "absolute path rejected", 400, _S.INVALID_ARGUMENT)
     PATH_PARENT = ErrorSpec("BEM-301", "`..` path component rejected", 400, _S.INVALID_ARGUMENT)
     PATH_BAD_CHARACTER = ErrorSpec(

@@ -111,6 +111,9 @@ class RunnerSettings(CommonSettings):
     finish_retry_s: float = Field(default=60.0, ge=0)
     # The frames stream's size bound in bytes (oldest frames go first), besides its max age.
     stream_max_bytes: int | None = Field(default=1024**3, gt=0)
+    # The agent layer's deployment defaults: JSON text, or the path of a JSON/YAML file
+    # (guardrails, tool_policies, time_limit_s, token_budget, max_rounds; docs/agents.md).
+    agent_layer: str | None = None
 
 
 class RouterSettings(CommonSettings):

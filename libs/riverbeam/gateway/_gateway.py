@@ -13,6 +13,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Iterator
 from typing import Any
 
+from riverbeam.agents import ResponseSchema
 from riverbeam.auth import (
     DEFAULT_LIMITS,
     Authenticator,
@@ -127,6 +128,8 @@ class Gateway:
                 ErrorCode.INVALID_ARGUMENT, "actions belong in Resume, not Invoke", field="actions"
             )
         validate_invoke_limits(request, self._limits)
+        # A schema that is not a JSON Schema is refused before anything is written (BEM-201).
+        ResponseSchema.combine(None, request.response_schema)
         clean = sanitize_invoke(request, principal)
         req = clean.request
         session = await self._maybe_session(req.session_id)

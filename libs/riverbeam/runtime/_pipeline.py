@@ -23,13 +23,21 @@ from typing import Any, Literal
 
 from riverbeam.agents import Agent, AgentRegistry, check_modalities
 from riverbeam.agents._io import AgentContext, AgentInput, ResumedAction, UsageMeter
+from riverbeam.agents._layer_config import AgentLayerConfig
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.fencing import Fence, fenced
 from riverbeam.core.ids import new_id
 from riverbeam.runtime._context import memory_scopes, trim_to_budget
 from riverbeam.runtime._frames import FrameTracker, stamp
 from riverbeam.runtime._live import LiveRun, raise_if_cancel_was_swallowed
-from riverbeam.runtime._records import finish_messages, pending_actions
+from riverbeam.runtime._records import (
+    agent_options,
+    effective_session_config,
+    finish_messages,
+    partial_result,
+    pending_actions,
+    session_config_metadata,
+)
 from riverbeam.runtime._sinks import FrameSink, SinkFactory
 from riverbeam.runtime._steps import (
     close_abandoned,
@@ -82,6 +90,8 @@ class PipelineOptions:
     # How long the finish step is retried while the store is unreachable (the run keeps
     # renewing its lease meanwhile); then the run is left to the reaper.
     finish_retry_s: float = 60.0
+    # The deployment's agent-layer defaults (guardrails, tool policies, run limits).
+    agent_layer: AgentLayerConfig | None = None
 
 
 @dataclass(slots=True)
@@ -243,7 +253,7 @@ class Pipeline:
                     session_id=request.session_id,
                     agent_name=request.agent_name,
                     human_content=list(request.content),
-                    message_metadata=None,
+                    message_metadata=session_config_metadata(request),
                     lease_owner=self.options.runner_id,
                     lease_ttl_s=self.options.lease_ttl_s,
                     exclusive=True,
@@ -422,6 +432,7 @@ class Pipeline:
             auth_context=prepared.request.auth_context,
             actions=prepared.resumed,
             confirm_allowed=prepared.grant.may_confirm,
+            **agent_options(prepared.request, prepared.begun.history),
         )
         try:
             # Inside the try: a store failure while loading memory ends the run as failed
@@ -492,8 +503,12 @@ class Pipeline:
             metadata={"error": {"code": code, "message": err.message}},
             **prepared.ids,
         )
+        if frame is not None and frame.result is not None:
+            result = partial_result(result, frame.result)
         terminal = frame or StreamChunk(type="error", error=err.message)
-        terminal = stamp(terminal.model_copy(update={"error_code": code}), **prepared.ids)
+        terminal = stamp(
+            terminal.model_copy(update={"error_code": code, "result": None}), **prepared.ids
+        )
         return _Outcome("failed", result, terminal, err.with_details({"run_id": prepared.run_id}))
 
     def _cancelled(
@@ -544,6 +559,8 @@ class Pipeline:
             memory_writer=self.store,
             memory_scopes=writable,
             usage=usage,
+            agent_layer=self.options.agent_layer,
+            full_history=list(prepared.begun.history),
         )
 
     # ---- finish -------------------------------------------------------------------------------
@@ -558,6 +575,7 @@ class Pipeline:
             result,
             unanswered=tracker.open_calls.values() if outcome.status == "cancelled" else (),
             error=error,
+            session_config=effective_session_config(prepared.request, prepared.begun.history),
         )
         await self.store.finish_run(
             run_id=prepared.run_id,

@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
+
+from pydantic import ValidationError
 
 from riverbeam.runtime._frames import OpenToolCall
 from riverbeam.store import NewAction, NewMessage
-from riverbeam.types import AgentResult
+from riverbeam.types import AgentResult, ContentPart, InvokeRequest, Message, TurnConfig
 
-__all__ = ["finish_messages", "pending_actions", "tool_failure"]
+__all__ = [
+    "SESSION_CONFIG_KEY",
+    "agent_options",
+    "effective_session_config",
+    "finish_messages",
+    "partial_result",
+    "pending_actions",
+    "session_config_metadata",
+    "tool_failure",
+]
+
+SESSION_CONFIG_KEY = "session_config"
+"""Message metadata key of the session configuration in effect (docs/agents.md)."""
 
 
 def finish_messages(
@@ -17,6 +31,7 @@ def finish_messages(
     *,
     unanswered: Iterable[OpenToolCall] = (),
     error: dict[str, Any] | None = None,
+    session_config: TurnConfig | None = None,
 ) -> list[NewMessage]:
     """The messages a run saves as it finishes, in this order.
 
@@ -24,7 +39,8 @@ def finish_messages(
     run's open calls) with the result `{"cancelled": true}`; then the ai message, when there
     is content, an action to wait on, or an `error` ({code, message}) to record.
     """
-    messages: list[NewMessage] = [
+    messages: list[NewMessage] = _summary_messages(result)
+    messages += [
         NewMessage(
             role="tool",
             type="tool_result",
@@ -32,6 +48,11 @@ def finish_messages(
             tool_args=dict(call.args),
             tool_call_id=call.tool_call_id,
             tool_result=call.result,
+            metadata=(
+                {"decisions": [d.to_json_dict() for d in call.decisions]}
+                if call.decisions
+                else None
+            ),
         )
         for call in result.tool_calls
     ]
@@ -51,6 +72,9 @@ def finish_messages(
         ai_meta["action_required"] = [a.to_json_dict() for a in result.action_required]
     if error is not None:
         ai_meta["error"] = error
+    if session_config is not None:
+        # Carried forward on every turn's reply, so the newest history always holds it.
+        ai_meta[SESSION_CONFIG_KEY] = session_config.to_json_dict()
     if result.content or ai_meta:
         messages.append(
             NewMessage(
@@ -61,6 +85,22 @@ def finish_messages(
             )
         )
     return messages
+
+
+def _summary_messages(result: AgentResult) -> list[NewMessage]:
+    """The compaction summary the run made (agent_layer.summary), as its own message type."""
+    layer = (result.metadata or {}).get("agent_layer")
+    summary = layer.get("summary") if isinstance(layer, dict) else None
+    if not isinstance(summary, dict) or not isinstance(summary.get("text"), str):
+        return []
+    return [
+        NewMessage(
+            role="system",
+            type="summary",
+            content=[ContentPart.of_text(summary["text"])],
+            metadata={"covers_until_seq": summary.get("covers_until_seq")},
+        )
+    ]
 
 
 def pending_actions(result: AgentResult) -> list[NewAction]:
@@ -85,3 +125,61 @@ def tool_failure(result: Any) -> str | None:
     if not isinstance(body, dict) or not isinstance(body.get("code"), str):
         return None
     return f"{body['code']}: {body.get('message', '')}"
+
+
+def agent_options(request: InvokeRequest, history: Sequence[Message]) -> dict[str, Any]:
+    """The AgentInput fields of the agent layer's per-request options."""
+    return {
+        "response_schema": request.response_schema,
+        "time_limit_s": request.time_limit_s,
+        "token_budget": request.token_budget,
+        "turn_config": request.turn_config,
+        "session_config": effective_session_config(request, history),
+    }
+
+
+def session_config_metadata(request: InvokeRequest) -> dict[str, Any] | None:
+    """The human message's metadata when the request sets the session's configuration."""
+    if request.session_config is None:
+        return None
+    return {SESSION_CONFIG_KEY: request.session_config.to_json_dict()}
+
+
+def effective_session_config(
+    request: InvokeRequest, history: Sequence[Message]
+) -> TurnConfig | None:
+    """The session configuration a run uses: the request's, else the newest one recorded.
+
+    A session configuration is stored with the session's messages (the human message of the
+    turn that set it, and each later reply carries it forward), so it applies to every later
+    turn until a request sends another one; an empty one clears it.
+    """
+    if request.session_config is not None:
+        config: TurnConfig | None = request.session_config
+    else:
+        config = None
+        for message in reversed(history):
+            raw = (message.metadata or {}).get(SESSION_CONFIG_KEY)
+            if isinstance(raw, dict):
+                try:
+                    config = TurnConfig.model_validate(raw)
+                except ValidationError:
+                    config = None
+                break
+    return None if config is None or config.is_empty else config
+
+
+def partial_result(recorded: AgentResult, left: AgentResult) -> AgentResult:
+    """The failed run's record, with what the agent says it left (its error frame's result).
+
+    The agent knows better than the frames which text and calls stand (a blocked answer was
+    never streamed) and carries its decisions in metadata; the error stays the pipeline's.
+    """
+    metadata = {**(left.metadata or {}), **(recorded.metadata or {})}
+    return recorded.model_copy(
+        update={
+            "content": list(left.content),
+            "tool_calls": list(left.tool_calls) or list(recorded.tool_calls),
+            "metadata": metadata,
+        }
+    )

@@ -336,6 +336,7 @@ class WorkspaceManager:
     def open_repositories(self) -> int:
         """How many workspaces hold an open repository handle (bounded by configuration)."""
         return sum(1 for tree in self._trees.values() if tree.core.repository_open)
+
     def _mark_used(self, name: str) -> None:
         now = time.monotonic()
         self._used[name] = now

@@ -38,7 +38,7 @@ FinishStatus = Literal["completed", "failed", "interrupted", "cancelled"]
 RecordedOutcome = Literal["approved_ran", "approved_failed"]
 """What a runner reports once an approved action's tool has run."""
 
-MessageKind = Literal["message", "action_result", "tool_result"]
+MessageKind = Literal["message", "action_result", "tool_result", "summary"]
 """The `type` of a stored message."""
 
 

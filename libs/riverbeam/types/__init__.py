@@ -9,6 +9,7 @@ from riverbeam.types._invoke import (
     InvokePayload,
     InvokeRequest,
     ResumePayload,
+    TurnConfig,
 )
 from riverbeam.types._models import AgentMetadata, ModelConfig, Provider, StreamAck
 from riverbeam.types._records import (
@@ -33,6 +34,7 @@ from riverbeam.types._result import (
     StreamChunk,
     TokenUsage,
     ToolCallRecord,
+    ToolDecision,
 )
 from riverbeam.types._schema import WIRE_TYPES, json_schema
 
@@ -71,6 +73,8 @@ __all__ = [
     "StreamChunk",
     "TokenUsage",
     "ToolCallRecord",
+    "ToolDecision",
+    "TurnConfig",
     "UUIDStr",
     "WireModel",
     "json_schema",

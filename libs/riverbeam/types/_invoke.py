@@ -20,6 +20,7 @@ __all__ = [
     "InvokePayload",
     "InvokeRequest",
     "ResumePayload",
+    "TurnConfig",
 ]
 
 ActionResponseStatus = Literal["submitted", "cancelled", "expired", "invalid"]
@@ -69,6 +70,30 @@ class ActionResponseEnvelope(WireModel):
     lc_action_id: str | None = None
 
 
+class TurnConfig(WireModel):
+    """A turn's (or a session's) narrowing of the agent's tools, and instructions it adds.
+
+    Narrowing only: `include_tools` keeps just those of the agent's tools (empty: all),
+    `exclude_tools` removes some; a name the agent does not have is refused (BEM-220).
+    """
+
+    _proto = types_pb2.TurnConfig
+
+    include_tools: list[NonEmptyStr] = Field(default_factory=list)
+    exclude_tools: list[NonEmptyStr] = Field(default_factory=list)
+    prepend_instructions: str | None = None
+    append_instructions: str | None = None
+
+    @property
+    def is_empty(self) -> bool:
+        return not (
+            self.include_tools
+            or self.exclude_tools
+            or self.prepend_instructions
+            or self.append_instructions
+        )
+
+
 class InvokePayload(WireModel):
     """The public invoke command: no interaction_id or actions (they are filled in)."""
 
@@ -83,6 +108,12 @@ class InvokePayload(WireModel):
     request_id: UUIDStr | None = None
     stream: bool = False
     auth_context: InvokeAuthContext | None = None
+    # The agent layer (docs/agents.md): all optional, all only narrow what the agent allows.
+    response_schema: OptionalJsonObject = None
+    time_limit_s: float | None = Field(default=None, gt=0)
+    token_budget: int | None = Field(default=None, gt=0, le=2**31 - 1)
+    turn_config: TurnConfig | None = None
+    session_config: TurnConfig | None = None
 
 
 class InvokeRequest(InvokePayload):

@@ -105,7 +105,7 @@ class Message(WireModel):
     run_id: str | None = None
     seq: int = Field(ge=0, le=INT32_MAX)
     role: MessageRole
-    type: Literal["message", "action_result", "tool_result"] = "message"
+    type: Literal["message", "action_result", "tool_result", "summary"] = "message"
     content: list[ContentPart] = Field(default_factory=list)
     tool_call_id: str | None = None
     tool_name: str | None = None

@@ -28,11 +28,12 @@ __all__ = [
     "StreamChunk",
     "TokenUsage",
     "ToolCallRecord",
+    "ToolDecision",
 ]
 
 FrameType = Literal["chunk", "done", "error", "placeholder", "thinking", "tool"]
 MessageRole = Literal["system", "human", "ai", "tool"]
-MessageType = Literal["message", "tool_result", "action", "action_result", "step"]
+MessageType = Literal["message", "tool_result", "action", "action_result", "step", "summary"]
 
 
 class TokenUsage(WireModel):
@@ -53,6 +54,16 @@ class TokenUsage(WireModel):
         )
 
 
+class ToolDecision(WireModel):
+    """What one tool-call policy decided about a call."""
+
+    _proto = types_pb2.ToolDecision
+
+    policy: NonEmptyStr
+    action: NonEmptyStr
+    message: str | None = None
+
+
 class ToolCallRecord(WireModel):
     """One tool call an agent made, with its result."""
 
@@ -63,6 +74,7 @@ class ToolCallRecord(WireModel):
     tool_call_id: str | None = None
     result: Any = None
     latency_ms: float | None = None
+    decisions: list[ToolDecision] = Field(default_factory=list)
 
 
 class ActionRequired(WireModel):
@@ -96,6 +108,8 @@ class AgentResult(WireModel):
     latency_ms: float | None = None
     interrupted: bool = False
     action_required: list[ActionRequired] = Field(default_factory=list)
+    # The final answer parsed as JSON, when the run had a response schema.
+    output: Any = None
 
     @property
     def text(self) -> str:

@@ -12,6 +12,7 @@ from riverbeam.types._invoke import (
     InvokePayload,
     InvokeRequest,
     ResumePayload,
+    TurnConfig,
 )
 from riverbeam.types._models import AgentMetadata, ModelConfig, StreamAck
 from riverbeam.types._records import Action, Interaction, MemoryEntry, Message, Run, Session
@@ -22,6 +23,7 @@ from riverbeam.types._result import (
     StreamChunk,
     TokenUsage,
     ToolCallRecord,
+    ToolDecision,
 )
 
 __all__ = ["SCHEMA_BASE_URI", "SCHEMA_DIALECT", "WIRE_TYPES", "json_schema"]
@@ -54,6 +56,8 @@ WIRE_TYPES: dict[str, type[WireModel]] = {
         StreamChunk,
         TokenUsage,
         ToolCallRecord,
+        ToolDecision,
+        TurnConfig,
     )
 }
 """Every exported wire type by name."""

@@ -63,7 +63,7 @@ class ActionResponseEnvelope(_message.Message):
     def __init__(self, action_id: _Optional[str] = ..., kind: _Optional[str] = ..., request_id: _Optional[str] = ..., status: _Optional[str] = ..., payload: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., errors: _Optional[_Iterable[str]] = ..., responder_id: _Optional[str] = ..., responded_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., lc_action_id: _Optional[str] = ...) -> None: ...
 
 class InvokeRequest(_message.Message):
-    __slots__ = ("agent_name", "content", "session_id", "model_override", "metadata", "interaction_id", "request_id", "stream", "actions", "auth_context")
+    __slots__ = ("agent_name", "content", "session_id", "model_override", "metadata", "interaction_id", "request_id", "stream", "actions", "auth_context", "response_schema", "time_limit_s", "token_budget", "turn_config", "session_config")
     AGENT_NAME_FIELD_NUMBER: _ClassVar[int]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
@@ -74,6 +74,11 @@ class InvokeRequest(_message.Message):
     STREAM_FIELD_NUMBER: _ClassVar[int]
     ACTIONS_FIELD_NUMBER: _ClassVar[int]
     AUTH_CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_SCHEMA_FIELD_NUMBER: _ClassVar[int]
+    TIME_LIMIT_S_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_BUDGET_FIELD_NUMBER: _ClassVar[int]
+    TURN_CONFIG_FIELD_NUMBER: _ClassVar[int]
+    SESSION_CONFIG_FIELD_NUMBER: _ClassVar[int]
     agent_name: str
     content: _containers.RepeatedCompositeFieldContainer[ContentPart]
     session_id: str
@@ -84,7 +89,24 @@ class InvokeRequest(_message.Message):
     stream: bool
     actions: _containers.RepeatedCompositeFieldContainer[ActionResponseEnvelope]
     auth_context: InvokeAuthContext
-    def __init__(self, agent_name: _Optional[str] = ..., content: _Optional[_Iterable[_Union[ContentPart, _Mapping]]] = ..., session_id: _Optional[str] = ..., model_override: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., interaction_id: _Optional[str] = ..., request_id: _Optional[str] = ..., stream: _Optional[bool] = ..., actions: _Optional[_Iterable[_Union[ActionResponseEnvelope, _Mapping]]] = ..., auth_context: _Optional[_Union[InvokeAuthContext, _Mapping]] = ...) -> None: ...
+    response_schema: _struct_pb2.Struct
+    time_limit_s: float
+    token_budget: int
+    turn_config: TurnConfig
+    session_config: TurnConfig
+    def __init__(self, agent_name: _Optional[str] = ..., content: _Optional[_Iterable[_Union[ContentPart, _Mapping]]] = ..., session_id: _Optional[str] = ..., model_override: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., interaction_id: _Optional[str] = ..., request_id: _Optional[str] = ..., stream: _Optional[bool] = ..., actions: _Optional[_Iterable[_Union[ActionResponseEnvelope, _Mapping]]] = ..., auth_context: _Optional[_Union[InvokeAuthContext, _Mapping]] = ..., response_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., time_limit_s: _Optional[float] = ..., token_budget: _Optional[int] = ..., turn_config: _Optional[_Union[TurnConfig, _Mapping]] = ..., session_config: _Optional[_Union[TurnConfig, _Mapping]] = ...) -> None: ...
+
+class TurnConfig(_message.Message):
+    __slots__ = ("include_tools", "exclude_tools", "prepend_instructions", "append_instructions")
+    INCLUDE_TOOLS_FIELD_NUMBER: _ClassVar[int]
+    EXCLUDE_TOOLS_FIELD_NUMBER: _ClassVar[int]
+    PREPEND_INSTRUCTIONS_FIELD_NUMBER: _ClassVar[int]
+    APPEND_INSTRUCTIONS_FIELD_NUMBER: _ClassVar[int]
+    include_tools: _containers.RepeatedScalarFieldContainer[str]
+    exclude_tools: _containers.RepeatedScalarFieldContainer[str]
+    prepend_instructions: str
+    append_instructions: str
+    def __init__(self, include_tools: _Optional[_Iterable[str]] = ..., exclude_tools: _Optional[_Iterable[str]] = ..., prepend_instructions: _Optional[str] = ..., append_instructions: _Optional[str] = ...) -> None: ...
 
 class TokenUsage(_message.Message):
     __slots__ = ("prompt_tokens", "completion_tokens", "total_tokens")
@@ -97,18 +119,30 @@ class TokenUsage(_message.Message):
     def __init__(self, prompt_tokens: _Optional[int] = ..., completion_tokens: _Optional[int] = ..., total_tokens: _Optional[int] = ...) -> None: ...
 
 class ToolCallRecord(_message.Message):
-    __slots__ = ("tool_name", "args", "tool_call_id", "result", "latency_ms")
+    __slots__ = ("tool_name", "args", "tool_call_id", "result", "latency_ms", "decisions")
     TOOL_NAME_FIELD_NUMBER: _ClassVar[int]
     ARGS_FIELD_NUMBER: _ClassVar[int]
     TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
     LATENCY_MS_FIELD_NUMBER: _ClassVar[int]
+    DECISIONS_FIELD_NUMBER: _ClassVar[int]
     tool_name: str
     args: _struct_pb2.Struct
     tool_call_id: str
     result: _struct_pb2.Value
     latency_ms: float
-    def __init__(self, tool_name: _Optional[str] = ..., args: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., tool_call_id: _Optional[str] = ..., result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., latency_ms: _Optional[float] = ...) -> None: ...
+    decisions: _containers.RepeatedCompositeFieldContainer[ToolDecision]
+    def __init__(self, tool_name: _Optional[str] = ..., args: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., tool_call_id: _Optional[str] = ..., result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., latency_ms: _Optional[float] = ..., decisions: _Optional[_Iterable[_Union[ToolDecision, _Mapping]]] = ...) -> None: ...
+
+class ToolDecision(_message.Message):
+    __slots__ = ("policy", "action", "message")
+    POLICY_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    policy: str
+    action: str
+    message: str
+    def __init__(self, policy: _Optional[str] = ..., action: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
 
 class ActionRequired(_message.Message):
     __slots__ = ("action_id", "kind", "tool", "args", "tool_call_id")
@@ -125,7 +159,7 @@ class ActionRequired(_message.Message):
     def __init__(self, action_id: _Optional[str] = ..., kind: _Optional[str] = ..., tool: _Optional[str] = ..., args: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., tool_call_id: _Optional[str] = ...) -> None: ...
 
 class AgentResult(_message.Message):
-    __slots__ = ("content", "agent_name", "model_used", "session_id", "request_id", "interaction_id", "token_usage", "tool_calls", "metadata", "latency_ms", "interrupted", "action_required", "run_id")
+    __slots__ = ("content", "agent_name", "model_used", "session_id", "request_id", "interaction_id", "token_usage", "tool_calls", "metadata", "latency_ms", "interrupted", "action_required", "run_id", "output")
     CONTENT_FIELD_NUMBER: _ClassVar[int]
     AGENT_NAME_FIELD_NUMBER: _ClassVar[int]
     MODEL_USED_FIELD_NUMBER: _ClassVar[int]
@@ -139,6 +173,7 @@ class AgentResult(_message.Message):
     INTERRUPTED_FIELD_NUMBER: _ClassVar[int]
     ACTION_REQUIRED_FIELD_NUMBER: _ClassVar[int]
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    OUTPUT_FIELD_NUMBER: _ClassVar[int]
     content: _containers.RepeatedCompositeFieldContainer[ContentPart]
     agent_name: str
     model_used: str
@@ -152,7 +187,8 @@ class AgentResult(_message.Message):
     interrupted: bool
     action_required: _containers.RepeatedCompositeFieldContainer[ActionRequired]
     run_id: str
-    def __init__(self, content: _Optional[_Iterable[_Union[ContentPart, _Mapping]]] = ..., agent_name: _Optional[str] = ..., model_used: _Optional[str] = ..., session_id: _Optional[str] = ..., request_id: _Optional[str] = ..., interaction_id: _Optional[str] = ..., token_usage: _Optional[_Union[TokenUsage, _Mapping]] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCallRecord, _Mapping]]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., latency_ms: _Optional[float] = ..., interrupted: _Optional[bool] = ..., action_required: _Optional[_Iterable[_Union[ActionRequired, _Mapping]]] = ..., run_id: _Optional[str] = ...) -> None: ...
+    output: _struct_pb2.Value
+    def __init__(self, content: _Optional[_Iterable[_Union[ContentPart, _Mapping]]] = ..., agent_name: _Optional[str] = ..., model_used: _Optional[str] = ..., session_id: _Optional[str] = ..., request_id: _Optional[str] = ..., interaction_id: _Optional[str] = ..., token_usage: _Optional[_Union[TokenUsage, _Mapping]] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCallRecord, _Mapping]]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., latency_ms: _Optional[float] = ..., interrupted: _Optional[bool] = ..., action_required: _Optional[_Iterable[_Union[ActionRequired, _Mapping]]] = ..., run_id: _Optional[str] = ..., output: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ...) -> None: ...
 
 class AgentMessage(_message.Message):
     __slots__ = ("role", "type", "content", "id", "timestamp", "agent_name", "session_id", "interaction_id", "run_id", "step_id", "tool_call_id", "tool_name", "tool_args", "tool_result", "tool_calls", "is_delta", "phase")

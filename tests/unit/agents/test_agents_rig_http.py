@@ -74,6 +74,8 @@ async def test_endpoint_errors_become_error_frames(server: ChatServer) -> None:
         frames = await run(RigAgentRunner.new("a", client, []), make_input())
     assert frames[-1].type == "error" and frames[-1].error_code == "BEM-084"
     assert "too long" in (frames[-1].error or "")
+    # Nothing could be compacted (one short turn), so there was no second attempt.
+    assert len(server.completions) == 1
 
 
 async def test_fallback_chain_across_endpoints(server: ChatServer) -> None:

@@ -168,3 +168,48 @@ def test_ctrl_c_while_following_says_how_to_pick_it_up(
     result = cli("invoke", "assistant", "hello")
     assert result.exit_code == ExitCode.INTERRUPTED_BY_USER
     assert "riverbeam follow 16d12ddc-651a-431d-997c-a756d5793ebf --after 4" in result.stderr
+
+
+def test_invoke_sends_the_agent_layer_options(cli: Cli) -> None:
+    schema = '{"type": "object", "required": ["n"]}'
+    result = cli(
+        "invoke",
+        "assistant",
+        "count",
+        "--no-stream",
+        "--schema",
+        schema,
+        "--time-limit",
+        "30",
+        "--token-budget",
+        "5000",
+        "--tool",
+        "read_file",
+        "--no-tool",
+        "git_push",
+        "--append",
+        "Be brief.",
+    )
+    assert result.exit_code == ExitCode.OK, result.output
+    sent = cli.fake.invokes[-1]
+    assert sent.response_schema == {"type": "object", "required": ["n"]}
+    assert sent.time_limit_s == 30 and sent.token_budget == 5000
+    assert sent.turn_config is not None
+    assert sent.turn_config.include_tools == ["read_file"]
+    assert sent.turn_config.exclude_tools == ["git_push"]
+    assert sent.turn_config.append_instructions == "Be brief."
+    assert sent.session_config is None
+
+
+def test_invoke_for_session_stores_the_configuration(cli: Cli) -> None:
+    result = cli("invoke", "assistant", "hi", "--no-stream", "--no-tool", "x", "--for-session")
+    assert result.exit_code == ExitCode.OK, result.output
+    sent = cli.fake.invokes[-1]
+    assert sent.session_config is not None and sent.session_config.exclude_tools == ["x"]
+    assert sent.turn_config is None
+
+
+def test_invoke_refuses_a_schema_that_is_not_json(cli: Cli) -> None:
+    result = cli("invoke", "assistant", "hi", "--schema", "{nope")
+    assert result.exit_code != ExitCode.OK
+    assert "BEM-016" in result.output

@@ -49,6 +49,8 @@ from riverbeam.types import (
     StreamChunk,
     TokenUsage,
     ToolCallRecord,
+    ToolDecision,
+    TurnConfig,
     _convert,
 )
 from riverbeam.types._base import INT32_MAX
@@ -120,6 +122,14 @@ contents = st.lists(content_parts, max_size=3)
 token_usages = st.builds(
     TokenUsage, prompt_tokens=int32s, completion_tokens=int32s, total_tokens=int32s
 )
+tool_decisions = st.builds(ToolDecision, policy=names, action=names, message=opt(texts))
+turn_configs = st.builds(
+    TurnConfig,
+    include_tools=st.lists(names, max_size=2),
+    exclude_tools=st.lists(names, max_size=2),
+    prepend_instructions=opt(texts),
+    append_instructions=opt(texts),
+)
 tool_calls = st.builds(
     ToolCallRecord,
     tool_name=names,
@@ -127,6 +137,7 @@ tool_calls = st.builds(
     tool_call_id=opt(texts),
     result=json_values,
     latency_ms=opt(finite),
+    decisions=st.lists(tool_decisions, max_size=2),
 )
 actions_required = st.builds(
     ActionRequired,
@@ -151,6 +162,7 @@ agent_results = st.builds(
     latency_ms=opt(finite),
     interrupted=st.booleans(),
     action_required=st.lists(actions_required, max_size=2),
+    output=json_values,
 )
 agent_messages = st.builds(
     AgentMessage,
@@ -200,6 +212,11 @@ _invoke_fields: dict[str, S[Any]] = {
     "request_id": opt(uuids),
     "stream": st.booleans(),
     "auth_context": opt(auth_contexts),
+    "response_schema": opt(json_objects),
+    "time_limit_s": opt(st.floats(min_value=0.001, max_value=1e6)),
+    "token_budget": opt(st.integers(1, INT32_MAX)),
+    "turn_config": opt(turn_configs),
+    "session_config": opt(turn_configs),
 }
 
 VALUES: dict[str, S[Any]] = {
@@ -364,6 +381,8 @@ VALUES: dict[str, S[Any]] = {
     ),
     "TokenUsage": token_usages,
     "ToolCallRecord": tool_calls,
+    "ToolDecision": tool_decisions,
+    "TurnConfig": turn_configs,
 }
 """A strategy of valid values for every key of WIRE_TYPES."""
 

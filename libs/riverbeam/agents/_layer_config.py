@@ -1,0 +1,72 @@
+"""A deployment's defaults for the agent layer, as plain data (a setting or riverbeam.yaml).
+
+    {"guardrails": [{"kind": "pii"}],
+     "tool_policies": [{"kind": "approve_tools", "tools": ["git_push"]}],
+     "time_limit_s": 300, "token_budget": 200000, "max_rounds": 8}
+
+Deployment guardrails run before the agent's own; deployment policies come before the
+agent's in the chain; limits combine with the agent's and the request's (the smallest wins).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from riverbeam.agents._guardrails import GuardrailConfig
+from riverbeam.agents._policies import ToolPolicyConfig
+from riverbeam.core.errors import ErrorCode, RiverbeamError
+
+__all__ = ["AgentLayerConfig", "load_agent_layer"]
+
+
+class AgentLayerConfig(BaseModel):
+    """Deployment-wide guardrails, tool policies and run limits."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    guardrails: list[GuardrailConfig] = Field(default_factory=list)
+    tool_policies: list[ToolPolicyConfig] = Field(default_factory=list)
+    time_limit_s: float | None = Field(default=None, gt=0)
+    token_budget: int | None = Field(default=None, gt=0)
+    max_rounds: int | None = Field(default=None, ge=0)
+
+    @classmethod
+    def parse(cls, data: Any, *, source: str = "agent layer config") -> AgentLayerConfig:
+        """From a dict or its JSON text; BEM-002 when invalid."""
+        try:
+            if isinstance(data, str | bytes):
+                return cls.model_validate_json(data)
+            return cls.model_validate(data)
+        except (ValidationError, json.JSONDecodeError) as exc:
+            raise RiverbeamError(
+                ErrorCode.INVALID_ARGUMENT, f"{source}: {exc}", source=source
+            ) from None
+
+
+def load_agent_layer(value: str | None) -> AgentLayerConfig | None:
+    """RIVERBEAM_AGENT_LAYER: JSON text, or the path of a JSON or YAML file; None when unset.
+
+    Raises:
+        RiverbeamError: BEM-002 when the file cannot be read or the config is invalid.
+    """
+    if value is None or not value.strip():
+        return None
+    text = value.strip()
+    if text.startswith("{"):
+        return AgentLayerConfig.parse(text, source="RIVERBEAM_AGENT_LAYER")
+    path = Path(text)
+    try:
+        raw = path.read_text(encoding="utf-8")
+        data = yaml.safe_load(raw) if path.suffix in (".yaml", ".yml") else json.loads(raw)
+    except (OSError, ValueError, yaml.YAMLError) as exc:
+        raise RiverbeamError(
+            ErrorCode.INVALID_ARGUMENT,
+            f"RIVERBEAM_AGENT_LAYER: cannot read {path}: {exc}",
+            source=str(path),
+        ) from None
+    return AgentLayerConfig.parse(data or {}, source=str(path))
