@@ -104,6 +104,9 @@ class ToolRound:
                     )
                     self._record(call, stated.result, 0.0, decisions)
                     self.messages.append(tool_message(call.id, stated.result))
+                    TOOL_CALLS.labels(call.name, "error").inc()
+                    if stated.error is not None and self.fatal_tool_errors:
+                        raise stated.error
                     continue
                 held.append(stated)
                 self.held_decisions[stated.id] = decisions
