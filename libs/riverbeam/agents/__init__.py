@@ -7,6 +7,8 @@ OpenAiCompatible, FallbackClient                        the model boundary
 Tool, ToolSpec, json_params, ContextualTool,
 ToolCallContext, RememberTool                           tools
 Skill, builtin_skills, skill_by_name                    skills
+RiverbeamConfig, AgentConfig, load_config, ...          riverbeam.yaml
+McpHub, McpTool                                         tools of MCP servers
 AgentInput, AgentContext, ResumedAction, MemoryWriter   what an agent receives
 """
 
@@ -24,10 +26,19 @@ from riverbeam.agents._completion import (
     collect,
     new_tool_call_id,
 )
+from riverbeam.agents._config import (
+    AgentConfig,
+    HttpMcpServer,
+    RiverbeamConfig,
+    StdioMcpServer,
+    config_json_schema,
+)
+from riverbeam.agents._config_file import LoadedConfig, load_config, parse_config
 from riverbeam.agents._echo import EchoAgent, EchoClient
 from riverbeam.agents._fallback import FallbackClient, falls_through
 from riverbeam.agents._frames import FrameFactory
 from riverbeam.agents._io import AgentContext, AgentInput, MemoryWriter, ResumedAction, UsageMeter
+from riverbeam.agents._mcp import McpHub, McpTool, mcp_tool_name
 from riverbeam.agents._openai import (
     DEFAULT_BASE_URL,
     DEFAULT_EXTRA_BODY,
@@ -56,6 +67,7 @@ __all__ = [
     "SANDBOX_TOOL_NAMES",
     "TOOL_NAME_PATTERN",
     "Agent",
+    "AgentConfig",
     "AgentContext",
     "AgentInput",
     "AgentRegistry",
@@ -68,6 +80,10 @@ __all__ = [
     "EchoClient",
     "FallbackClient",
     "FrameFactory",
+    "HttpMcpServer",
+    "LoadedConfig",
+    "McpHub",
+    "McpTool",
     "MemoryWriter",
     "OpenAiCompatible",
     "PendingToolCall",
@@ -75,10 +91,12 @@ __all__ = [
     "ResumedAction",
     "RigAgentRunner",
     "RigOptions",
+    "RiverbeamConfig",
     "ScriptStep",
     "ScriptedCall",
     "ScriptedClient",
     "Skill",
+    "StdioMcpServer",
     "Text",
     "TextDelta",
     "Tool",
@@ -91,8 +109,12 @@ __all__ = [
     "builtin_skills",
     "check_modalities",
     "collect",
+    "config_json_schema",
     "falls_through",
     "json_params",
+    "load_config",
+    "mcp_tool_name",
     "new_tool_call_id",
+    "parse_config",
     "skill_by_name",
 ]

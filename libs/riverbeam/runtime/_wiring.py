@@ -1,4 +1,10 @@
-"""Which agents a runner serves: the deployment's hook, or the built-in set."""
+"""Which agents a runner serves: riverbeam.yaml, the deployment's hook, and the built-in set.
+
+Order: the agents of the config file (RIVERBEAM_CONFIG), then the hook (RIVERBEAM_AGENTS), then
+the built-in agents whose names are still free (all of them unless the file's
+`builtin_agents` says otherwise). The current directory and the config file's directory are
+importable, so `module:function` and `module:object` find local code.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,8 @@ import importlib
 import inspect
 import logging
 import os
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from riverbeam.agents import (
@@ -18,13 +25,24 @@ from riverbeam.agents import (
     Tool,
     builtin_skills,
 )
+from riverbeam.agents._config_file import LoadedConfig, load_config
+from riverbeam.agents._mcp import McpHub
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.settings import RunnerSettings
+from riverbeam.routing import ModelList
+from riverbeam.runtime._config_agents import build_configured_agents, importable
 from riverbeam.runtime._facade import RiverBeam
 from riverbeam.sandbox import WorkspacesClient, sandbox_tools
 from riverbeam.server import open_channel
 
-__all__ = ["AgentsHook", "default_client", "load_hook", "wire_agents"]
+__all__ = [
+    "AgentsHook",
+    "builtin_names",
+    "default_client",
+    "load_hook",
+    "register_builtins",
+    "wire_agents",
+]
 
 log = logging.getLogger("riverbeam.wiring")
 
@@ -33,7 +51,12 @@ AgentsHook = Callable[[RiverBeam], Any]
 
 
 def load_hook(spec: str) -> AgentsHook:
-    """Import `module:function`; the function registers agents on the RiverBeam it is given."""
+    """Import `module:function`; the function registers agents on the RiverBeam it is given.
+
+    The current directory is importable (a runner started from a project directory finds its
+    modules without PYTHONPATH).
+    """
+    importable(Path.cwd())
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
         raise RiverbeamError(
@@ -63,31 +86,34 @@ def default_client(env: Mapping[str, str] | None = None) -> CompletionClient:
     return client
 
 
-async def _bound_workspace_tools(settings: RunnerSettings) -> tuple[list[Tool], list[Closer]]:
-    """The nine sandbox tools bound, over gRPC, to the configured workspace (created if missing)."""
+async def _bound_workspace_tools(
+    settings: RunnerSettings, workspace: str, origin: str | None
+) -> tuple[list[Tool] | None, list[Closer]]:
+    """The nine sandbox tools bound, over gRPC, to the workspace (created if missing).
+
+    None when the runner has no sandbox (RIVERBEAM_SANDBOX_URL empty).
+    """
     if not settings.sandbox_url:
-        return [], []
+        return None, []
     channel = open_channel(settings.sandbox_url)
     workspaces = WorkspacesClient(channel)
     for attempt in range(30):
         try:
-            await workspaces.get(settings.workspace)
+            await workspaces.get(workspace)
             break
         except RiverbeamError as err:
             if err.code is ErrorCode.WORKSPACE_NOT_FOUND:
                 try:
-                    await workspaces.create(settings.workspace, origin=settings.workspace_origin)
+                    await workspaces.create(workspace, origin=origin)
                 except RiverbeamError as create_err:
                     if create_err.code is not ErrorCode.WORKSPACE_EXISTS:
                         raise
                 break
             if attempt == 29:
-                log.warning(
-                    "sandbox not reachable; workspace %r not checked: %s", settings.workspace, err
-                )
+                log.warning("sandbox not reachable; workspace %r not checked: %s", workspace, err)
                 break
             await asyncio.sleep(1.0)
-    tools = sandbox_tools(workspaces.tree(settings.workspace))
+    tools = sandbox_tools(workspaces.tree(workspace))
 
     async def close() -> None:
         await channel.close(None)
@@ -95,26 +121,119 @@ async def _bound_workspace_tools(settings: RunnerSettings) -> tuple[list[Tool], 
     return tools, [close]
 
 
-async def wire_agents(
-    beam: RiverBeam, settings: RunnerSettings, *, env: Mapping[str, str] | None = None
-) -> list[Closer]:
-    """Register the deployment's agents, or `assistant` plus one agent per built-in skill.
+def builtin_names(loaded: LoadedConfig | None) -> list[str]:
+    """The built-in agents to register: `assistant` and one per skill, as the file allows.
 
-    Returns the functions to call on shutdown.
+    Raises:
+        RiverbeamError: BEM-231 when `builtin_agents` names an agent that is not built in.
     """
-    if settings.agents:
-        result = load_hook(settings.agents)(beam)
-        if inspect.isawaitable(result):
-            await result
-        log.info("agents from %s: %s", settings.agents, [a.name for a in beam.list_agents()])
+    every = ["assistant", *(skill.name for skill in builtin_skills())]
+    keep = loaded.config.builtin_agents if loaded is not None else True
+    if keep is True:
+        return every
+    if keep is False:
         return []
-    beam.register_echo_agent("assistant")
+    assert loaded is not None
+    for index, name in enumerate(keep):
+        if name not in every:
+            raise loaded.error(
+                ErrorCode.CONFIG_UNKNOWN_NAME,
+                ("builtin_agents", index),
+                f"{name!r} is not a built-in agent ({', '.join(every)})",
+            )
+    return [name for name in every if name in keep]
+
+
+def register_builtins(
+    beam: RiverBeam,
+    names: Sequence[str],
+    client: CompletionClient,
+    tools: Sequence[Tool],
+) -> None:
+    """Register the named built-in agents whose names are still free."""
+    for name in names:
+        if name in beam.registry():
+            log.info("built-in agent %s left out: the configuration defines its own", name)
+        elif name == "assistant":
+            beam.register_echo_agent("assistant")
+        else:
+            beam.register_agent(RigAgentRunner.for_skill(name, client, tools))
+
+
+async def wire_agents(
+    beam: RiverBeam,
+    settings: RunnerSettings,
+    *,
+    env: Mapping[str, str] | None = None,
+    config: LoadedConfig | None = None,
+) -> list[Closer]:
+    """Register the agents of riverbeam.yaml, the hook's, and the built-in ones.
+
+    Args:
+        beam: Where to register.
+        settings: RIVERBEAM_CONFIG, RIVERBEAM_AGENTS, the sandbox, the workspace, the model list.
+        env: The environment for the model client and `${VAR}`s (default os.environ).
+        config: An already loaded config file (instead of settings.config).
+
+    Returns:
+        The functions to call on shutdown (MCP servers, the sandbox channel, the client).
+
+    Raises:
+        RiverbeamError: BEM-230…233 for a bad config file; BEM-002 for a bad hook.
+    """
+    loaded = config
+    if loaded is None and settings.config is not None:
+        loaded = load_config(settings.config)
+    workspace = loaded.config.workspace if loaded is not None else None
     client = default_client(env)
-    tools, closers = await _bound_workspace_tools(settings)
-    for skill in builtin_skills():
-        beam.register_agent(RigAgentRunner.for_skill(skill.name, client, tools))
+    tools, closers = await _bound_workspace_tools(
+        settings,
+        workspace.name if workspace is not None else settings.workspace,
+        workspace.origin if workspace is not None else settings.workspace_origin,
+    )
     aclose = getattr(client, "aclose", None)
     if aclose is not None:
         closers.append(aclose)
+    try:
+        if loaded is not None:
+            await _register_config(beam, settings, loaded, client, tools, closers, env)
+        if settings.agents:
+            result = load_hook(settings.agents)(beam)
+            if inspect.isawaitable(result):
+                await result
+            log.info("agents hook %s ran", settings.agents)
+        register_builtins(beam, builtin_names(loaded), client, tools or [])
+    except BaseException:
+        for closer in reversed(closers):
+            await closer()
+        raise
     log.info("agents: %s", [a.name for a in beam.list_agents()])
     return closers
+
+
+async def _register_config(
+    beam: RiverBeam,
+    settings: RunnerSettings,
+    loaded: LoadedConfig,
+    client: CompletionClient,
+    tools: list[Tool] | None,
+    closers: list[Closer],
+    env: Mapping[str, str] | None,
+) -> None:
+    hub: McpHub | None = None
+    if loaded.config.mcp_servers:
+        hub = McpHub(loaded.config.mcp_servers, base_dir=loaded.base_dir, env=env)
+        closers.insert(0, hub.aclose)
+        ready = await hub.start()
+        log.info("MCP servers: %s", ready)
+    models = ModelList.from_file(settings.models_file) if settings.models_file else None
+    agents = build_configured_agents(
+        loaded,
+        client=client,
+        sandbox_tools=tools,
+        hub=hub,
+        model_names=models.names() if models is not None else None,
+    )
+    for agent in agents:
+        beam.register_agent(agent)
+    log.info("agents from %s: %s", loaded.source, [a.config.name for a in agents])
