@@ -106,7 +106,7 @@ class StdioMcpServer(_McpCommon):
     """A server the runner starts as a child process and talks to over stdin/stdout."""
 
     kind: Literal["stdio"]
-    command: str = Field(min_length=1)
+    command: str = Field(min_length=1, description="`python` is the runner's own interpreter")
     args: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(
         default_factory=dict, description="extra environment; ${VAR} reads the runner's"

@@ -23,6 +23,7 @@ import hashlib
 import logging
 import os
 import re
+import sys
 from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
@@ -231,8 +232,10 @@ class McpConnection:
             from mcp import StdioServerParameters
             from mcp.client.stdio import stdio_client
 
+            # `python` is the runner's own interpreter (its virtualenv need not be on PATH).
+            command = sys.executable if config.command == "python" else config.command
             params = StdioServerParameters(
-                command=config.command,
+                command=command,
                 args=list(config.args),
                 env={**os.environ, **self._env},
                 cwd=self._cwd,

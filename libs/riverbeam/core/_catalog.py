@@ -231,7 +231,7 @@ class ErrorCode(enum.Enum):
     CONFIG_NOT_SUPPORTED = ErrorSpec(
         "BEM-233",
         "configuration section not supported by this runner",
-        500,
+        501,
         _S.UNIMPLEMENTED,
         "remove the section, or run a runner that has the feature",
     )

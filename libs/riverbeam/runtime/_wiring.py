@@ -166,6 +166,7 @@ async def wire_agents(
     *,
     env: Mapping[str, str] | None = None,
     config: LoadedConfig | None = None,
+    client: CompletionClient | None = None,
 ) -> list[Closer]:
     """Register the agents of riverbeam.yaml, the hook's, and the built-in ones.
 
@@ -174,6 +175,7 @@ async def wire_agents(
         settings: RIVERBEAM_CONFIG, RIVERBEAM_AGENTS, the sandbox, the workspace, the model list.
         env: The environment for the model client and `${VAR}`s (default os.environ).
         config: An already loaded config file (instead of settings.config).
+        client: The model client (default: from the environment, see default_client).
 
     Returns:
         The functions to call on shutdown (MCP servers, the sandbox channel, the client).
@@ -185,7 +187,7 @@ async def wire_agents(
     if loaded is None and settings.config is not None:
         loaded = load_config(settings.config)
     workspace = loaded.config.workspace if loaded is not None else None
-    client = default_client(env)
+    client = client or default_client(env)
     tools, closers = await _bound_workspace_tools(
         settings,
         workspace.name if workspace is not None else settings.workspace,
