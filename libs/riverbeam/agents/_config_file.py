@@ -102,7 +102,9 @@ def parse_config(text: str, *, path: Path | None = None) -> LoadedConfig:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
         problem = getattr(exc, "problem", None) or "invalid YAML"
-        raise config_error(ErrorCode.CONFIG_INVALID, source, line, (), f"invalid YAML: {problem}")
+        raise config_error(
+            ErrorCode.CONFIG_INVALID, source, line, (), f"invalid YAML: {problem}"
+        ) from None
     if data is None:
         data = {}
     if root is not None:

@@ -220,7 +220,9 @@ class McpConnection:
                 self._list_changed.clear()
                 async with asyncio.timeout(self.config.startup_timeout_s):
                     await self._refresh(session)
-                log.info("MCP server %s: tool list changed (%d tools)", self.name, len(self._offered))
+                log.info(
+                    "MCP server %s: tool list changed (%d tools)", self.name, len(self._offered)
+                )
             elif not done:
                 async with asyncio.timeout(self.config.timeout_s):
                     await session.send_ping()
@@ -258,7 +260,9 @@ class McpConnection:
             # The transport could not read a message: the server is not speaking MCP.
             # Not MCP on the wire: drop the connection (in-flight calls get BEM-241) and
             # start again.
-            self._protocol_error = f"the server sent something that is not MCP: {_describe(message)}"
+            self._protocol_error = (
+                f"the server sent something that is not MCP: {_describe(message)}"
+            )
             log.warning("MCP server %s: %s", self.name, self._protocol_error)
             self._lose(self._protocol_error)
             return

@@ -71,7 +71,9 @@ def test_a_full_file_validates_into_typed_sections() -> None:
     assert config.workspace is not None and config.workspace.name == "docs"
     files, search = config.mcp_servers["files"], config.mcp_servers["search"]
     assert isinstance(files, StdioMcpServer) and files.confirm == ["delete"]
-    assert isinstance(search, HttpMcpServer) and search.headers["Authorization"].startswith("Bearer")
+    assert isinstance(search, HttpMcpServer) and search.headers["Authorization"].startswith(
+        "Bearer"
+    )
     agent = config.agents[0]
     assert isinstance(agent, AgentConfig)
     assert agent.tools is not None
@@ -118,7 +120,12 @@ def test_a_full_file_validates_into_typed_sections() -> None:
             "agents[0].output.schema",
             "JSON Schema",
         ),
-        ("agents:\n  - name: a\n    description: no prompt\n", 2, "agents[0]", "skill or instructions"),
+        (
+            "agents:\n  - name: a\n    description: no prompt\n",
+            2,
+            "agents[0]",
+            "skill or instructions",
+        ),
         ("agents:\n  - name: a\n    instructions: x\n    name: b\n", 4, "agents[0].name", "twice"),
         ("agents: [\n", 2, "", "invalid YAML"),
         ("- just\n- a list\n", 1, "", "mapping"),

@@ -203,7 +203,11 @@ async def test_limits_reach_the_tool_loop(tmp_path: Path) -> None:
             ErrorCode.CONFIG_NOT_SUPPORTED,
             "agents[0].limits.max_tokens",
         ),
-        ("{name: a, instructions: x, model: nope}", ErrorCode.CONFIG_UNKNOWN_NAME, "agents[0].model"),
+        (
+            "{name: a, instructions: x, model: nope}",
+            ErrorCode.CONFIG_UNKNOWN_NAME,
+            "agents[0].model",
+        ),
     ],
 )
 async def test_references_are_checked_at_start_naming_the_line(
@@ -212,9 +216,7 @@ async def test_references_are_checked_at_start_naming_the_line(
     models = tmp_path / "models.yaml"
     models.write_text("models:\n  - {name: small, provider: custom}\n")
     with pytest.raises(RiverbeamError) as info:
-        await wired(
-            tmp_path, f"builtin_agents: false\nagents:\n  - {agent}\n", models_file=models
-        )
+        await wired(tmp_path, f"builtin_agents: false\nagents:\n  - {agent}\n", models_file=models)
     err = info.value
     assert err.code is code, err
     assert err.details["field"] == field
@@ -224,7 +226,9 @@ async def test_references_are_checked_at_start_naming_the_line(
 
 async def test_two_agents_with_one_name_are_refused(tmp_path: Path) -> None:
     with pytest.raises(RiverbeamError) as info:
-        await wired(tmp_path, "agents:\n  - {name: a, instructions: x}\n  - {name: a, instructions: y}\n")
+        await wired(
+            tmp_path, "agents:\n  - {name: a, instructions: x}\n  - {name: a, instructions: y}\n"
+        )
     assert info.value.code is ErrorCode.AGENT_ALREADY_REGISTERED
     assert info.value.details["line"] == "3"
 
@@ -236,13 +240,13 @@ async def test_an_unknown_built_in_name_is_refused(tmp_path: Path) -> None:
     assert info.value.details["field"] == "builtin_agents[1]"
 
 
-HOOK = '''\
+HOOK = """\
 from riverbeam.agents import RigAgentRunner, ScriptedClient, Text
 
 
 def register(beam):
     beam.register_agent(RigAgentRunner.new("hooked", ScriptedClient([Text("from the hook")]), []))
-'''
+"""
 
 
 async def test_the_hook_adds_agents_and_finds_modules_in_the_current_directory(
