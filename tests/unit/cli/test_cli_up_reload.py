@@ -119,7 +119,9 @@ async def test_restart_replaces_the_runner_and_wait_exit_does_not_fire(
         assert name == "sandbox"
 
 
-async def test_the_watcher_restarts_the_runner_on_a_change(tmp_path: Path, fake_python: str) -> None:
+async def test_the_watcher_restarts_the_runner_on_a_change(
+    tmp_path: Path, fake_python: str
+) -> None:
     config = tmp_path / "riverbeam.yaml"
     config.write_text("agents: []\n")
     out, err = consoles()
