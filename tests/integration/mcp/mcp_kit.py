@@ -79,5 +79,5 @@ def http_config(url: str, **fields: Any) -> HttpMcpServer:
 async def eventually(check: Any, *, guard_s: float = GUARD_S) -> None:
     """Poll `check()` until it is true (a guard against hanging, not a speed threshold)."""
     async with asyncio.timeout(guard_s):
-        while not check():
+        while not check():  # noqa: ASYNC110 - polling another object's state
             await asyncio.sleep(0.05)
