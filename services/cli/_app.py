@@ -17,6 +17,7 @@ from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.types import WireModel
 from services.cli import _flows
 from services.cli._errors import ExitCode, cli_errors
+from services.cli._eval import eval_cmd
 from services.cli._flows import Consoles, Progress
 from services.cli._render import agents_table, models_table, pending_view
 from services.cli._serve import ServiceName, serve
@@ -480,6 +481,9 @@ def session_cmd(
         return ExitCode.OK
 
     _finish(consoles, main)
+
+
+app.command("eval")(eval_cmd)
 
 
 def main() -> None:

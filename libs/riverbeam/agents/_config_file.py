@@ -11,17 +11,25 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from riverbeam.agents._config import RiverbeamConfig
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 
-__all__ = ["LoadedConfig", "config_error", "expand_env", "load_config", "parse_config"]
+__all__ = [
+    "LoadedConfig",
+    "config_error",
+    "expand_env",
+    "load_config",
+    "parse_config",
+    "parse_yaml_model",
+]
 
 Loc = Sequence[str | int]
+M = TypeVar("M", bound=BaseModel)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +102,18 @@ def load_config(path: str | os.PathLike[str]) -> LoadedConfig:
 
 def parse_config(text: str, *, path: Path | None = None) -> LoadedConfig:
     """Validate a riverbeam.yaml document given as text; see load_config."""
+    config, root = parse_yaml_model(text, RiverbeamConfig, path=path, code=ErrorCode.CONFIG_INVALID)
+    return LoadedConfig(config, path, root)
+
+
+def parse_yaml_model(
+    text: str, model: type[M], *, path: Path | None, code: ErrorCode
+) -> tuple[M, yaml.Node | None]:
+    """Parse YAML text into a pydantic model; errors carry `code`, file, line and field.
+
+    Returns:
+        The validated model and the YAML node tree (for the lines of later errors).
+    """
     source = str(path) if path is not None else "<config>"
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
@@ -102,28 +122,21 @@ def parse_config(text: str, *, path: Path | None = None) -> LoadedConfig:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
         problem = getattr(exc, "problem", None) or "invalid YAML"
-        raise config_error(
-            ErrorCode.CONFIG_INVALID, source, line, (), f"invalid YAML: {problem}"
-        ) from None
+        raise config_error(code, source, line, (), f"invalid YAML: {problem}") from None
     if data is None:
         data = {}
     if root is not None:
-        _check_duplicate_keys(root, source)
+        _check_duplicate_keys(root, source, code)
     if not isinstance(data, Mapping):
-        raise config_error(
-            ErrorCode.CONFIG_INVALID, source, 1, (), "the document must be a mapping"
-        )
+        raise config_error(code, source, 1, (), "the document must be a mapping")
     try:
-        config = RiverbeamConfig.model_validate(data)
+        value = model.model_validate(data)
     except ValidationError as exc:
         # The deepest error is the most precise one (a union reports one per member).
         first = max(exc.errors(include_url=False), key=lambda e: len(e.get("loc", ())))
         loc = _data_loc(first.get("loc", ()), data)
-        message = _message(first)
-        raise config_error(
-            ErrorCode.CONFIG_INVALID, source, _line_of(root, loc), loc, message
-        ) from None
-    return LoadedConfig(config, path, root)
+        raise config_error(code, source, _line_of(root, loc), loc, _message(first)) from None
+    return value, root
 
 
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -182,6 +195,8 @@ def _data_loc(loc: Loc, data: Any) -> list[str | int]:
         elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
             out.append(part)
             node = node[part]
+        elif isinstance(node, Mapping) and part == node.get("kind"):
+            continue  # the discriminator's tag, not a key
         elif isinstance(node, Mapping) and isinstance(part, str) and not _is_tag(part):
             out.append(part)  # a missing or unknown key: name it
             node = None
@@ -222,21 +237,23 @@ def _message(error: Mapping[str, Any]) -> str:
     return str(error.get("msg", "invalid"))
 
 
-def _check_duplicate_keys(node: yaml.Node, source: str, loc: tuple[str | int, ...] = ()) -> None:
+def _check_duplicate_keys(
+    node: yaml.Node, source: str, code: ErrorCode, loc: tuple[str | int, ...] = ()
+) -> None:
     if isinstance(node, yaml.MappingNode):
         seen: set[str] = set()
         for key, value in node.value:
             name = key.value if isinstance(key, yaml.ScalarNode) else str(key)
             if name in seen:
                 raise config_error(
-                    ErrorCode.CONFIG_INVALID,
+                    code,
                     source,
                     key.start_mark.line + 1,
                     (*loc, name),
                     "key given twice",
                 )
             seen.add(name)
-            _check_duplicate_keys(value, source, (*loc, name))
+            _check_duplicate_keys(value, source, code, (*loc, name))
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
-            _check_duplicate_keys(item, source, (*loc, index))
+            _check_duplicate_keys(item, source, code, (*loc, index))

@@ -249,6 +249,13 @@ class ErrorCode(enum.Enum):
     MCP_TOOL_GONE = ErrorSpec(
         "BEM-243", "MCP server no longer offers this tool", 502, _S.FAILED_PRECONDITION
     )
+    EVAL_SUITE_INVALID = ErrorSpec(
+        "BEM-250",
+        "eval suite file invalid",
+        400,
+        _S.INVALID_ARGUMENT,
+        "the message names the file, line and field; see docs/agents.md#evals",
+    )
     PATH_ABSOLUTE = ErrorSpec("BEM-300", "absolute path rejected", 400, _S.INVALID_ARGUMENT)
     PATH_PARENT = ErrorSpec("BEM-301", "`..` path component rejected", 400, _S.INVALID_ARGUMENT)
     PATH_BAD_CHARACTER = ErrorSpec(

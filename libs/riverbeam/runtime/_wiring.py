@@ -167,6 +167,7 @@ async def wire_agents(
     env: Mapping[str, str] | None = None,
     config: LoadedConfig | None = None,
     client: CompletionClient | None = None,
+    sandbox: Sequence[Tool] | None = None,
 ) -> list[Closer]:
     """Register the agents of riverbeam.yaml, the hook's, and the built-in ones.
 
@@ -176,6 +177,8 @@ async def wire_agents(
         env: The environment for the model client and `${VAR}`s (default os.environ).
         config: An already loaded config file (instead of settings.config).
         client: The model client (default: from the environment, see default_client).
+        sandbox: Sandbox tools to use instead of the sandbox service's (an in-process
+            runtime binds them to a local working tree).
 
     Returns:
         The functions to call on shutdown (MCP servers, the sandbox channel, the client).
@@ -188,11 +191,16 @@ async def wire_agents(
         loaded = load_config(settings.config)
     workspace = loaded.config.workspace if loaded is not None else None
     client = client or default_client(env)
-    tools, closers = await _bound_workspace_tools(
-        settings,
-        workspace.name if workspace is not None else settings.workspace,
-        workspace.origin if workspace is not None else settings.workspace_origin,
-    )
+    tools: list[Tool] | None
+    closers: list[Closer]
+    if sandbox is not None:
+        tools, closers = list(sandbox), []
+    else:
+        tools, closers = await _bound_workspace_tools(
+            settings,
+            workspace.name if workspace is not None else settings.workspace,
+            workspace.origin if workspace is not None else settings.workspace_origin,
+        )
     aclose = getattr(client, "aclose", None)
     if aclose is not None:
         closers.append(aclose)
