@@ -119,6 +119,21 @@ async def test_a_configured_agent_through_the_router(
                 "calc__add",
             ]
 
+            # `riverbeam eval --router`: the same agent, judged through the public API.
+            suite = tmp_path / "suite.yaml"
+            suite.write_text(
+                "name: through-the-router\nagent: counter\ncases:\n"
+                "  - name: adds\n    input: add 1 and 2\n    assert:\n"
+                "      - {kind: called_tool, tool: calc__add, args: {a: 1, b: 2}}\n"
+                "      - {kind: contains, text: '3'}\n"
+            )
+            await chat.push(tool_calls([call("calc__add", {"a": 1, "b": 2})]), text("1 + 2 = 3"))
+            report = await run_cli(
+                "eval", str(suite), "--router", stack.router, "--json", router=stack.router
+            )
+            assert report.returncode == 0, report
+            assert json.loads(report.stdout)["cases"][0]["passed"] is True
+
 
 async def test_up_refuses_an_invalid_config_naming_file_line_and_field(tmp_path: Path) -> None:
     bad = tmp_path / "riverbeam.yaml"
