@@ -121,7 +121,8 @@ class ConfiguredAgent:
     def metadata(self) -> AgentMetadata:
         inner = self.runner.metadata()
         cfg = self.config
-        tags = list(dict.fromkeys([*inner.tags, "config", *cfg.tags]))
+        own = [t for t in inner.tags if cfg.skill is not None or not t.startswith("skill:")]
+        tags = list(dict.fromkeys([*own, "config", *cfg.tags]))
         return inner.model_copy(
             update={
                 "description": cfg.description or inner.description,
