@@ -9,6 +9,7 @@ ToolCallContext, RememberTool                           tools
 Skill, builtin_skills, skill_by_name                    skills
 RiverbeamConfig, AgentConfig, load_config, ...          riverbeam.yaml
 McpHub, McpTool                                         tools of MCP servers
+AgentTool                                               an agent as another agent's tool
 AgentInput, AgentContext, ResumedAction, MemoryWriter   what an agent receives
 """
 
@@ -26,6 +27,7 @@ from riverbeam.agents._completion import (
     collect,
     new_tool_call_id,
 )
+from riverbeam.agents._composition import AgentTool
 from riverbeam.agents._config import (
     AgentConfig,
     HttpMcpServer,
@@ -71,6 +73,7 @@ __all__ = [
     "AgentContext",
     "AgentInput",
     "AgentRegistry",
+    "AgentTool",
     "ChatMessage",
     "Completion",
     "CompletionClient",

@@ -32,6 +32,7 @@ from riverbeam.types import Modality
 __all__ = [
     "CONFIG_SCHEMA_ID",
     "AgentConfig",
+    "AgentToolRef",
     "ConfirmPolicy",
     "DenyPolicy",
     "GuardrailConfig",
@@ -151,6 +152,17 @@ class PythonToolRef(_Section):
     entry: EntryPoint
 
 
+class AgentToolRef(_Section):
+    """Another agent, called as a tool taking a `task` (agent as tool)."""
+
+    kind: Literal["agent"]
+    agent: str
+    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")] | None = Field(
+        default=None, description="the tool's name (default ask_<agent>)"
+    )
+    description: str | None = None
+
+
 class RememberToolRef(_Section):
     """The remember tool (writes memory entries)."""
 
@@ -161,7 +173,7 @@ ToolRef = Annotated[
     SandboxToolName
     | Literal["remember"]
     | Annotated[
-        SandboxToolRef | McpToolRef | PythonToolRef | RememberToolRef,
+        SandboxToolRef | McpToolRef | PythonToolRef | RememberToolRef | AgentToolRef,
         Field(discriminator="kind"),
     ],
     Field(description="a sandbox tool name, `remember`, or an object with a kind"),

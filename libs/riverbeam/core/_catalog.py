@@ -235,6 +235,13 @@ class ErrorCode(enum.Enum):
         _S.UNIMPLEMENTED,
         "remove the section, or run a runner that has the feature",
     )
+    AGENT_TOOL_UNSUPPORTED = ErrorSpec(
+        "BEM-234",
+        "an agent called as a tool did something agent-as-tool does not support yet",
+        501,
+        _S.UNIMPLEMENTED,
+        "approvals inside a called agent and deep nesting are not supported yet",
+    )
     MCP_UNAVAILABLE = ErrorSpec(
         "BEM-240",
         "MCP server unavailable",

@@ -21,6 +21,7 @@ from typing import Any
 from riverbeam.agents import (
     AgentContext,
     AgentInput,
+    AgentRegistry,
     CompletionClient,
     ContextualTool,
     RememberTool,
@@ -32,8 +33,10 @@ from riverbeam.agents import (
     ToolSpec,
     skill_by_name,
 )
+from riverbeam.agents._composition import AgentTool
 from riverbeam.agents._config import (
     AgentConfig,
+    AgentToolRef,
     ConfirmPolicy,
     DenyPolicy,
     JsonSchemaOutput,
@@ -47,7 +50,13 @@ from riverbeam.agents._mcp import McpHub
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.types import AgentMetadata, StreamChunk
 
-__all__ = ["ConfiguredAgent", "build_configured_agents", "import_entry_point", "importable"]
+__all__ = [
+    "ConfiguredAgent",
+    "build_configured_agents",
+    "check_agent_tools",
+    "import_entry_point",
+    "importable",
+]
 
 log = logging.getLogger("riverbeam.config")
 
@@ -147,6 +156,7 @@ def build_configured_agents(
     sandbox_tools: Sequence[Tool] | None,
     hub: McpHub | None,
     model_names: Iterable[str] | None = None,
+    registry: AgentRegistry | None = None,
 ) -> list[ConfiguredAgent]:
     """One ConfiguredAgent per `agents` entry; every reference is checked first.
 
@@ -157,6 +167,8 @@ def build_configured_agents(
             has no sandbox.
         hub: The MCP servers (started); None when the file declares none.
         model_names: The model list's names, to check `model`; None skips the check.
+        registry: Where `kind: agent` tools find their agent (at each call); check the
+            names with check_agent_tools once everything is registered.
 
     Raises:
         RiverbeamError: BEM-231 for a name that does not exist (skill, model, MCP server,
@@ -183,7 +195,7 @@ def build_configured_agents(
                 (*at, "model"),
                 f"model {cfg.model!r} is not in the model list {sorted(models)}",
             )
-        static = _static_tools(loaded, at, cfg, skill, sandbox_tools, hub)
+        static = _static_tools(loaded, at, cfg, skill, sandbox_tools, hub, registry)
         options = RigOptions(
             max_rounds=cfg.limits.max_rounds if cfg.limits.max_rounds is not None else 8,
             tool_errors=cfg.tool_errors,
@@ -268,6 +280,7 @@ def _static_tools(
     skill: Skill | None,
     sandbox: Sequence[Tool] | None,
     hub: McpHub | None,
+    registry: AgentRegistry | None,
 ) -> list[Tool | McpToolRef]:
     """The agent's tools, MCP references left to be resolved at each build."""
     by_name = {tool.spec().name: tool for tool in sandbox or ()}
@@ -288,6 +301,12 @@ def _static_tools(
                     "sandbox tools need a sandbox (RIVERBEAM_SANDBOX_URL), and this runner has none",
                 )
             out.extend(by_name[name] for name in names if name in by_name)
+        elif isinstance(ref, AgentToolRef):
+            if registry is None:
+                raise loaded.error(
+                    ErrorCode.CONFIG_NOT_SUPPORTED, where, "agent tools need an agent registry"
+                )
+            out.append(AgentTool(registry, ref.agent, name=ref.name, description=ref.description))
         elif isinstance(ref, McpToolRef):
             if hub is None or ref.server not in hub:
                 raise loaded.error(
@@ -303,6 +322,29 @@ def _static_tools(
             except RiverbeamError as err:
                 raise loaded.error(err.code, (*where, "entry"), err.message) from None
     return out
+
+
+def check_agent_tools(loaded: LoadedConfig, registry: AgentRegistry) -> None:
+    """Every `kind: agent` tool names a registered agent, other than its own.
+
+    Raises:
+        RiverbeamError: BEM-231 naming the line.
+    """
+    for index, cfg in enumerate(loaded.config.agents):
+        for position, ref in enumerate(cfg.tools or ()):
+            if not isinstance(ref, AgentToolRef):
+                continue
+            where = ("agents", index, "tools", position, "agent")
+            if ref.agent == cfg.name:
+                raise loaded.error(
+                    ErrorCode.CONFIG_UNKNOWN_NAME, where, "an agent cannot call itself"
+                )
+            if ref.agent not in registry:
+                raise loaded.error(
+                    ErrorCode.CONFIG_UNKNOWN_NAME,
+                    where,
+                    f"no agent {ref.agent!r} is registered ({', '.join(registry.names())})",
+                )
 
 
 def _python_tools(entry: str) -> list[Tool]:

@@ -30,7 +30,11 @@ from riverbeam.agents._mcp import McpHub
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.settings import RunnerSettings
 from riverbeam.routing import ModelList
-from riverbeam.runtime._config_agents import build_configured_agents, importable
+from riverbeam.runtime._config_agents import (
+    build_configured_agents,
+    check_agent_tools,
+    importable,
+)
 from riverbeam.runtime._facade import RiverBeam
 from riverbeam.sandbox import WorkspacesClient, sandbox_tools
 from riverbeam.server import open_channel
@@ -213,6 +217,8 @@ async def wire_agents(
                 await result
             log.info("agents hook %s ran", settings.agents)
         register_builtins(beam, builtin_names(loaded), client, tools or [])
+        if loaded is not None:
+            check_agent_tools(loaded, beam.registry())
     except BaseException:
         for closer in reversed(closers):
             await closer()
@@ -243,6 +249,7 @@ async def _register_config(
         sandbox_tools=tools,
         hub=hub,
         model_names=models.names() if models is not None else None,
+        registry=beam.registry(),
     )
     for agent in agents:
         beam.register_agent(agent)
