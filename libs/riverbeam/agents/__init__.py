@@ -9,7 +9,7 @@ ToolCallContext, RememberTool                           tools
 Skill, builtin_skills, skill_by_name                    skills
 RiverbeamConfig, AgentConfig, load_config, ...          riverbeam.yaml
 McpHub, McpTool                                         tools of MCP servers
-AgentTool                                               an agent as another agent's tool
+AgentTool, Crew                                         agents composed: as tools, as crews
 AgentInput, AgentContext, ResumedAction, MemoryWriter   what an agent receives
 """
 
@@ -27,7 +27,7 @@ from riverbeam.agents._completion import (
     collect,
     new_tool_call_id,
 )
-from riverbeam.agents._composition import AgentTool
+from riverbeam.agents._composition import AgentTool, Crew
 from riverbeam.agents._config import (
     AgentConfig,
     HttpMcpServer,
@@ -79,6 +79,7 @@ __all__ = [
     "CompletionClient",
     "CompletionEvent",
     "ContextualTool",
+    "Crew",
     "EchoAgent",
     "EchoClient",
     "FallbackClient",

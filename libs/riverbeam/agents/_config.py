@@ -34,6 +34,7 @@ __all__ = [
     "AgentConfig",
     "AgentToolRef",
     "ConfirmPolicy",
+    "CrewConfig",
     "DenyPolicy",
     "GuardrailConfig",
     "HttpMcpServer",
@@ -307,6 +308,29 @@ class AgentConfig(_Section):
         return self
 
 
+class CrewConfig(_Section):
+    """Agents composed into one agent (see riverbeam.agents.Crew)."""
+
+    name: AgentName
+    kind: Literal["sequential", "parallel", "route"]
+    description: str | None = None
+    version: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    agents: list[str] = Field(default_factory=list, description="sequential and parallel")
+    join: str | None = Field(default=None, description="parallel: the agent that merges")
+    router: str | None = Field(default=None, description="route: the agent that picks")
+    routes: dict[str, str] = Field(default_factory=dict, description="route: key -> agent")
+    fallback: str | None = Field(default=None, description="route: when no key matches")
+
+    @model_validator(mode="after")
+    def _shape(self) -> CrewConfig:
+        if self.kind in ("sequential", "parallel") and not self.agents:
+            raise ValueError(f"a {self.kind} crew needs agents")
+        if self.kind == "route" and (self.router is None or not self.routes):
+            raise ValueError("a route crew needs a router and routes")
+        return self
+
+
 class RiverbeamConfig(_Section):
     """The whole file."""
 
@@ -317,6 +341,7 @@ class RiverbeamConfig(_Section):
     workspace: WorkspaceConfig | None = None
     mcp_servers: dict[ServerName, McpServerConfig] = Field(default_factory=dict)
     agents: list[AgentConfig] = Field(default_factory=list)
+    crews: list[CrewConfig] = Field(default_factory=list)
 
     @field_validator("mcp_servers")
     @classmethod

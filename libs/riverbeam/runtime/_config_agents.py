@@ -33,7 +33,7 @@ from riverbeam.agents import (
     ToolSpec,
     skill_by_name,
 )
-from riverbeam.agents._composition import AgentTool
+from riverbeam.agents._composition import AgentTool, Crew
 from riverbeam.agents._config import (
     AgentConfig,
     AgentToolRef,
@@ -56,6 +56,7 @@ __all__ = [
     "check_agent_tools",
     "import_entry_point",
     "importable",
+    "register_crews",
 ]
 
 log = logging.getLogger("riverbeam.config")
@@ -322,6 +323,47 @@ def _static_tools(
             except RiverbeamError as err:
                 raise loaded.error(err.code, (*where, "entry"), err.message) from None
     return out
+
+
+def register_crews(loaded: LoadedConfig, registry: AgentRegistry) -> list[Crew]:
+    """Register the file's crews (after every agent, since they name agents).
+
+    Raises:
+        RiverbeamError: BEM-021 for a name taken, BEM-231 for a member that is not
+            registered; each naming the line.
+    """
+    crews: list[Crew] = []
+    for index, cfg in enumerate(loaded.config.crews):
+        at: tuple[str | int, ...] = ("crews", index)
+        if cfg.name in registry:
+            raise loaded.error(
+                ErrorCode.AGENT_ALREADY_REGISTERED,
+                (*at, "name"),
+                f"an agent {cfg.name!r} is already registered",
+            )
+        crew = Crew(
+            cfg.name,
+            cfg.kind,
+            registry,
+            agents=cfg.agents,
+            join=cfg.join,
+            router=cfg.router,
+            routes=cfg.routes,
+            fallback=cfg.fallback,
+            description=cfg.description,
+            tags=cfg.tags,
+            version=cfg.version,
+        )
+        for member in crew.members():
+            if member not in registry:
+                raise loaded.error(
+                    ErrorCode.CONFIG_UNKNOWN_NAME,
+                    at,
+                    f"crew {cfg.name!r} names {member!r}, which is not registered",
+                )
+        registry.register(crew)
+        crews.append(crew)
+    return crews
 
 
 def check_agent_tools(loaded: LoadedConfig, registry: AgentRegistry) -> None:

@@ -34,6 +34,7 @@ from riverbeam.runtime._config_agents import (
     build_configured_agents,
     check_agent_tools,
     importable,
+    register_crews,
 )
 from riverbeam.runtime._facade import RiverBeam
 from riverbeam.sandbox import WorkspacesClient, sandbox_tools
@@ -218,6 +219,7 @@ async def wire_agents(
             log.info("agents hook %s ran", settings.agents)
         register_builtins(beam, builtin_names(loaded), client, tools or [])
         if loaded is not None:
+            register_crews(loaded, beam.registry())
             check_agent_tools(loaded, beam.registry())
     except BaseException:
         for closer in reversed(closers):
