@@ -63,6 +63,16 @@ def main(argv: list[str] | None = None) -> int:
             print(line, file=sys.stderr)
         return 1 if problems else 0
     write(args.out_dir)
+    if args.out_dir == SCHEMAS:  # riverbeam.yaml's schema lives beside the wire types'
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location(
+            "gen_config_schema", ROOT / "scripts" / "gen_config_schema.py"
+        )
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        module.write()
     return 0
 
 

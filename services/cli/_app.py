@@ -17,6 +17,7 @@ from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.types import WireModel
 from services.cli import _flows
 from services.cli._errors import ExitCode, cli_errors
+from services.cli._eval import eval_cmd
 from services.cli._flows import Consoles, Progress
 from services.cli._render import agents_table, models_table, pending_view
 from services.cli._serve import ServiceName, serve
@@ -77,6 +78,25 @@ def _print_json(value: Any) -> None:
 
 
 # ---- services -----------------------------------------------------------------------------------
+AgentsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--agents",
+        help="Runner: module:function that registers more agents (RIVERBEAM_AGENTS).",
+        show_default=False,
+    ),
+]
+ConfigOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--config",
+        envvar="RIVERBEAM_CONFIG",
+        help="Runner: riverbeam.yaml with agents, tools and MCP servers.",
+        show_default=False,
+    ),
+]
+
+
 @app.command("serve")
 def serve_cmd(
     service: Annotated[ServiceName, typer.Argument(help="Which service to run.")],
@@ -86,9 +106,13 @@ def serve_cmd(
     ready_file: Annotated[
         str | None, typer.Option(help="Write the bound address to this file once serving.")
     ] = None,
+    agents: AgentsOpt = None,
+    config: ConfigOpt = None,
 ) -> None:
     """Run one service (router, runner, sandbox or store) until SIGTERM."""
-    serve(service, listen, ready_file)
+    from services.cli._up_config import serve_overrides
+
+    serve(service, listen, ready_file, serve_overrides(service.value, agents=agents, config=config))
 
 
 @app.command("up")
@@ -123,12 +147,23 @@ def up_cmd(
     ready_timeout: Annotated[
         float, typer.Option(help="Seconds to wait for each process to be ready.", min=1)
     ] = 60.0,
+    config: ConfigOpt = None,
+    agents: AgentsOpt = None,
+    reload: Annotated[
+        bool,
+        typer.Option(
+            "--reload", help="Restart the runner when the config or a local Python file changes."
+        ),
+    ] = False,
 ) -> None:
     """Start NATS and the four services locally; Ctrl-C stops everything."""
     from services.cli._up import LocalStack
     from services.cli._up_command import run_up
+    from services.cli._up_config import run_up_reloading, up_runner_env
 
     consoles = Consoles.standard()
+    with cli_errors(consoles.err):
+        runner_env = up_runner_env(config, agents)
 
     def ready(name: str, address: str) -> None:
         consoles.err.print(Text.assemble(("✓ ", "green"), (f"{name:<8}", "bold"), address))
@@ -140,7 +175,13 @@ def up_cmd(
         base_port=base_port,
         ready_timeout_s=ready_timeout,
         on_ready=ready,
+        env_overrides={"runner": runner_env},
     )
+    if reload:
+        _finish(
+            consoles,
+            lambda: run_up_reloading(stack, consoles, own_nats=nats_url is None, config=config),
+        )
     _finish(consoles, lambda: run_up(stack, consoles, own_nats=nats_url is None))
 
 
@@ -489,6 +530,9 @@ def session_cmd(
         return ExitCode.OK
 
     _finish(consoles, main)
+
+
+app.command("eval")(eval_cmd)
 
 
 def main() -> None:

@@ -24,7 +24,9 @@ class ServiceName(StrEnum):
     store = "store"
 
 
-def settings_for(name: ServiceName, listen: str | None) -> CommonSettings:
+def settings_for(
+    name: ServiceName, listen: str | None, overrides: dict[str, object] | None = None
+) -> CommonSettings:
     classes: dict[ServiceName, type[CommonSettings]] = {
         ServiceName.router: RouterSettings,
         ServiceName.runner: RunnerSettings,
@@ -33,8 +35,12 @@ def settings_for(name: ServiceName, listen: str | None) -> CommonSettings:
     }
     cls = classes[name]
     settings = cls()
+    update: dict[str, object] = {**(overrides or {})}
     if listen:
-        settings = settings.model_copy(update={"listen": listen})
+        update["listen"] = listen
+    if update:
+        # Validated like the environment: a flag is just a setting given another way.
+        settings = cls.model_validate({**settings.model_dump(), **update})
     return settings
 
 
@@ -62,8 +68,13 @@ def builder_for(
     return lambda: build_router(settings)
 
 
-def serve(name: ServiceName, listen: str | None, ready_file: str | None = None) -> None:
-    settings = settings_for(name, listen)
+def serve(
+    name: ServiceName,
+    listen: str | None,
+    ready_file: str | None = None,
+    overrides: dict[str, object] | None = None,
+) -> None:
+    settings = settings_for(name, listen, overrides)
 
     def ready(address: str) -> None:
         print(f"riverbeam {name.value} listening on {address}", flush=True)

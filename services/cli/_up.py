@@ -163,6 +163,9 @@ class LocalStack:
         self._started = False
         self._stopped = False
         self._lock = asyncio.Lock()
+        self._restarting: dict[str, asyncio.Event] = {}
+        self._fixed_ports: dict[str, int] = {}  # a restarted process keeps its port
+        self._broken: set[str] = set()  # restarted, but the new process did not come up
 
     # ---- what the stack offers ---------------------------------------------------------------
     @property
@@ -256,35 +259,72 @@ class LocalStack:
             if self._own_dir and self._data_dir is not None and not keep_data:
                 shutil.rmtree(self._data_dir, ignore_errors=True)
 
+    async def wait_exit(self) -> tuple[str, int]:
+        """Wait until any child exits; its name and exit status (for `riverbeam up`).
+
+        A child stopped by `restart` does not count: its replacement is waited for instead
+        (and one whose restart failed is left out until a restart succeeds).
+        """
+        while True:
+            waits = {
+                asyncio.ensure_future(child.proc.wait()): (name, child.proc)
+                for name, child in self._children.items()
+                if name not in self._broken
+            }
+            if not waits:
+                raise RuntimeError("no child processes")
+            try:
+                done, _ = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for task in waits:
+                    task.cancel()
+            task = next(iter(done))
+            name, proc = waits[task]
+            restarting = self._restarting.get(name)
+            if restarting is not None:
+                await restarting.wait()
+                continue
+            current = self._children.get(name)
+            if current is not None and current.proc is not proc:
+                continue  # replaced by a restart that has finished
+            return name, task.result()
+
     async def restart(self, name: str) -> None:
-        """Start a child that exited (or was killed) again, on the address it had.
+        """Start one service process again, on the address it had and with its environment.
+
+        A process still running is stopped first (`riverbeam up --reload` restarts the
+        runner); one that exited or was killed is simply started again (the failure tests).
+        The other processes keep running.
 
         Raises:
-            StackError: the child is still running, or did not become ready again.
+            StackError: the new process did not become ready (its log tail attached); the
+                stack then has no such process until the next restart.
         """
-        child = self._children[name]
-        if child.proc.returncode is None:
-            raise StackError(f"{name} is still running", service=name)
-        listen = child.address or f"{self._host}:{self._port_for(name)}"
-        # No Python between fork and exec this time: the caller may have gRPC threads by now
-        # (a fork with them running can crash the child before it execs).
-        fresh = await self._spawn_service(name, listen=listen, death_signal=False)
-        await self._wait_service(fresh)
-
-    async def wait_exit(self) -> tuple[str, int]:
-        """Wait until any child exits; its name and exit status (for `riverbeam up`)."""
-        waits = {
-            asyncio.ensure_future(child.proc.wait()): name for name, child in self._children.items()
-        }
-        if not waits:
-            raise RuntimeError("no child processes")
+        child = self._children.get(name)
+        if child is None or self._stopped:
+            raise StackError(f"no {name} process to restart", service=name)
+        event = self._restarting.setdefault(name, asyncio.Event())
+        event.clear()
         try:
-            done, _ = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            if child.proc.returncode is None:
+                await self._terminate(child)
+            self._endpoints.pop(name, None)
+            if self._base_port == 0 and child.address:
+                port = int(child.address.rpartition(":")[2])
+                self._fixed_ports[name] = port  # keep the address the router was given
+            # No Python between fork and exec this time: the caller may have gRPC threads by
+            # now (a fork with them running can crash the child before it execs).
+            new = await self._spawn_service(name, listen=child.address, death_signal=False)
+            try:
+                await self._wait_service(new)
+            except BaseException:
+                self._broken.add(name)
+                await self._terminate(new)
+                raise
+            self._broken.discard(name)
         finally:
-            for task in waits:
-                task.cancel()
-        task = next(iter(done))
-        return waits[task], task.result()
+            event.set()
+            del self._restarting[name]
 
     # ---- internals ----------------------------------------------------------------------------
     def _prepare_dirs(self) -> None:
@@ -306,6 +346,8 @@ class LocalStack:
         return "runner" if name.startswith("runner-") else name
 
     def _port_for(self, name: str) -> int:
+        if name in self._fixed_ports:
+            return self._fixed_ports[name]
         if self._base_port == 0:
             return 0
         if name.startswith("runner-"):

@@ -7,6 +7,9 @@ OpenAiCompatible, FallbackClient                        the model boundary
 Tool, ToolSpec, json_params, ContextualTool,
 ToolCallContext, RememberTool                           tools
 Skill, builtin_skills, skill_by_name                    skills
+RiverbeamConfig, AgentConfig, load_config, ...          riverbeam.yaml
+McpHub, McpTool                                         tools of MCP servers
+AgentTool, Crew                                         agents composed: as tools, as crews
 AgentInput, AgentContext, ResumedAction, MemoryWriter   what an agent receives
 OutputSpec, ResponseSchema                              structured output with repair
 Guardrail, GuardrailConfig, MaxLength, DenyPatterns,
@@ -34,6 +37,15 @@ from riverbeam.agents._completion import (
     collect,
     new_tool_call_id,
 )
+from riverbeam.agents._composition import AgentTool, Crew
+from riverbeam.agents._config import (
+    AgentConfig,
+    HttpMcpServer,
+    RiverbeamConfig,
+    StdioMcpServer,
+    config_json_schema,
+)
+from riverbeam.agents._config_file import LoadedConfig, load_config, parse_config
 from riverbeam.agents._echo import EchoAgent, EchoClient
 from riverbeam.agents._fallback import FallbackClient, falls_through
 from riverbeam.agents._frames import FrameFactory
@@ -53,6 +65,7 @@ from riverbeam.agents._guardrails import (
 from riverbeam.agents._io import AgentContext, AgentInput, MemoryWriter, ResumedAction, UsageMeter
 from riverbeam.agents._layer_config import AgentLayerConfig, load_agent_layer
 from riverbeam.agents._limits import RunLimits
+from riverbeam.agents._mcp import McpHub, McpTool, mcp_tool_name
 from riverbeam.agents._openai import (
     DEFAULT_BASE_URL,
     DEFAULT_EXTRA_BODY,
@@ -103,10 +116,12 @@ __all__ = [
     "STRUCTURED_OUTPUT_CAPABILITY",
     "TOOL_NAME_PATTERN",
     "Agent",
+    "AgentConfig",
     "AgentContext",
     "AgentInput",
     "AgentLayerConfig",
     "AgentRegistry",
+    "AgentTool",
     "ApprovalTool",
     "ApprovePathOutside",
     "ApproveTools",
@@ -117,6 +132,7 @@ __all__ = [
     "CompletionEvent",
     "ConfirmRequired",
     "ContextualTool",
+    "Crew",
     "Deny",
     "DenyFatal",
     "DenyPatterns",
@@ -131,9 +147,13 @@ __all__ = [
     "GuardrailEvent",
     "GuardrailResult",
     "GuardrailStage",
+    "HttpMcpServer",
     "JsonSchemaCheck",
+    "LoadedConfig",
     "MaxLength",
     "MaxToolCalls",
+    "McpHub",
+    "McpTool",
     "MemoryWriter",
     "ModelJudge",
     "OpenAiCompatible",
@@ -150,12 +170,14 @@ __all__ = [
     "RewriteResult",
     "RigAgentRunner",
     "RigOptions",
+    "RiverbeamConfig",
     "RunLimits",
     "ScriptStep",
     "ScriptedCall",
     "ScriptedClient",
     "ShortCircuit",
     "Skill",
+    "StdioMcpServer",
     "StructuredOutputClient",
     "Text",
     "TextDelta",
@@ -172,10 +194,14 @@ __all__ = [
     "builtin_skills",
     "check_modalities",
     "collect",
+    "config_json_schema",
     "falls_through",
     "json_params",
     "load_agent_layer",
+    "load_config",
+    "mcp_tool_name",
     "new_tool_call_id",
+    "parse_config",
     "parse_guardrails",
     "parse_policies",
     "skill_by_name",

@@ -317,6 +317,62 @@ class ErrorCode(enum.Enum):
         _S.FAILED_PRECONDITION,
         "shorten the turn, the instructions or the tool list",
     )
+    CONFIG_INVALID = ErrorSpec(
+        "BEM-230",
+        "agent configuration file invalid",
+        500,
+        _S.FAILED_PRECONDITION,
+        "the message names the file, line and field; schemas/config/riverbeam.schema.json",
+    )
+    CONFIG_UNKNOWN_NAME = ErrorSpec(
+        "BEM-231",
+        "agent configuration names something that does not exist",
+        500,
+        _S.FAILED_PRECONDITION,
+        "check the skill, model, tool or MCP server name against what is configured",
+    )
+    CONFIG_ENTRY_POINT = ErrorSpec(
+        "BEM-232",
+        "a Python entry point (module:object) cannot be loaded",
+        500,
+        _S.FAILED_PRECONDITION,
+        "the module must be importable from the runner's directory or the config file's",
+    )
+    CONFIG_NOT_SUPPORTED = ErrorSpec(
+        "BEM-233",
+        "configuration section not supported by this runner",
+        501,
+        _S.UNIMPLEMENTED,
+        "remove the section, or run a runner that has the feature",
+    )
+    AGENT_TOOL_UNSUPPORTED = ErrorSpec(
+        "BEM-234",
+        "an agent called as a tool did something agent-as-tool does not support yet",
+        501,
+        _S.UNIMPLEMENTED,
+        "approvals inside a called agent and deep nesting are not supported yet",
+    )
+    MCP_UNAVAILABLE = ErrorSpec(
+        "BEM-240",
+        "MCP server unavailable",
+        503,
+        _S.UNAVAILABLE,
+        "the server is starting, restarting or down; see the runner log",
+    )
+    MCP_PROTOCOL = ErrorSpec(
+        "BEM-241", "MCP server answered something that is not valid MCP", 502, _S.INTERNAL
+    )
+    MCP_TOOL_ERROR = ErrorSpec("BEM-242", "MCP tool reported an error", 500, _S.INTERNAL)
+    MCP_TOOL_GONE = ErrorSpec(
+        "BEM-243", "MCP server no longer offers this tool", 502, _S.FAILED_PRECONDITION
+    )
+    EVAL_SUITE_INVALID = ErrorSpec(
+        "BEM-250",
+        "eval suite file invalid",
+        400,
+        _S.INVALID_ARGUMENT,
+        "the message names the file, line and field; see docs/agents.md#evals",
+    )
     PATH_ABSOLUTE = ErrorSpec("BEM-300", "absolute path rejected", 400, _S.INVALID_ARGUMENT)
     PATH_PARENT = ErrorSpec("BEM-301", "`..` path component rejected", 400, _S.INVALID_ARGUMENT)
     PATH_BAD_CHARACTER = ErrorSpec(

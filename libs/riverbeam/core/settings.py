@@ -90,8 +90,12 @@ class RunnerSettings(CommonSettings):
     nats_url: str = "nats://127.0.0.1:4222"
     stream_name: str = "RIVERBEAM_STREAM"
     stream_max_age_s: float = 24 * 3600
-    # module:function that registers the deployment's agents.
+    # module:function that registers the deployment's agents (besides the built-in ones).
     agents: str | None = None
+    # riverbeam.yaml: agents, their tools, MCP servers, the workspace.
+    config: Path | None = None
+    # The router's model list, to check the models agents in the config file name.
+    models_file: Path | None = None
     # Which workspace a run's sandbox tools use: one per session (the default), one per
     # (organisation, user), or the one `workspace` for every run ("shared": an explicit opt-in).
     workspace_policy: Literal["session", "user", "shared"] = "session"

@@ -3,7 +3,8 @@
 Strategies, in order (docs/routing.md):
 
 1. ``model_override``: the named model, if it exists (042), accepts the content (041) and has
-   the required capabilities (043).
+   the required capabilities (043). Without one, the agent's own ``model`` (from its
+   configuration) is taken the same way (reason ``agent_model``).
 2. Modalities: keep the models whose modalities cover the content's (none: 041).
 3. Capabilities: keep the models having every name in ``metadata.capabilities`` (none: 043).
 4. Agent tags: prefer the models having a capability named like one of the agent's tags
@@ -33,6 +34,8 @@ class RoutingReason(enum.StrEnum):
 
     OVERRIDE = "model_override"
     """The request named the model."""
+    AGENT_MODEL = "agent_model"
+    """The agent's configuration names the model."""
     ONLY_MODEL = "only_model"
     """The list has a single model (and it fits)."""
     MODALITIES = "modalities"
@@ -131,6 +134,10 @@ class ModelRouter:
         required = _required_capabilities(metadata)
         if model_override:
             decision = self._override(model_override, needed, required)
+        elif agent.model:
+            decision = self._override(
+                agent.model, needed, required, reason=RoutingReason.AGENT_MODEL, agent=agent.name
+            )
         else:
             decision = self._route(needed, required, _norm(agent.tags))
         _log.debug(
@@ -142,21 +149,30 @@ class ModelRouter:
         )
         return decision
 
-    def _override(self, name: str, needed: set[Modality], required: set[str]) -> RoutingDecision:
+    def _override(
+        self,
+        name: str,
+        needed: set[Modality],
+        required: set[str],
+        *,
+        reason: RoutingReason = RoutingReason.OVERRIDE,
+        agent: str | None = None,
+    ) -> RoutingDecision:
         model = self._models.get(name)
         if model is None:
+            asked = f"agent {agent!r} asks for model" if agent else "model_override"
             raise RiverbeamError(
                 ErrorCode.UNKNOWN_MODEL,
-                f"model_override {name!r} is not a configured model; "
+                f"{asked} {name!r}, which is not a configured model; "
                 f"configured: {self._models.names()}",
-                field="model_override",
+                field="agent.model" if agent else "model_override",
             )
         missing_modalities = needed - set(model.modalities)
         if missing_modalities:
             raise RiverbeamError(
                 ErrorCode.MODALITY_NOT_ROUTABLE,
                 f"model {name!r} does not accept {_describe(missing_modalities)} content",
-                field="model_override",
+                field="agent.model" if agent else "model_override",
             )
         missing_capabilities = required - self._capabilities[name]
         if missing_capabilities:
@@ -165,7 +181,7 @@ class ModelRouter:
                 f"model {name!r} lacks the capabilities {sorted(missing_capabilities)}",
                 field="metadata.capabilities",
             )
-        return RoutingDecision(model.model_copy(deep=True), RoutingReason.OVERRIDE, (name,))
+        return RoutingDecision(model.model_copy(deep=True), reason, (name,))
 
     def _route(self, needed: set[Modality], required: set[str], tags: set[str]) -> RoutingDecision:
         candidates = list(self._models)

@@ -475,8 +475,10 @@ class Pipeline:
     def _done(self, prepared: PreparedRun, frame: StreamChunk, usage: UsageMeter) -> _Outcome:
         result = frame.result or AgentResult(agent_name=prepared.request.agent_name)
         update: dict[str, Any] = prepared.ids
-        if result.token_usage is None:
-            update["token_usage"] = usage.snapshot()
+        metered = usage.snapshot()
+        if result.token_usage is None or metered.total_tokens > result.token_usage.total_tokens:
+            # The meter saw more than the agent reports: agents it called as tools spent it.
+            update["token_usage"] = metered
         if result.model_used is None:
             update["model_used"] = prepared.model.name
         result = result.model_copy(update=update)

@@ -49,6 +49,8 @@ class AgentMetadata(WireModel):
     tags: list[str] = Field(default_factory=list)
     version: str | None = None
     agent_id: str | None = None
+    # The model the agent runs with when a request names none (a name of the model list).
+    model: str | None = None
 
 
 class StreamAck(WireModel):

@@ -108,14 +108,20 @@ async def test_the_shared_policy_is_an_explicit_opt_in(sandbox_url: str) -> None
     assert raised.value.bem == "BEM-331"
 
 
-async def test_hook_from_riverbeam_agents_replaces_the_builtin_set(
-    monkeypatch: pytest.MonkeyPatch,
+async def test_hook_from_riverbeam_agents_adds_to_the_builtin_set(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("RIVERBEAM_AGENTS", "tests.integration.runtime.rt_hooks:only_one")
     from_env = RunnerSettings(store_url=None, sandbox_url=None)
     assert from_env.agents == "tests.integration.runtime.rt_hooks:only_one"
     beam = RiverBeam()
     assert await wire_agents(beam, from_env, env={}) == []
+    assert sorted(a.name for a in beam.list_agents()) == sorted(["assistant", *SKILLS, "solo"])
+    # A config file that keeps no built-in agent leaves the hook's alone.
+    config = tmp_path / "riverbeam.yaml"
+    config.write_text("builtin_agents: false\n")
+    beam = RiverBeam()
+    await wire_agents(beam, from_env.model_copy(update={"config": config}), env={})
     assert [a.name for a in beam.list_agents()] == ["solo"]
 
     for bad in ("no_colon", "tests.integration.runtime.rt_hooks:missing", "nowhere.at.all:f"):

@@ -275,3 +275,40 @@ def test_docs_example_table(kwargs: dict[str, Any], expected: Any) -> None:
     else:
         decision = route(router=router, **kwargs)
         assert (decision.model.name, decision.reason) == expected
+
+
+def test_the_agents_own_model_is_taken_when_the_request_names_none() -> None:
+    from riverbeam.routing import ModelRouter, RoutingReason
+    from riverbeam.types import AgentMetadata, ContentPart, ModelConfig
+
+    router = ModelRouter(
+        [
+            ModelConfig(name="cheap", provider="custom", cost_per_1k_tokens=0.1),
+            ModelConfig(name="smart", provider="custom", cost_per_1k_tokens=9.0),
+        ]
+    )
+    agent = AgentMetadata(name="writer", model="smart")
+    content = [ContentPart.of_text("hi")]
+    decision = router.resolve(content=content, metadata=None, agent=agent)
+    assert (decision.model.name, decision.reason) == ("smart", RoutingReason.AGENT_MODEL)
+    # An explicit override still wins.
+    decision = router.resolve(content=content, metadata=None, agent=agent, model_override="cheap")
+    assert decision.model.name == "cheap"
+
+
+def test_an_agent_model_the_list_lacks_is_bem_042_naming_the_agent() -> None:
+    import pytest
+
+    from riverbeam.core.errors import ErrorCode, RiverbeamError
+    from riverbeam.routing import ModelRouter
+    from riverbeam.types import AgentMetadata, ContentPart, ModelConfig
+
+    router = ModelRouter([ModelConfig(name="cheap", provider="custom")])
+    with pytest.raises(RiverbeamError) as info:
+        router.resolve(
+            content=[ContentPart.of_text("hi")],
+            metadata=None,
+            agent=AgentMetadata(name="writer", model="gone"),
+        )
+    assert info.value.code is ErrorCode.UNKNOWN_MODEL
+    assert "writer" in info.value.message and info.value.details["field"] == "agent.model"

@@ -1,0 +1,338 @@
+"""Multi-agent composition: an agent as another's tool (AgentTool) and crews (Crew).
+
+    helper = AgentTool(registry, "summarize")          # offered to the model as ask_summarize
+    RigAgentRunner.new("lead", client, [helper], "author")
+
+The called agent runs inside the caller's tool call: it gets the task as its user turn, the
+caller's session, model, memory and auth context, and the caller's usage meter (so its tokens
+count in the caller's run). Its answer is the tool's result. A Crew runs agents the same way,
+sequentially, in parallel with a join, or routed. Not done yet (see docs/agents.md): a run
+record of its own per called agent linked to the parent, its frames on the parent's stream,
+approval inside a called agent, and handoff.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import time
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any, Literal
+
+from riverbeam import __version__
+from riverbeam.agents._completion import closing_events
+from riverbeam.agents._frames import FrameFactory
+from riverbeam.agents._io import AgentContext, AgentInput
+from riverbeam.agents._registry import AgentRegistry
+from riverbeam.agents._tool import TOOL_NAME_PATTERN, ToolCallContext, ToolSpec, json_params
+from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.types import AgentMetadata, AgentResult, ContentPart, StreamChunk, ToolCallRecord
+
+__all__ = ["MAX_AGENT_DEPTH", "AgentTool", "Crew", "CrewKind", "run_agent"]
+
+MAX_AGENT_DEPTH = 3
+"""How deep agents may call agents (a guard against an agent calling itself forever)."""
+
+_DEPTH_KEY = "riverbeam_agent_depth"
+
+
+class AgentTool:
+    """Another registered agent, offered to a model as a tool taking a `task`.
+
+    Args:
+        registry: Where the agent is looked up, at each call (BEM-020 when it is gone).
+        agent: The agent's name.
+        name: The tool's name (default `ask_<agent>`, made a valid tool name).
+        description: What the model is told (default: the agent's description).
+    """
+
+    def __init__(
+        self,
+        registry: AgentRegistry,
+        agent: str,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+    ) -> None:
+        self._registry = registry
+        self.agent = agent
+        default = "ask_" + "".join(c if TOOL_NAME_PATTERN.fullmatch(c) else "_" for c in agent)
+        self._name = name or default[:64]
+        self._description = description
+
+    def spec(self) -> ToolSpec:
+        description = self._description
+        if description is None:
+            with contextlib.suppress(RiverbeamError):
+                description = self._registry.get_metadata(self.agent).description
+        return ToolSpec(
+            name=self._name,
+            description=f"Ask the {self.agent} agent: {description or 'another agent'}. "
+            "Give it the whole task; it answers with text.",
+            parameters=json_params({"task": {"type": "string"}}, ["task"]),
+        )
+
+    async def invoke(self, args: dict[str, Any], input: AgentInput) -> Any:
+        return await self.invoke_in_context(
+            args, ToolCallContext(input, AgentContext(), input.agent_name)
+        )
+
+    async def invoke_in_context(self, args: dict[str, Any], call: ToolCallContext) -> Any:
+        """Run the agent on the task; its answer, tool calls and usage.
+
+        Raises:
+            RiverbeamError: BEM-020 when the agent is not registered, BEM-087 when it failed
+                (its code in the details), BEM-234 when it stopped for an approval or the
+                calls nest deeper than MAX_AGENT_DEPTH.
+        """
+        result = await run_agent(
+            self._registry, self.agent, str(args.get("task", "")), call.input, call.context
+        )
+        return {
+            "agent": self.agent,
+            "answer": result.text,
+            "tool_calls": [c.tool_name for c in result.tool_calls],
+        }
+
+
+async def run_agent(
+    registry: AgentRegistry,
+    name: str,
+    task: str,
+    parent: AgentInput,
+    context: AgentContext,
+) -> AgentResult:
+    """Run a registered agent on `task` inside the parent's run; its result.
+
+    The agent gets the parent's session, model, memory scopes, auth context and usage meter.
+
+    Raises:
+        RiverbeamError: BEM-020, BEM-087, BEM-086, BEM-234 (approval, nesting depth).
+    """
+    agent = registry.get(name)
+    depth = int(parent.metadata.get(_DEPTH_KEY, 0)) + 1
+    if depth > MAX_AGENT_DEPTH:
+        raise RiverbeamError(
+            ErrorCode.AGENT_TOOL_UNSUPPORTED,
+            f"agents call agents {depth} deep (at most {MAX_AGENT_DEPTH})",
+            agent=name,
+        )
+    child_input = AgentInput(
+        content=[ContentPart.of_text(task)],
+        session_id=parent.session_id,
+        run_id=parent.run_id,
+        agent_name=name,
+        interaction_id=parent.interaction_id,
+        request_id=parent.request_id,
+        metadata={**parent.metadata, _DEPTH_KEY: depth},
+        auth_context=parent.auth_context,
+    )
+    child_context = AgentContext(
+        model_config_resolved=context.model_config_resolved,
+        metadata=dict(context.metadata),
+        memory_writer=context.memory_writer,
+        memory_scopes=list(context.memory_scopes),
+        usage=context.usage,  # the child's tokens are the parent run's
+    )
+    result: AgentResult | None = None
+    async with closing_events(agent.stream(child_input, child_context)) as frames:
+        async for frame in frames:
+            if frame.type == "error":
+                raise RiverbeamError(
+                    ErrorCode.AGENT_ERROR_FRAME,
+                    f"agent {name} failed: {frame.error or 'error'}",
+                    agent=name,
+                    agent_error_code=frame.error_code,
+                )
+            if frame.type == "done":
+                result = frame.result
+    if result is None:
+        raise RiverbeamError(
+            ErrorCode.STREAM_WITHOUT_DONE, f"agent {name} ended without an answer", agent=name
+        )
+    if result.interrupted:
+        raise RiverbeamError(
+            ErrorCode.AGENT_TOOL_UNSUPPORTED,
+            f"agent {name} stopped to ask for approval of "
+            f"{', '.join(a.tool for a in result.action_required)}; approvals inside an agent "
+            "called by another agent are not supported yet",
+            agent=name,
+        )
+    return result
+
+
+CrewKind = Literal["sequential", "parallel", "route"]
+
+
+class Crew:
+    """Agents composed into one agent.
+
+    - sequential: each agent gets the previous one's answer (the first gets the request).
+    - parallel: every agent gets the request at once; the answers are joined under
+      `## <agent>` headings, and handed to the `join` agent when there is one.
+    - route: the `router` agent's answer names one of `routes` (case-insensitive, the first
+      key it mentions); that agent answers the original request. No match: `fallback`, or
+      BEM-231.
+
+    Each step is recorded in the result's tool_calls (tool_name = the agent, args = its
+    task, result = its answer); tokens of every step count in the crew's run.
+
+    Args:
+        name: The crew's name (what callers invoke).
+        kind: How the agents are composed.
+        registry: Where the agents are looked up at each run.
+        agents: The agents (sequential, parallel).
+        join: parallel: the agent that merges the answers.
+        router: route: the agent that picks.
+        routes: route: key -> agent.
+        fallback: route: the agent when no key matches.
+        description: The metadata description.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        kind: CrewKind,
+        registry: AgentRegistry,
+        *,
+        agents: Sequence[str] = (),
+        join: str | None = None,
+        router: str | None = None,
+        routes: Mapping[str, str] | None = None,
+        fallback: str | None = None,
+        description: str | None = None,
+        tags: Sequence[str] = (),
+        version: str | None = None,
+    ) -> None:
+        self.name = name
+        self.kind = kind
+        self._registry = registry
+        self.agents = list(agents)
+        self.join = join
+        self.router = router
+        self.routes = dict(routes or {})
+        self.fallback = fallback
+        self._description = description
+        self._tags = list(tags)
+        self._version = version
+
+    def members(self) -> list[str]:
+        """Every agent the crew may run."""
+        names = [*self.agents, *([self.join] if self.join else [])]
+        names += [*([self.router] if self.router else []), *self.routes.values()]
+        names += [self.fallback] if self.fallback else []
+        return list(dict.fromkeys(names))
+
+    def metadata(self) -> AgentMetadata:
+        return AgentMetadata(
+            name=self.name,
+            description=self._description or f"{self.kind} crew of {', '.join(self.members())}",
+            tags=["crew", f"crew:{self.kind}", *self._tags],
+            version=self._version or __version__,
+        )
+
+    async def health_check(self) -> bool:
+        return True
+
+    async def stream(self, input: AgentInput, context: AgentContext) -> AsyncIterator[StreamChunk]:
+        factory = FrameFactory.for_input(self.name, input)
+        started = time.monotonic()
+        yield factory.placeholder()
+        yield factory.thinking()
+        steps: list[ToolCallRecord] = []
+        try:
+            text = await self._run(input, context, steps)
+        except RiverbeamError as error:
+            yield factory.error(error)
+            return
+        if text:
+            yield factory.chunk(text)
+        yield factory.done(
+            AgentResult(
+                content=[ContentPart.of_text(text)] if text else [],
+                agent_name=self.name,
+                session_id=input.session_id or None,
+                request_id=input.request_id,
+                interaction_id=input.interaction_id,
+                run_id=input.run_id or None,
+                token_usage=context.usage.snapshot(),
+                tool_calls=steps,
+                latency_ms=(time.monotonic() - started) * 1000,
+            )
+        )
+
+    async def _step(
+        self,
+        name: str,
+        task: str,
+        input: AgentInput,
+        context: AgentContext,
+        steps: list[ToolCallRecord],
+    ) -> str:
+        began = time.monotonic()
+        result = await run_agent(self._registry, name, task, input, context)
+        steps.append(
+            ToolCallRecord(
+                tool_name=name,
+                args={"task": task},
+                tool_call_id=f"crew-{len(steps) + 1}",
+                result=result.text,
+                latency_ms=(time.monotonic() - began) * 1000,
+            )
+        )
+        return result.text
+
+    async def _run(
+        self, input: AgentInput, context: AgentContext, steps: list[ToolCallRecord]
+    ) -> str:
+        request = input.text
+        if self.kind == "sequential":
+            text = request
+            for name in self.agents:
+                text = await self._step(name, text, input, context, steps)
+            return text
+        if self.kind == "parallel":
+            records: list[list[ToolCallRecord]] = [[] for _ in self.agents]
+            try:
+                async with asyncio.TaskGroup() as group:
+                    tasks = [
+                        group.create_task(self._step(name, request, input, context, records[i]))
+                        for i, name in enumerate(self.agents)
+                    ]
+            except ExceptionGroup as group_error:  # one failed: the others were cancelled
+                first = group_error.exceptions[0]
+                if isinstance(first, RiverbeamError):
+                    raise first from None
+                raise
+            for record in records:
+                steps.extend(record)
+            merged = "\n\n".join(
+                f"## {name}\n{task.result()}" for name, task in zip(self.agents, tasks, strict=True)
+            )
+            if self.join is None:
+                return merged
+            return await self._step(
+                self.join, f"Request: {request}\n\nAnswers:\n\n{merged}", input, context, steps
+            )
+        assert self.router is not None
+        choice = await self._step(self.router, request, input, context, steps)
+        chosen = _pick(choice, self.routes) or self.fallback
+        if chosen is None:
+            raise RiverbeamError(
+                ErrorCode.CONFIG_UNKNOWN_NAME,
+                f"the router {self.router} answered {choice[:80]!r}, which names none of "
+                f"{sorted(self.routes)}, and the crew has no fallback",
+                crew=self.name,
+            )
+        return await self._step(chosen, request, input, context, steps)
+
+
+def _pick(answer: str, routes: Mapping[str, str]) -> str | None:
+    """The agent of the route key that appears first in the answer (whole word, any case)."""
+    best: tuple[int, str] | None = None
+    for key, agent in routes.items():
+        match = re.search(rf"\b{re.escape(key)}\b", answer, re.IGNORECASE)
+        if match and (best is None or match.start() < best[0]):
+            best = (match.start(), agent)
+    return best[1] if best else None
