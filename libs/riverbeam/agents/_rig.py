@@ -321,7 +321,7 @@ class _Run:
         while True:
             completion: Text | ToolCalls | None = None
             stream = self.runner.client.stream(self.messages, specs, model=self.resolved)
-            label = self.resolved or self.model_used or "unknown"
+            label = self._requested_model()
             started = time.perf_counter()
             async with model_span(label, self._provider()) as span:
                 async with closing_events(stream) as events:
@@ -331,13 +331,15 @@ class _Run:
                                 yield self.factory.chunk(event.text)
                         else:
                             completion = event
-                if completion is not None and completion.usage is not None:
+                if completion is not None:
+                    usage = completion.usage
                     span.record_usage(
-                        completion.usage.prompt_tokens,
-                        completion.usage.completion_tokens,
-                        completion.model,
+                        usage.prompt_tokens if usage is not None else None,
+                        usage.completion_tokens if usage is not None else None,
+                        completion.model or label,
                     )
-            _observe_model(label, time.perf_counter() - started, completion)
+            served = completion.model if completion is not None and completion.model else label
+            _observe_model(served, time.perf_counter() - started, completion)
             if completion is None:
                 raise RiverbeamError(
                     ErrorCode.MODEL_BAD_RESPONSE, "the model client returned no completion"
@@ -457,15 +459,32 @@ class _Run:
             )
         )
 
+    def _requested_model(self) -> str:
+        """The model this call asks for: the router's choice, else the client's own default."""
+        pinned = getattr(self.runner.client, "pin_model", False)
+        default = getattr(self.runner.client, "default_model", None)
+        if pinned and isinstance(default, str):
+            return default
+        return (
+            self.resolved
+            or self.model_used
+            or (default if isinstance(default, str) else None)
+            or "unknown"
+        )
+
     def _provider(self) -> str | None:
         resolved = self.context.model_config_resolved
-        return resolved.provider if resolved is not None else None
+        if resolved is not None:
+            return resolved.provider
+        name = getattr(self.runner.client, "provider_name", None)
+        return name if isinstance(name, str) else None
 
     def _account(self, completion: Text | ToolCalls) -> None:
         if completion.usage is not None:
             self.usage = self.usage + completion.usage
             self.context.usage.add(completion.usage)
-        self.model_used = completion.model or self.resolved or self.model_used
+        self.model_used = completion.model or self._requested_model()
+        self.context.usage.model = self.model_used
 
     def _result(self, text: str, **fields: Any) -> AgentResult:
         return AgentResult(

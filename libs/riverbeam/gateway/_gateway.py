@@ -30,7 +30,7 @@ from riverbeam.auth import (
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
 from riverbeam.gateway._ports import FramesPort, RunnerPort
-from riverbeam.routing import ModelList, ModelRouter, check_agent_accepts
+from riverbeam.routing import ModelList, ModelRouter, check_agent_accepts, is_placeholder
 from riverbeam.runtime import Grant
 from riverbeam.store import BeamStore
 from riverbeam.types import (
@@ -160,7 +160,9 @@ class Gateway:
                 "request_id": req.request_id,
                 "session_id": req.session_id,
                 "agent": req.agent_name,
-                "model": decision.model.name,
+                # The built-in placeholder names no model: the runner's client picks its own
+                # (BEAM_MODEL, or the echo client), and the runner logs the model that served.
+                "model": None if is_placeholder(decision.model) else decision.model.name,
                 "routing": decision.reason,
                 "stripped": list(clean.stripped),
             },

@@ -3,7 +3,12 @@ agent modality check. Pure logic, no network. See docs/routing.md.
 """
 
 from riverbeam.routing._agent_modalities import check_agent_accepts
-from riverbeam.routing._model_list import DEFAULT_MODEL_NAME, ModelList, default_model
+from riverbeam.routing._model_list import (
+    DEFAULT_MODEL_NAME,
+    ModelList,
+    default_model,
+    is_placeholder,
+)
 from riverbeam.routing._router import ModelRouter, RoutingDecision, RoutingReason
 
 __all__ = [
@@ -14,4 +19,5 @@ __all__ = [
     "RoutingReason",
     "check_agent_accepts",
     "default_model",
+    "is_placeholder",
 ]

@@ -307,6 +307,15 @@ class Pipeline:
             )
         await sink.publish(outcome.terminal)
         RUNS_TOTAL.labels(prepared.request.agent_name, outcome.status).inc()
+        log.info(
+            "run_finished",
+            extra={
+                "request_id": prepared.request.request_id,
+                "run_id": prepared.run_id,
+                "status": outcome.status,
+                "model": outcome.result.model_used,
+            },
+        )
 
     async def _drive(
         self,
@@ -372,7 +381,7 @@ class Pipeline:
         if result.token_usage is None:
             update["token_usage"] = usage.snapshot()
         if result.model_used is None:
-            update["model_used"] = prepared.model.name
+            update["model_used"] = usage.model or prepared.model.name
         result = result.model_copy(update=update)
         status: Literal["completed", "interrupted"] = (
             "interrupted" if result.interrupted else "completed"
@@ -392,7 +401,7 @@ class Pipeline:
         result = AgentResult(
             content=[ContentPart.of_text(tracker.partial_text)] if tracker.partial_text else [],
             token_usage=usage.snapshot(),
-            model_used=prepared.model.name,
+            model_used=usage.model or prepared.model.name,
             tool_calls=list(tracker.finished_calls),
             metadata={"error": {"code": code, "message": err.message}},
             **prepared.ids,
@@ -414,7 +423,7 @@ class Pipeline:
         result = AgentResult(
             content=[ContentPart.of_text(tracker.partial_text)] if tracker.partial_text else [],
             token_usage=usage.snapshot(),
-            model_used=prepared.model.name,
+            model_used=usage.model or prepared.model.name,
             tool_calls=list(tracker.finished_calls),
             metadata={"cancelled": True, **({"reason": reason} if reason else {})},
             **prepared.ids,
