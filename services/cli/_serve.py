@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Callable
 from enum import StrEnum
 
@@ -14,7 +15,10 @@ from riverbeam.core.settings import (
     SandboxSettings,
     StoreSettings,
 )
+from riverbeam.core.errors import RiverbeamError
 from riverbeam.server import ServiceApp, run_service
+
+log = logging.getLogger("riverbeam.service")
 
 
 class ServiceName(StrEnum):
@@ -63,19 +67,25 @@ def builder_for(
 
 
 def serve(name: ServiceName, listen: str | None, ready_file: str | None = None) -> None:
+    """Run one service until SIGTERM; a start-up failure is one log line and exit status 1."""
     settings = settings_for(name, listen)
 
     def ready(address: str) -> None:
-        print(f"riverbeam {name.value} listening on {address}", flush=True)
+        log.info("riverbeam %s listening on %s", name.value, address)
         if ready_file:
             with open(ready_file, "w") as fh:
                 fh.write(address)
 
-    asyncio.run(
-        run_service(
-            settings,
-            builder_for(name, settings),
-            ready=ready,
-            service_name=f"riverbeam-{name.value}",
+    try:
+        asyncio.run(
+            run_service(
+                settings,
+                builder_for(name, settings),
+                ready=ready,
+                service_name=f"riverbeam-{name.value}",
+            )
         )
-    )
+    except RiverbeamError as err:
+        hint = f" (hint: {err.hint})" if err.hint else ""
+        log.error("riverbeam %s: error %s: %s%s", name.value, err.bem, err.message, hint)
+        raise SystemExit(1) from None
