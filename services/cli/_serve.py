@@ -8,6 +8,7 @@ import logging
 from collections.abc import Callable
 from enum import StrEnum
 
+from riverbeam.core.errors import RiverbeamError
 from riverbeam.core.settings import (
     CommonSettings,
     RouterSettings,
@@ -15,7 +16,6 @@ from riverbeam.core.settings import (
     SandboxSettings,
     StoreSettings,
 )
-from riverbeam.core.errors import RiverbeamError
 from riverbeam.server import ServiceApp, run_service
 
 log = logging.getLogger("riverbeam.service")

@@ -10,7 +10,6 @@ from collections.abc import Awaitable, Callable
 from wsgiref.simple_server import WSGIServer
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
-
 from riverbeam.core.settings import CommonSettings
 from riverbeam.server._grpc_server import GrpcServer, ServiceBinding
 from riverbeam.server._logging import configure_logging
