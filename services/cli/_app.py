@@ -123,6 +123,16 @@ def up_cmd(
     ready_timeout: Annotated[
         float, typer.Option(help="Seconds to wait for each process to be ready.", min=1)
     ] = 60.0,
+    metrics_port: Annotated[
+        int | None,
+        typer.Option(
+            envvar="RIVERBEAM_METRICS_PORT",
+            help="Prometheus /metrics for every service: router on this port, runner +1, "
+            "sandbox +2, store +3 (shown in the banner); off when none.",
+            show_default=False,
+            min=1,
+        ),
+    ] = None,
 ) -> None:
     """Start NATS and the four services locally; Ctrl-C stops everything."""
     from services.cli._up import LocalStack
@@ -140,6 +150,7 @@ def up_cmd(
         base_port=base_port,
         ready_timeout_s=ready_timeout,
         on_ready=ready,
+        metrics_base_port=metrics_port,
     )
     _finish(consoles, lambda: run_up(stack, consoles, own_nats=nats_url is None))
 

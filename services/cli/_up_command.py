@@ -24,15 +24,30 @@ def _endpoints_table(stack: LocalStack, own_nats: bool) -> Table:
     table = Table(title="riverbeam is up", title_justify="left", title_style="bold green")
     table.add_column("service", style="bold")
     table.add_column("address", no_wrap=True)
+    metrics = stack.metrics
+    if metrics:
+        table.add_column("metrics", no_wrap=True)
     table.add_column("log", overflow="fold")
     endpoints = stack.endpoints
-    for name in SERVICES:
+    for name in [*SERVICES[:1], *stack.runner_names, *SERVICES[2:]]:
         if name in endpoints:
-            table.add_row(name, endpoints[name], str(stack.log_path(name)))
-    table.add_row(
-        "nats", endpoints["nats"], str(stack.log_path("nats")) if own_nats else "external"
-    )
+            extra = [metrics.get(name, "")] if metrics else []
+            table.add_row(name, endpoints[name], *extra, str(stack.log_path(name)))
+    nats_log = str(stack.log_path("nats")) if own_nats else "external"
+    table.add_row("nats", endpoints["nats"], *([""] if metrics else []), nats_log)
     return table
+
+
+def model_line(stack: LocalStack) -> Text:
+    """What the built-in skills answer with: the configured model, or the echo client."""
+    client = stack.model_client()
+    if client is not None:
+        return Text(f"skills call {client}", style="dim")
+    return Text(
+        "no model key (BEAM_API_KEY): the skills answer with the echo client, which repeats "
+        "your text; export BEAM_API_KEY, or try `riverbeam up --demo` for a scripted model",
+        style="bold yellow",
+    )
 
 
 def _try_line(router: str) -> str:
@@ -101,8 +116,8 @@ async def run_up(
             if task is not None:
                 task.cancel()
         consoles.err.print(Text("stopping…", style="dim"))
-        await stack.stop(keep_data=failed)
-        if failed:
+        await stack.stop(keep_data=failed and not stack.owns_data_dir)
+        if failed and not stack.owns_data_dir:
             consoles.err.print(Text(f"logs kept in {stack.log_dir}", style="dim"))
         consoles.err.print(Text("stopped", style="dim"))
         for sig in _SIGNALS:
@@ -119,6 +134,8 @@ def _show_ready(stack: LocalStack, consoles: Consoles, *, own_nats: bool) -> Non
             style="bold yellow",
         )
     )
+    if "runner" in stack.endpoints or any(n.startswith("runner") for n in stack.endpoints):
+        out.print(model_line(stack), soft_wrap=True)
     out.print(Text(f"data: {stack.data_dir}", style="dim"))
     if "router" in stack.endpoints:
         out.print(Text("try:", style="bold"))

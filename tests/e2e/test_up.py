@@ -238,7 +238,7 @@ class _Up:
 
 
 @contextlib.contextmanager
-def _riverbeam_up(tmp_path: Path) -> Iterator[_Up]:
+def _riverbeam_up(tmp_path: Path, **env: str) -> Iterator[_Up]:
     """`riverbeam up` on four free ports, once it says it is up; stopped (by pid) afterwards."""
     for attempt in range(3):  # another process may take one of the four ports meanwhile
         base = _free_base_port()
@@ -248,7 +248,7 @@ def _riverbeam_up(tmp_path: Path) -> Iterator[_Up]:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
-            env=hermetic_env(COLUMNS="200", NO_COLOR="1"),
+            env=hermetic_env(COLUMNS="200", NO_COLOR="1", **env),
         )  # fmt: skip
         up = _Up(proc, base, data_dir, [], {})
         try:
@@ -304,6 +304,30 @@ def test_riverbeam_up_runs_until_ctrl_c_and_leaves_nothing(
         # `up` waited for each child: none is left, not even as a zombie.
         assert _still_running(up.started) == {}
         assert _processes_mentioning(str(up.data_dir)) == []
+
+
+@needs_proc
+def test_riverbeam_up_with_a_metrics_port_serves_metrics_on_every_service(
+    tmp_path: Path, nats_binary: str
+) -> None:
+    """`RIVERBEAM_METRICS_PORT=9464 make up` (issue 17): a base port, one port per service."""
+    import urllib.request
+
+    metrics_base = _free_base_port()
+    with _riverbeam_up(tmp_path, RIVERBEAM_METRICS_PORT=str(metrics_base)) as up:
+        text = "".join(up.output)
+        for offset, svc in enumerate(("router", "runner", "sandbox", "store")):
+            url = f"http://127.0.0.1:{metrics_base + offset}/metrics"
+            assert url in text, text
+            with urllib.request.urlopen(url, timeout=10) as response:
+                body = response.read().decode()
+            assert "riverbeam_rpc_requests_total" in body or "python_info" in body, body[:200]
+        assert "echo client" in text, text
+        log = (up.data_dir / "logs" / "router.log").read_text()
+        assert "riverbeam router listening on" in log
+        up.proc.send_signal(signal.SIGINT)
+        up.proc.communicate(timeout=60)
+        assert up.proc.returncode == 0
 
 
 @needs_proc
