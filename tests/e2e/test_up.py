@@ -316,7 +316,7 @@ def test_riverbeam_up_with_a_metrics_port_serves_metrics_on_every_service(
     metrics_base = _free_base_port()
     with _riverbeam_up(tmp_path, RIVERBEAM_METRICS_PORT=str(metrics_base)) as up:
         text = "".join(up.output)
-        for offset, svc in enumerate(("router", "runner", "sandbox", "store")):
+        for offset in range(4):  # router, runner, sandbox, store
             url = f"http://127.0.0.1:{metrics_base + offset}/metrics"
             assert url in text, text
             with urllib.request.urlopen(url, timeout=10) as response:
