@@ -419,14 +419,38 @@ def agents_cmd(
 def models_cmd(
     json_mode: JsonOpt = False, router: RouterOpt = DEFAULT_TARGET, token: TokenOpt = None
 ) -> None:
-    """The models the router may route to."""
-    _show_listing(
-        lambda client: client.list_models(),
-        models_table,
-        json_mode=json_mode,
-        router=router,
-        token=token,
-    )
+    """The models the router may route to (and what answers for the built-in default)."""
+    consoles = Consoles.standard()
+
+    async def main() -> ExitCode:
+        async with _client(router, token) as client:
+            models = await client.list_models()
+            served = await _flows.placeholder_served_by(client, models)
+        if json_mode:
+            _print_json(
+                [
+                    {
+                        **m.to_json_dict(),
+                        **({"served_by": served[m.name]} if m.name in served else {}),
+                    }
+                    for m in models
+                ]
+            )
+            return ExitCode.OK
+        consoles.out.print(models_table(models, served))
+        for name, by in served.items():
+            if by == "echo":
+                consoles.out.print(
+                    Text(
+                        f"{name} is answered by the echo client (no BEAM_API_KEY on the runner): "
+                        "replies repeat your text",
+                        style="bold yellow",
+                    ),
+                    soft_wrap=True,
+                )
+        return ExitCode.OK
+
+    _finish(consoles, main)
 
 
 @app.command("session")

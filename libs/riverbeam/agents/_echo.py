@@ -42,6 +42,7 @@ class EchoAgent:
             output_modalities=["text"],
             tags=["echo"],
             version=__version__,
+            default_model=EchoClient.default_model,
         )
 
     async def stream(self, input: AgentInput, context: AgentContext) -> AsyncIterator[StreamChunk]:

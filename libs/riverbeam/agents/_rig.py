@@ -201,6 +201,7 @@ class RigAgentRunner:
             output_modalities=["text"],
             tags=tags,
             version=__version__,
+            default_model=_client_default_model(self.client),
         )
 
     async def health_check(self) -> bool:
@@ -517,6 +518,11 @@ class _Run:
                 for call in held
             ],
         )
+
+
+def _client_default_model(client: object) -> str | None:
+    default = getattr(client, "default_model", None)
+    return default if isinstance(default, str) else None
 
 
 def _observe_model(model: str, seconds: float, completion: Text | ToolCalls | None) -> None:

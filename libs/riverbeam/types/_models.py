@@ -49,6 +49,8 @@ class AgentMetadata(WireModel):
     tags: list[str] = Field(default_factory=list)
     version: str | None = None
     agent_id: str | None = None
+    # The model its client calls when the router names none: BEAM_MODEL, or "echo".
+    default_model: str | None = None
 
 
 class StreamAck(WireModel):

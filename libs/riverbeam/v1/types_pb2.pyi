@@ -251,7 +251,7 @@ class ModelConfig(_message.Message):
     def __init__(self, name: _Optional[str] = ..., provider: _Optional[str] = ..., modalities: _Optional[_Iterable[str]] = ..., capabilities: _Optional[_Iterable[str]] = ..., cost_per_1k_tokens: _Optional[float] = ..., max_tokens: _Optional[int] = ..., api_key: _Optional[str] = ..., provider_config: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., extra: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ...) -> None: ...
 
 class AgentMetadata(_message.Message):
-    __slots__ = ("name", "description", "supported_modalities", "output_modalities", "tags", "version", "agent_id")
+    __slots__ = ("name", "description", "supported_modalities", "output_modalities", "tags", "version", "agent_id", "default_model")
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     SUPPORTED_MODALITIES_FIELD_NUMBER: _ClassVar[int]
@@ -259,6 +259,7 @@ class AgentMetadata(_message.Message):
     TAGS_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_MODEL_FIELD_NUMBER: _ClassVar[int]
     name: str
     description: str
     supported_modalities: _containers.RepeatedScalarFieldContainer[str]
@@ -266,7 +267,8 @@ class AgentMetadata(_message.Message):
     tags: _containers.RepeatedScalarFieldContainer[str]
     version: str
     agent_id: str
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., supported_modalities: _Optional[_Iterable[str]] = ..., output_modalities: _Optional[_Iterable[str]] = ..., tags: _Optional[_Iterable[str]] = ..., version: _Optional[str] = ..., agent_id: _Optional[str] = ...) -> None: ...
+    default_model: str
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., supported_modalities: _Optional[_Iterable[str]] = ..., output_modalities: _Optional[_Iterable[str]] = ..., tags: _Optional[_Iterable[str]] = ..., version: _Optional[str] = ..., agent_id: _Optional[str] = ..., default_model: _Optional[str] = ...) -> None: ...
 
 class StreamAck(_message.Message):
     __slots__ = ("request_id", "interaction_id", "session_id", "subject", "stream_name", "run_id")

@@ -1,0 +1,53 @@
+"""Issue 17 in the CLI: what a new user trips over (the echo model, flags, help, versions)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from riverbeam.routing import default_model
+from riverbeam.types import AgentMetadata
+from riverbeam.v1 import riverbeam_service_pb2 as pb
+from services.cli._errors import ExitCode
+from tests.unit.cli.cli_harness import Cli
+from tests.unit.client.fake_router import FakeRiverbeam, FakeRouterThread
+
+
+class _EchoingDeployment(FakeRiverbeam):
+    """A router with the built-in model list, in front of runners without a model key."""
+
+    async def ListModels(self, request: Any, context: Any) -> pb.ListModelsResponse:
+        self._enter("ListModels", request, context)
+        return pb.ListModelsResponse(models=[default_model().to_proto()])
+
+    async def ListAgents(self, request: Any, context: Any) -> pb.ListAgentsResponse:
+        self._enter("ListAgents", request, context)
+        agents = [
+            AgentMetadata(name="assistant", default_model="echo"),
+            AgentMetadata(name="author", default_model="echo"),
+        ]
+        return pb.ListAgentsResponse(agents=[a.to_proto() for a in agents])
+
+
+@pytest.fixture
+def echoing(cli: Cli) -> Iterator[Cli]:
+    with FakeRouterThread(_EchoingDeployment()) as server:
+        yield Cli(server.fake, server.address, {**cli.env, "RIVERBEAM_ROUTER": server.address})
+
+
+def test_models_marks_the_echo_client(echoing: Cli) -> None:
+    result = echoing("models")
+    assert result.exit_code == ExitCode.OK
+    assert "echo (no model key)" in result.stdout
+    assert "answered by the echo client" in result.stdout
+    [entry] = json.loads(echoing("models", "--json").stdout)
+    assert entry["name"] == "riverbeam-default" and entry["served_by"] == "echo"
+
+
+def test_models_without_the_placeholder_has_no_served_by_column(cli: Cli) -> None:
+    result = cli("models")
+    assert "served by" not in result.stdout
+    assert all("served_by" not in m for m in json.loads(cli("models", "--json").stdout))
