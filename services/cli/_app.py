@@ -133,6 +133,14 @@ def up_cmd(
             min=1,
         ),
     ] = None,
+    demo: Annotated[
+        bool,
+        typer.Option(
+            "--demo",
+            help="Also start a scripted local model and a local origin, and point the skills "
+            "at them: the README tour then works as printed.",
+        ),
+    ] = False,
 ) -> None:
     """Start NATS and the four services locally; Ctrl-C stops everything."""
     from services.cli._up import LocalStack
@@ -143,16 +151,33 @@ def up_cmd(
     def ready(name: str, address: str) -> None:
         consoles.err.print(Text.assemble(("✓ ", "green"), (f"{name:<8}", "bold"), address))
 
-    stack = LocalStack(
-        database_url=database_url,
-        nats_url=nats_url,
-        data_dir=data_dir,
-        base_port=base_port,
-        ready_timeout_s=ready_timeout,
-        on_ready=ready,
-        metrics_base_port=metrics_port,
-    )
-    _finish(consoles, lambda: run_up(stack, consoles, own_nats=nats_url is None))
+    def make_stack(env_overrides: dict[str, dict[str, str]] | None = None) -> LocalStack:
+        return LocalStack(
+            database_url=database_url,
+            nats_url=nats_url,
+            data_dir=data_dir,
+            base_port=base_port,
+            ready_timeout_s=ready_timeout,
+            on_ready=ready,
+            metrics_base_port=metrics_port,
+            env_overrides=env_overrides,
+        )
+
+    async def main() -> ExitCode:
+        if not demo:
+            return await run_up(make_stack(), consoles, own_nats=nats_url is None)
+        from services.cli._demo import Demo, demo_try_lines
+
+        async with Demo(data_dir / "demo" if data_dir else None) as scripted:
+            consoles.err.print(
+                Text.assemble(("✓ ", "green"), (f"{'model':<8}", "bold"), scripted.url)
+            )
+            stack = make_stack(scripted.env_overrides())
+            return await run_up(
+                stack, consoles, own_nats=nats_url is None, try_lines=demo_try_lines(scripted)
+            )
+
+    _finish(consoles, main)
 
 
 @app.command("schema")

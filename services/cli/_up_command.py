@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+from collections.abc import Sequence
 
 from rich.panel import Panel
 from rich.table import Table
@@ -68,6 +69,7 @@ async def run_up(
     *,
     own_nats: bool,
     stop: asyncio.Event | None = None,
+    try_lines: Sequence[str] = (),
 ) -> ExitCode:
     """Start the stack, show where everything is, and stop it all on Ctrl-C or SIGTERM.
 
@@ -95,7 +97,7 @@ async def run_up(
             failed = True
             _print_failure(consoles, err)
             return ExitCode.ERROR
-        _show_ready(stack, consoles, own_nats=own_nats)
+        _show_ready(stack, consoles, own_nats=own_nats, try_lines=try_lines)
         exited = asyncio.ensure_future(stack.wait_exit())
         await asyncio.wait({exited, stopper}, return_when=asyncio.FIRST_COMPLETED)
         if exited.done() and not stop.is_set():
@@ -125,7 +127,9 @@ async def run_up(
                 loop.remove_signal_handler(sig)
 
 
-def _show_ready(stack: LocalStack, consoles: Consoles, *, own_nats: bool) -> None:
+def _show_ready(
+    stack: LocalStack, consoles: Consoles, *, own_nats: bool, try_lines: Sequence[str] = ()
+) -> None:
     out = consoles.out
     out.print(_endpoints_table(stack, own_nats))
     out.print(
@@ -139,5 +143,8 @@ def _show_ready(stack: LocalStack, consoles: Consoles, *, own_nats: bool) -> Non
     out.print(Text(f"data: {stack.data_dir}", style="dim"))
     if "router" in stack.endpoints:
         out.print(Text("try:", style="bold"))
-        out.print(Text(f"  {_try_line(stack.router)}"), soft_wrap=True)
+        flag = "" if stack.router == DEFAULT_TARGET else f" --router {stack.router}"
+        lines = [f"{t}{flag}" if t.startswith("riverbeam ") else t for t in try_lines]
+        for line in lines or [_try_line(stack.router)]:
+            out.print(Text(f"  {line}"), soft_wrap=True)
     out.print(Text("Ctrl-C stops everything.", style="dim"))

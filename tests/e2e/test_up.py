@@ -238,13 +238,13 @@ class _Up:
 
 
 @contextlib.contextmanager
-def _riverbeam_up(tmp_path: Path, **env: str) -> Iterator[_Up]:
+def _riverbeam_up(tmp_path: Path, *args: str, **env: str) -> Iterator[_Up]:
     """`riverbeam up` on four free ports, once it says it is up; stopped (by pid) afterwards."""
     for attempt in range(3):  # another process may take one of the four ports meanwhile
         base = _free_base_port()
         data_dir = tmp_path / f"data{attempt}"
         proc = subprocess.Popen(
-            [sys.executable, "-m", "services.cli", "up", "--data-dir", str(data_dir), "--base-port", str(base)],
+            [sys.executable, "-m", "services.cli", "up", "--data-dir", str(data_dir), "--base-port", str(base), *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
@@ -325,6 +325,35 @@ def test_riverbeam_up_with_a_metrics_port_serves_metrics_on_every_service(
         assert "echo client" in text, text
         log = (up.data_dir / "logs" / "router.log").read_text()
         assert "riverbeam router listening on" in log
+        up.proc.send_signal(signal.SIGINT)
+        up.proc.communicate(timeout=60)
+        assert up.proc.returncode == 0
+
+
+@needs_proc
+def test_riverbeam_up_demo_runs_the_readme_tour_as_printed(
+    tmp_path: Path, nats_binary: str
+) -> None:
+    """`riverbeam up --demo`, then the README's commands: invoke author, approve, session."""
+    import re
+
+    import pygit2
+
+    with _riverbeam_up(tmp_path, "--demo") as up:
+        text = "".join(up.output)
+        assert "skills call model demo-model at http://127.0.0.1:" in text, text
+        assert 'riverbeam invoke author "Add a CONTRIBUTING.md and push it"' in text, text
+        invoked = _cli("invoke", "author", "Add a CONTRIBUTING.md and push it", router=up.router)
+        assert invoked.returncode == 3, invoked.stdout + invoked.stderr
+        assert "→ tool write_file" in invoked.stdout and "model demo-model" in invoked.stdout
+        assert "⏸ waiting for approval" in invoked.stdout
+        approve = re.search(r"approve: (riverbeam approve \S+ --session \S+)", invoked.stdout)
+        assert approve is not None, invoked.stdout
+        approved = _cli(*approve.group(1).split()[1:], router=up.router)
+        assert approved.returncode == 0, approved.stdout + approved.stderr
+        assert "Pushed riverbeam/work to origin" in approved.stdout
+        origin = pygit2.Repository(str(up.data_dir / "demo" / "origins" / "origin.git"))
+        assert "refs/heads/riverbeam/work" in list(origin.references)
         up.proc.send_signal(signal.SIGINT)
         up.proc.communicate(timeout=60)
         assert up.proc.returncode == 0
