@@ -529,5 +529,5 @@ def _observe_model(model: str, seconds: float, completion: Text | ToolCalls | No
     """Model latency and tokens, for Prometheus."""
     MODEL_LATENCY.labels(model).observe(seconds)
     if completion is not None and completion.usage is not None:
-        MODEL_TOKENS.labels(model, "prompt").inc(completion.usage.prompt_tokens)
-        MODEL_TOKENS.labels(model, "completion").inc(completion.usage.completion_tokens)
+        MODEL_TOKENS.labels(model, "input").inc(completion.usage.prompt_tokens)
+        MODEL_TOKENS.labels(model, "output").inc(completion.usage.completion_tokens)

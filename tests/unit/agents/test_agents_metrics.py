@@ -22,7 +22,7 @@ async def test_model_and_tool_metrics_are_recorded() -> None:
     )
     agent = RigAgentRunner.new("metrics", client, [tool], None)
     before_calls = _sample("riverbeam_tool_calls_total", {"tool": "metered", "outcome": "ok"})
-    before_prompt = _sample("riverbeam_model_tokens_total", {"model": model, "kind": "prompt"})
+    before_prompt = _sample("riverbeam_model_tokens_total", {"model": model, "kind": "input"})
     before_latency = _sample("riverbeam_model_latency_seconds_count", {"model": model})
 
     frames = await run(agent, make_input(), make_context(model_config_resolved=resolved(model)))
@@ -33,7 +33,8 @@ async def test_model_and_tool_metrics_are_recorded() -> None:
         == before_calls + 1
     )
     assert (
-        _sample("riverbeam_model_tokens_total", {"model": model, "kind": "prompt"})
+        _sample("riverbeam_model_tokens_total", {"model": model, "kind": "input"})
         == before_prompt + 14
     )
     assert _sample("riverbeam_model_latency_seconds_count", {"model": model}) == before_latency + 2
+    assert _sample("riverbeam_model_tokens_total", {"model": model, "kind": "prompt"}) == 0
