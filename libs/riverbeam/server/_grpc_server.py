@@ -11,10 +11,10 @@ from typing import Any, Self
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.server._interceptor import ErrorInterceptor
+from riverbeam.server._reflection import enable_reflection
 from riverbeam.telemetry import tracing_client_interceptors, tracing_server_interceptors
 
 __all__ = ["CHANNEL_OPTIONS", "GrpcServer", "ServiceBinding", "open_channel"]
@@ -63,7 +63,7 @@ def _listen_failed(listen: str, why: str) -> RiverbeamError:
 class GrpcServer:
     """An async gRPC server: `async with GrpcServer([...], listen="127.0.0.1:0") as s: s.port`.
 
-    Serves health checking (overall "" and each service) and reflection. stop() is idempotent:
+    Serves health checking (overall "" and each service) and reflection (v1 and v1alpha). stop() is idempotent:
     it marks every service NOT_SERVING, then lets in-flight calls finish for `grace_s`.
     """
 
@@ -117,13 +117,8 @@ class GrpcServer:
             binding.register(server)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         names = [b.name for b in self._bindings]
-        reflection.enable_server_reflection(
-            [
-                *names,
-                health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-                reflection.SERVICE_NAME,
-            ],
-            server,
+        enable_reflection(
+            [*names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name], server
         )
         try:
             port = server.add_insecure_port(self._listen)
