@@ -39,7 +39,8 @@ async def _reflect(channel: grpc.aio.Channel, service: str, request: Any) -> Any
         request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
         response_deserializer=reflection_pb2.ServerReflectionResponse.FromString,
     )([request])
-    return [r async for r in call][0]
+    [response] = [r async for r in call]
+    return response
 
 
 @pytest.mark.parametrize(
