@@ -20,14 +20,42 @@ from services.cli._errors import ExitCode, cli_errors
 from services.cli._flows import Consoles, Progress
 from services.cli._render import agents_table, models_table, pending_view
 from services.cli._serve import ServiceName, serve
+from services.cli._typer import RiverbeamGroup, RiverbeamTyper
 
-app = typer.Typer(
+app = RiverbeamTyper(
     name="riverbeam",
     help="Riverbeam: LLM agents served as gRPC microservices.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    cls=RiverbeamGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from riverbeam import __version__
+
+        sys.stdout.write(f"riverbeam {__version__}\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            "-V",
+            help="Print the version and exit.",
+            callback=_show_version,
+            is_eager=True,
+        ),
+    ] = False,
+) -> None:
+    """Riverbeam: LLM agents served as gRPC microservices."""
+
 
 # ---- options shared by the client commands ------------------------------------------------------
 RouterOpt = Annotated[
@@ -40,7 +68,9 @@ TokenOpt = Annotated[
     str | None,
     typer.Option("--token", envvar="RIVERBEAM_TOKEN", help="Bearer token.", show_default=False),
 ]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables and text.")]
+JsonOpt = Annotated[
+    bool, typer.Option("--json/--no-json", help="Print JSON instead of tables and text.")
+]
 SessionOpt = Annotated[str, typer.Option("--session", help="The session id.")]
 
 
@@ -182,12 +212,21 @@ def up_cmd(
 
 @app.command("schema")
 def schema_cmd(
-    type_name: Annotated[str, typer.Argument(help="A wire type, e.g. InvokeRequest.")],
+    type_name: Annotated[
+        str | None,
+        typer.Argument(
+            help="A wire type, e.g. InvokeRequest; none lists them.", show_default=False
+        ),
+    ] = None,
 ) -> None:
-    """Print the JSON Schema of a wire type."""
-    from riverbeam.types import json_schema
+    """Print the JSON Schema of a wire type, or list the wire types."""
+    from riverbeam.types import WIRE_TYPES, json_schema
 
     consoles = Consoles.standard()
+    if type_name is None:
+        for name in sorted(WIRE_TYPES):
+            sys.stdout.write(name + "\n")
+        return
     with cli_errors(consoles.err):
         try:
             schema = json_schema(type_name)
@@ -359,6 +398,7 @@ def follow_cmd(
 def cancel_cmd(
     request_id: Annotated[str, typer.Argument(help="The running request.")],
     reason: ReasonOpt = None,
+    json_mode: JsonOpt = False,
     router: RouterOpt = DEFAULT_TARGET,
     token: TokenOpt = None,
 ) -> None:
@@ -368,6 +408,9 @@ def cancel_cmd(
     async def main() -> ExitCode:
         async with _client(router, token) as client:
             cancelled = await client.cancel(request_id, reason=reason)
+        if json_mode:
+            _print_json({"request_id": request_id, "cancelled": cancelled})
+            return ExitCode.OK
         message = "cancelled" if cancelled else "no live run for this request (already finished?)"
         consoles.out.print(message)
         return ExitCode.OK

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -51,3 +52,45 @@ def test_models_without_the_placeholder_has_no_served_by_column(cli: Cli) -> Non
     result = cli("models")
     assert "served by" not in result.stdout
     assert all("served_by" not in m for m in json.loads(cli("models", "--json").stdout))
+
+
+def test_version_and_short_help(cli: Cli) -> None:
+    from riverbeam import __version__
+
+    version = cli("--version")
+    assert version.exit_code == 0 and version.stdout.strip() == f"riverbeam {__version__}"
+    assert cli("-V").stdout == version.stdout
+    short = cli("-h")
+    assert short.exit_code == 0 and short.stdout == cli("--help").stdout
+    assert cli("invoke", "-h").exit_code == 0
+
+
+def test_flags_are_flags_in_help_and_usage_has_no_braces(cli: Cli) -> None:
+    for command in ("invoke", "pending", "agents", "models", "cancel", "follow", "session"):
+        text = cli(command, "--help").stdout
+        assert "<bool>" not in text, command
+        assert "{" not in text.split("\n\n")[0] + text.splitlines()[1], command
+    usage = next(line for line in cli("invoke", "--help").stdout.splitlines() if "Usage:" in line)
+    assert "riverbeam invoke [OPTIONS] AGENT TEXT" in usage
+    assert re.search(r"--json\s+--no-json\s+Print JSON", cli("agents", "--help").stdout)
+
+
+def test_json_flags_parse_both_ways(cli: Cli) -> None:
+    assert json.loads(cli("agents", "--json").stdout)
+    assert "assistant" in cli("agents", "--no-json").stdout
+    bad = cli("agents", "--json", "true")
+    assert bad.exit_code == ExitCode.USAGE
+
+
+def test_schema_without_a_type_lists_them(cli: Cli) -> None:
+    from riverbeam.types import WIRE_TYPES
+
+    result = cli("schema")
+    assert result.exit_code == 0
+    assert result.stdout.split() == sorted(WIRE_TYPES)
+
+
+def test_cancel_json(cli: Cli) -> None:
+    result = cli("cancel", "no-such-request", "--json")
+    assert result.exit_code == ExitCode.OK
+    assert json.loads(result.stdout) == {"request_id": "no-such-request", "cancelled": False}
