@@ -52,7 +52,7 @@ class RiverbeamGroup(TyperGroup):
 class RiverbeamTyper(typer.Typer):
     """A Typer whose commands are RiverbeamCommands unless told otherwise."""
 
-    def command(  # type: ignore[override]
+    def command(
         self, name: str | None = None, *, cls: type[TyperCommand] | None = None, **kwargs: Any
     ) -> Callable[[Any], Any]:
         return super().command(name, cls=cls or RiverbeamCommand, **kwargs)

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
+from grpc_reflection.v1alpha._async import ReflectionServicer
 
 __all__ = ["REFLECTION_V1", "REFLECTION_V1ALPHA", "enable_reflection"]
 
@@ -21,7 +22,7 @@ REFLECTION_V1ALPHA: str = reflection.SERVICE_NAME
 def enable_reflection(service_names: Sequence[str], server: grpc.aio.Server) -> None:
     """Serve reflection for `service_names` (plus both reflection services) on `server`."""
     names = [*service_names, REFLECTION_V1, REFLECTION_V1ALPHA]
-    servicer = reflection.aio.ReflectionServicer(names)
+    servicer = ReflectionServicer(names)
     handler = grpc.stream_stream_rpc_method_handler(
         servicer.ServerReflectionInfo,
         request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
