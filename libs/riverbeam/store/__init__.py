@@ -22,9 +22,12 @@ from riverbeam.store._types import (
     NewMessage,
     RecordedOutcome,
 )
+from riverbeam.store._usage import GROUPS as USAGE_GROUPS
+from riverbeam.store._usage import UsageRow, usage_row_from_proto, usage_row_to_proto
 
 __all__ = [
     "DEFAULT_SCHEMA",
+    "USAGE_GROUPS",
     "BeamStore",
     "BeginRunResult",
     "FinishStatus",
@@ -36,7 +39,10 @@ __all__ = [
     "RecordedOutcome",
     "StepHook",
     "StoreClient",
+    "UsageRow",
     "load_migrations",
     "prune_idle_sessions",
     "run_retention",
+    "usage_row_from_proto",
+    "usage_row_to_proto",
 ]

@@ -285,3 +285,21 @@ class StreamAck(_message.Message):
     stream_name: str
     run_id: str
     def __init__(self, request_id: _Optional[str] = ..., interaction_id: _Optional[str] = ..., session_id: _Optional[str] = ..., subject: _Optional[str] = ..., stream_name: _Optional[str] = ..., run_id: _Optional[str] = ...) -> None: ...
+
+class UsageRow(_message.Message):
+    __slots__ = ("key", "model", "runs", "prompt_tokens", "completion_tokens", "total_tokens", "cost")
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    RUNS_FIELD_NUMBER: _ClassVar[int]
+    PROMPT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    COMPLETION_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    COST_FIELD_NUMBER: _ClassVar[int]
+    key: str
+    model: str
+    runs: int
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+    cost: float
+    def __init__(self, key: _Optional[str] = ..., model: _Optional[str] = ..., runs: _Optional[int] = ..., prompt_tokens: _Optional[int] = ..., completion_tokens: _Optional[int] = ..., total_tokens: _Optional[int] = ..., cost: _Optional[float] = ...) -> None: ...
