@@ -6,6 +6,7 @@ import asyncio
 import json
 import sys
 from collections.abc import Awaitable, Callable, Sequence
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -540,6 +541,58 @@ def session_cmd(
             _print_json(view.to_json_dict())
         else:
             consoles.out.print(session_tree(view))
+        return ExitCode.OK
+
+    _finish(consoles, main)
+
+
+class UsageGroupName(StrEnum):
+    run = "run"
+    session = "session"
+    user = "user"
+    org = "org"
+
+
+@app.command("usage")
+def usage_cmd(
+    by: Annotated[
+        UsageGroupName, typer.Option("--by", help="Sum per run, session, user or org.")
+    ] = UsageGroupName.session,
+    since: Annotated[
+        str | None,
+        typer.Option(help="Runs started since: an ISO date/time, or 24h, 7d, ... ago."),
+    ] = None,
+    until: Annotated[
+        str | None, typer.Option(help="Runs started before this (same forms).")
+    ] = None,
+    user: Annotated[str | None, typer.Option("--user", help="Only this user's runs.")] = None,
+    org: Annotated[str | None, typer.Option("--org", help="Only this organisation's.")] = None,
+    session: Annotated[str | None, typer.Option("--session", help="Only this session.")] = None,
+    json_mode: JsonOpt = False,
+    router: RouterOpt = DEFAULT_TARGET,
+    token: TokenOpt = None,
+) -> None:
+    """Token usage and cost (the model list's prices) per run, session, user or org."""
+    from services.cli._usage import parse_when, usage_json, usage_table
+
+    consoles = Consoles.standard()
+
+    async def main() -> ExitCode:
+        start = parse_when(since, option="--since")
+        end = parse_when(until, option="--until")
+        async with _client(router, token) as client:
+            rows, total = await client.get_usage(
+                group_by=by.value,
+                start=start,
+                end=end,
+                user_id=user,
+                org_id=org,
+                session_id=session,
+            )
+        if json_mode:
+            _print_json(usage_json(rows, total, group_by=by.value))
+        else:
+            consoles.out.print(usage_table(rows, total, group_by=by.value))
         return ExitCode.OK
 
     _finish(consoles, main)

@@ -38,3 +38,16 @@ async def test_model_and_tool_metrics_are_recorded() -> None:
     )
     assert _sample("riverbeam_model_latency_seconds_count", {"model": model}) == before_latency + 2
     assert _sample("riverbeam_model_tokens_total", {"model": model, "kind": "prompt"}) == 0
+
+
+async def test_model_cost_is_counted_by_model_from_the_list_price() -> None:
+    from riverbeam.types import ModelConfig
+
+    model = "priced-model"
+    usage = TokenUsage(prompt_tokens=1500, completion_tokens=500, total_tokens=2000)
+    client = ScriptedClient([Text("done", usage=usage)])
+    agent = RigAgentRunner.new("costly", client, [], None)
+    before = _sample("riverbeam_model_cost_total", {"model": model})
+    priced = ModelConfig(name=model, provider="openai", cost_per_1k_tokens=0.25)
+    await run(agent, make_input(), make_context(model_config_resolved=priced))
+    assert _sample("riverbeam_model_cost_total", {"model": model}) == before + 0.5

@@ -94,3 +94,41 @@ def test_cancel_json(cli: Cli) -> None:
     result = cli("cancel", "no-such-request", "--json")
     assert result.exit_code == ExitCode.OK
     assert json.loads(result.stdout) == {"request_id": "no-such-request", "cancelled": False}
+
+
+def test_usage_table_and_json(cli: Cli) -> None:
+    table = cli("usage", "--by", "user", "--since", "7d")
+    assert table.exit_code == ExitCode.OK, table.stderr
+    assert "usage by user" in table.stdout
+    assert "alice" in table.stdout and "gpt-vision" in table.stdout and "1.0000" in table.stdout
+    assert "total" in table.stdout and "2003" in table.stdout
+    request = [c for c in cli.fake.calls if c[0] == "GetUsage"][-1][1]
+    assert request.group_by == "user" and request.HasField("start_time")
+    data = json.loads(cli("usage", "--by", "user", "--json").stdout)
+    assert data["group_by"] == "user" and data["total"]["total_tokens"] == 2003
+    assert data["rows"][0] == {
+        "key": "alice",
+        "model": "gpt-vision",
+        "runs": 2,
+        "prompt_tokens": 1500,
+        "completion_tokens": 500,
+        "total_tokens": 2000,
+        "cost": 1.0,
+    }
+
+
+def test_usage_rejects_a_bad_time(cli: Cli) -> None:
+    bad = cli("usage", "--since", "yesterday-ish")
+    assert bad.exit_code == ExitCode.USAGE
+    assert "error BEM-425" in bad.stderr
+
+
+def test_parse_when() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from services.cli._usage import parse_when
+
+    now = datetime(2026, 12, 1, 12, tzinfo=UTC)
+    assert parse_when("24h", option="--since", now=now) == now - timedelta(hours=24)
+    assert parse_when("2026-11-30", option="--since") == datetime(2026, 11, 30, tzinfo=UTC)
+    assert parse_when(None, option="--since") is None
