@@ -7,6 +7,7 @@
 // Every failure is a RiverbeamError (code, title, hint from the rich status).
 
 import { create, toJson, type JsonObject } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 
@@ -20,6 +21,7 @@ import {
   type AgentResult,
   type ModelConfig,
   type StreamAck,
+  type UsageRow,
 } from "./gen/riverbeam/v1/types_pb.js";
 import type { Frame } from "./frames.js";
 
@@ -52,6 +54,15 @@ export interface ResumeOptions {
   interactionId: string;
   actions: ActionAnswer[];
   requestId?: string;
+}
+
+export interface UsageOptions {
+  groupBy?: "run" | "session" | "user" | "org";
+  start?: Date;
+  end?: Date;
+  userId?: string;
+  orgId?: string;
+  sessionId?: string;
 }
 
 export interface Page<T> {
@@ -172,6 +183,24 @@ export class RiverbeamClient {
   async listPendingActions(sessionId?: string, pageSize = 0, pageToken = ""): Promise<Page<Action>> {
     const r = await this.call((o) => this.client.listPendingActions({ sessionId, pageSize, pageToken }, o));
     return { items: r.actions, nextPageToken: r.nextPageToken };
+  }
+
+  /** Token usage and cost per run, session, user or org (and model) over [start, end). */
+  async getUsage(options: UsageOptions = {}): Promise<{ rows: UsageRow[]; total: UsageRow | undefined }> {
+    const r = await this.call((o) =>
+      this.client.getUsage(
+        {
+          groupBy: options.groupBy ?? "session",
+          startTime: options.start ? timestampFromDate(options.start) : undefined,
+          endTime: options.end ? timestampFromDate(options.end) : undefined,
+          userId: options.userId,
+          orgId: options.orgId,
+          sessionId: options.sessionId,
+        },
+        o,
+      ),
+    );
+    return { rows: r.rows, total: r.total };
   }
 
   /**

@@ -12,7 +12,7 @@ import type { Duration, Timestamp, Value } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Action, ActionOutcome, Interaction, InteractionStatus, MemoryEntry, Message as Message$1, Run, RunStatus, Session } from "./records_pb.js";
 import { file_riverbeam_v1_records } from "./records_pb.js";
-import type { ActionRequired, ActionResponseEnvelope, AgentResult, ContentPart, TokenUsage } from "./types_pb.js";
+import type { ActionRequired, ActionResponseEnvelope, AgentResult, ContentPart, TokenUsage, UsageRow } from "./types_pb.js";
 import { file_riverbeam_v1_types } from "./types_pb.js";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
 
@@ -20,7 +20,70 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file riverbeam/v1/store_service.proto.
  */
 export const file_riverbeam_v1_store_service: GenFile = /*@__PURE__*/
-  fileDesc("CiByaXZlcmJlYW0vdjEvc3RvcmVfc2VydmljZS5wcm90bxIMcml2ZXJiZWFtLnYxIr4CCgpOZXdNZXNzYWdlEgwKBHJvbGUYASABKAkSDAoEdHlwZRgCIAEoCRIqCgdjb250ZW50GAMgAygLMhkucml2ZXJiZWFtLnYxLkNvbnRlbnRQYXJ0EhIKCm1lc3NhZ2VfaWQYBCABKAkSGQoMdG9vbF9jYWxsX2lkGAUgASgJSACIAQESFgoJdG9vbF9uYW1lGAYgASgJSAGIAQESKgoJdG9vbF9hcmdzGAcgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIrCgt0b29sX3Jlc3VsdBgIIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRIpCghtZXRhZGF0YRgJIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCDwoNX3Rvb2xfY2FsbF9pZEIMCgpfdG9vbF9uYW1lIicKC01lbW9yeVNjb3BlEgwKBG5hbWUYASABKAkSCgoCaWQYAiABKAkiKQoTRmV0Y2hTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIj4KFEZldGNoU2Vzc2lvblJlc3BvbnNlEiYKB3Nlc3Npb24YASABKAsyFS5yaXZlcmJlYW0udjEuU2Vzc2lvbiIxChdGZXRjaEludGVyYWN0aW9uUmVxdWVzdBIWCg5pbnRlcmFjdGlvbl9pZBgBIAEoCSJKChhGZXRjaEludGVyYWN0aW9uUmVzcG9uc2USLgoLaW50ZXJhY3Rpb24YASABKAsyGS5yaXZlcmJlYW0udjEuSW50ZXJhY3Rpb24iIQoPRmV0Y2hSdW5SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCSIyChBGZXRjaFJ1blJlc3BvbnNlEh4KA3J1bhgBIAEoCzIRLnJpdmVyYmVhbS52MS5SdW4iJwoSRmV0Y2hBY3Rpb25SZXF1ZXN0EhEKCWFjdGlvbl9pZBgBIAEoCSI7ChNGZXRjaEFjdGlvblJlc3BvbnNlEiQKBmFjdGlvbhgBIAEoCzIULnJpdmVyYmVhbS52MS5BY3Rpb24iLgoYRmV0Y2hSdW5CeVJlcXVlc3RSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkiOwoZRmV0Y2hSdW5CeVJlcXVlc3RSZXNwb25zZRIeCgNydW4YASABKAsyES5yaXZlcmJlYW0udjEuUnVuIioKEEZldGNoUnVuc1JlcXVlc3QSFgoOaW50ZXJhY3Rpb25faWQYASABKAkiNAoRRmV0Y2hSdW5zUmVzcG9uc2USHwoEcnVucxgBIAMoCzIRLnJpdmVyYmVhbS52MS5SdW4iUQoURmV0Y2hNZXNzYWdlc1JlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSJZChVGZXRjaE1lc3NhZ2VzUmVzcG9uc2USJwoIbWVzc2FnZXMYASADKAsyFS5yaXZlcmJlYW0udjEuTWVzc2FnZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkijQEKGkZldGNoUGVuZGluZ0FjdGlvbnNSZXF1ZXN0EhcKCnNlc3Npb25faWQYASABKAlIAIgBARIUCgd1c2VyX2lkGAIgASgJSAGIAQESEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAlCDQoLX3Nlc3Npb25faWRCCgoIX3VzZXJfaWQiXQobRmV0Y2hQZW5kaW5nQWN0aW9uc1Jlc3BvbnNlEiUKB2FjdGlvbnMYASADKAsyFC5yaXZlcmJlYW0udjEuQWN0aW9uEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSLcBAoPQmVnaW5SdW5SZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSFAoHdXNlcl9pZBgCIAEoCUgAiAEBEhcKCnByb2ZpbGVfaWQYAyABKAlIAYgBARITCgZvcmdfaWQYBCABKAlIAogBARISCgphZ2VudF9uYW1lGAUgASgJEhsKDmludGVyYWN0aW9uX2lkGAYgASgJSAOIAQESDgoGcnVuX2lkGAcgASgJEhcKCnJlcXVlc3RfaWQYCCABKAlIBIgBARIwCg1odW1hbl9jb250ZW50GAkgAygLMhkucml2ZXJiZWFtLnYxLkNvbnRlbnRQYXJ0EjEKEG1lc3NhZ2VfbWV0YWRhdGEYCiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhMKC2xlYXNlX293bmVyGAsgASgJEhMKC2xlYXNlX3R0bF9zGAwgASgBEhEKCWV4Y2x1c2l2ZRgNIAEoCBI+ChBhY3Rpb25fcmVzcG9uc2VzGA4gAygLMiQucml2ZXJiZWFtLnYxLkFjdGlvblJlc3BvbnNlRW52ZWxvcGUSFQoNaGlzdG9yeV9saW1pdBgPIAEoBRIaCg1yZXF1aXJlX293bmVyGBAgASgJSAWIAQESGAoLcmVxdWlyZV9vcmcYESABKAlIBogBAUIKCghfdXNlcl9pZEINCgtfcHJvZmlsZV9pZEIJCgdfb3JnX2lkQhEKD19pbnRlcmFjdGlvbl9pZEINCgtfcmVxdWVzdF9pZEIQCg5fcmVxdWlyZV9vd25lckIOCgxfcmVxdWlyZV9vcmciwAIKEEJlZ2luUnVuUmVzcG9uc2USJgoHc2Vzc2lvbhgBIAEoCzIVLnJpdmVyYmVhbS52MS5TZXNzaW9uEi4KC2ludGVyYWN0aW9uGAIgASgLMhkucml2ZXJiZWFtLnYxLkludGVyYWN0aW9uEh4KA3J1bhgDIAEoCzIRLnJpdmVyYmVhbS52MS5SdW4SLAoNaHVtYW5fbWVzc2FnZRgEIAEoCzIVLnJpdmVyYmVhbS52MS5NZXNzYWdlEi4KEHJlc29sdmVkX2FjdGlvbnMYBSADKAsyFC5yaXZlcmJlYW0udjEuQWN0aW9uEi4KD2FjdGlvbl9tZXNzYWdlcxgGIAMoCzIVLnJpdmVyYmVhbS52MS5NZXNzYWdlEiYKB2hpc3RvcnkYByADKAsyFS5yaXZlcmJlYW0udjEuTWVzc2FnZSLYAwoQRmluaXNoUnVuUmVxdWVzdBIOCgZydW5faWQYASABKAkSEwoLbGVhc2Vfb3duZXIYAiABKAkSJwoGc3RhdHVzGAMgASgOMhcucml2ZXJiZWFtLnYxLlJ1blN0YXR1cxIqCghtZXNzYWdlcxgEIAMoCzIYLnJpdmVyYmVhbS52MS5OZXdNZXNzYWdlEjUKD3BlbmRpbmdfYWN0aW9ucxgFIAMoCzIcLnJpdmVyYmVhbS52MS5BY3Rpb25SZXF1aXJlZBI7ChJpbnRlcmFjdGlvbl9zdGF0dXMYBiABKA4yHy5yaXZlcmJlYW0udjEuSW50ZXJhY3Rpb25TdGF0dXMSFwoKZXJyb3JfY29kZRgHIAEoCUgAiAEBEhoKDWVycm9yX21lc3NhZ2UYCCABKAlIAYgBARItCgt0b2tlbl91c2FnZRgJIAEoCzIYLnJpdmVyYmVhbS52MS5Ub2tlblVzYWdlEhcKCm1vZGVsX3VzZWQYCiABKAlIAogBARIpCgZyZXN1bHQYCyABKAsyGS5yaXZlcmJlYW0udjEuQWdlbnRSZXN1bHRCDQoLX2Vycm9yX2NvZGVCEAoOX2Vycm9yX21lc3NhZ2VCDQoLX21vZGVsX3VzZWQiMwoRRmluaXNoUnVuUmVzcG9uc2USHgoDcnVuGAEgASgLMhEucml2ZXJiZWFtLnYxLlJ1biKjAQoaUmVjb3JkQWN0aW9uT3V0Y29tZVJlcXVlc3QSEQoJYWN0aW9uX2lkGAEgASgJEiwKB291dGNvbWUYAiABKA4yGy5yaXZlcmJlYW0udjEuQWN0aW9uT3V0Y29tZRImCgZyZXN1bHQYAyABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSEgoFZXJyb3IYBCABKAlIAIgBAUIICgZfZXJyb3IiQwobUmVjb3JkQWN0aW9uT3V0Y29tZVJlc3BvbnNlEiQKBmFjdGlvbhgBIAEoCzIULnJpdmVyYmVhbS52MS5BY3Rpb24ipQEKFEFwcGVuZE1lc3NhZ2VSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSKQoHbWVzc2FnZRgCIAEoCzIYLnJpdmVyYmVhbS52MS5OZXdNZXNzYWdlEhsKDmludGVyYWN0aW9uX2lkGAMgASgJSACIAQESEwoGcnVuX2lkGAQgASgJSAGIAQFCEQoPX2ludGVyYWN0aW9uX2lkQgkKB19ydW5faWQiPwoVQXBwZW5kTWVzc2FnZVJlc3BvbnNlEiYKB21lc3NhZ2UYASABKAsyFS5yaXZlcmJlYW0udjEuTWVzc2FnZSJHChFSZW5ld0xlYXNlUmVxdWVzdBIOCgZydW5faWQYASABKAkSEwoLbGVhc2Vfb3duZXIYAiABKAkSDQoFdHRsX3MYAyABKAEiJQoSUmVuZXdMZWFzZVJlc3BvbnNlEg8KB3JlbmV3ZWQYASABKAgiUAoWUmVhcEV4cGlyZWRSdW5zUmVxdWVzdBInCgNub3cYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWxpbWl0GAIgASgFIjoKF1JlYXBFeHBpcmVkUnVuc1Jlc3BvbnNlEh8KBHJ1bnMYASADKAsyES5yaXZlcmJlYW0udjEuUnVuInMKD1JlbWVtYmVyUmVxdWVzdBISCgpzY29wZV9uYW1lGAEgASgJEhAKCHNjb3BlX2lkGAIgASgJEg8KB2NvbnRlbnQYAyABKAkSKQoIbWV0YWRhdGEYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IjwKEFJlbWVtYmVyUmVzcG9uc2USKAoFZW50cnkYASABKAsyGS5yaXZlcmJlYW0udjEuTWVtb3J5RW50cnkiSQoNUmVjYWxsUmVxdWVzdBIpCgZzY29wZXMYASADKAsyGS5yaXZlcmJlYW0udjEuTWVtb3J5U2NvcGUSDQoFbGltaXQYAiABKAUiPAoOUmVjYWxsUmVzcG9uc2USKgoHZW50cmllcxgBIAMoCzIZLnJpdmVyYmVhbS52MS5NZW1vcnlFbnRyeSJKChlEZWxldGVJZGxlU2Vzc2lvbnNSZXF1ZXN0Ei0KCm9sZGVyX3RoYW4YASABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iLQoaRGVsZXRlSWRsZVNlc3Npb25zUmVzcG9uc2USDwoHZGVsZXRlZBgBIAEoAzLqCwoMU3RvcmVTZXJ2aWNlElUKDEZldGNoU2Vzc2lvbhIhLnJpdmVyYmVhbS52MS5GZXRjaFNlc3Npb25SZXF1ZXN0GiIucml2ZXJiZWFtLnYxLkZldGNoU2Vzc2lvblJlc3BvbnNlEmEKEEZldGNoSW50ZXJhY3Rpb24SJS5yaXZlcmJlYW0udjEuRmV0Y2hJbnRlcmFjdGlvblJlcXVlc3QaJi5yaXZlcmJlYW0udjEuRmV0Y2hJbnRlcmFjdGlvblJlc3BvbnNlEkkKCEZldGNoUnVuEh0ucml2ZXJiZWFtLnYxLkZldGNoUnVuUmVxdWVzdBoeLnJpdmVyYmVhbS52MS5GZXRjaFJ1blJlc3BvbnNlElIKC0ZldGNoQWN0aW9uEiAucml2ZXJiZWFtLnYxLkZldGNoQWN0aW9uUmVxdWVzdBohLnJpdmVyYmVhbS52MS5GZXRjaEFjdGlvblJlc3BvbnNlEmQKEUZldGNoUnVuQnlSZXF1ZXN0EiYucml2ZXJiZWFtLnYxLkZldGNoUnVuQnlSZXF1ZXN0UmVxdWVzdBonLnJpdmVyYmVhbS52MS5GZXRjaFJ1bkJ5UmVxdWVzdFJlc3BvbnNlEkwKCUZldGNoUnVucxIeLnJpdmVyYmVhbS52MS5GZXRjaFJ1bnNSZXF1ZXN0Gh8ucml2ZXJiZWFtLnYxLkZldGNoUnVuc1Jlc3BvbnNlElgKDUZldGNoTWVzc2FnZXMSIi5yaXZlcmJlYW0udjEuRmV0Y2hNZXNzYWdlc1JlcXVlc3QaIy5yaXZlcmJlYW0udjEuRmV0Y2hNZXNzYWdlc1Jlc3BvbnNlEmoKE0ZldGNoUGVuZGluZ0FjdGlvbnMSKC5yaXZlcmJlYW0udjEuRmV0Y2hQZW5kaW5nQWN0aW9uc1JlcXVlc3QaKS5yaXZlcmJlYW0udjEuRmV0Y2hQZW5kaW5nQWN0aW9uc1Jlc3BvbnNlEkkKCEJlZ2luUnVuEh0ucml2ZXJiZWFtLnYxLkJlZ2luUnVuUmVxdWVzdBoeLnJpdmVyYmVhbS52MS5CZWdpblJ1blJlc3BvbnNlEkwKCUZpbmlzaFJ1bhIeLnJpdmVyYmVhbS52MS5GaW5pc2hSdW5SZXF1ZXN0Gh8ucml2ZXJiZWFtLnYxLkZpbmlzaFJ1blJlc3BvbnNlEmoKE1JlY29yZEFjdGlvbk91dGNvbWUSKC5yaXZlcmJlYW0udjEuUmVjb3JkQWN0aW9uT3V0Y29tZVJlcXVlc3QaKS5yaXZlcmJlYW0udjEuUmVjb3JkQWN0aW9uT3V0Y29tZVJlc3BvbnNlElgKDUFwcGVuZE1lc3NhZ2USIi5yaXZlcmJlYW0udjEuQXBwZW5kTWVzc2FnZVJlcXVlc3QaIy5yaXZlcmJlYW0udjEuQXBwZW5kTWVzc2FnZVJlc3BvbnNlEk8KClJlbmV3TGVhc2USHy5yaXZlcmJlYW0udjEuUmVuZXdMZWFzZVJlcXVlc3QaIC5yaXZlcmJlYW0udjEuUmVuZXdMZWFzZVJlc3BvbnNlEl4KD1JlYXBFeHBpcmVkUnVucxIkLnJpdmVyYmVhbS52MS5SZWFwRXhwaXJlZFJ1bnNSZXF1ZXN0GiUucml2ZXJiZWFtLnYxLlJlYXBFeHBpcmVkUnVuc1Jlc3BvbnNlEkkKCFJlbWVtYmVyEh0ucml2ZXJiZWFtLnYxLlJlbWVtYmVyUmVxdWVzdBoeLnJpdmVyYmVhbS52MS5SZW1lbWJlclJlc3BvbnNlEkMKBlJlY2FsbBIbLnJpdmVyYmVhbS52MS5SZWNhbGxSZXF1ZXN0Ghwucml2ZXJiZWFtLnYxLlJlY2FsbFJlc3BvbnNlEmcKEkRlbGV0ZUlkbGVTZXNzaW9ucxInLnJpdmVyYmVhbS52MS5EZWxldGVJZGxlU2Vzc2lvbnNSZXF1ZXN0Gigucml2ZXJiZWFtLnYxLkRlbGV0ZUlkbGVTZXNzaW9uc1Jlc3BvbnNlQqABChBkZXYucml2ZXJiZWFtLnYxQhFTdG9yZVNlcnZpY2VQcm90b1ABWj5naXRodWIuY29tL3JpdmVyYmVhbS9yaXZlcmJlYW0vZ2VuL2dvL3JpdmVyYmVhbS92MTtyaXZlcmJlYW12MaICA1JYWKoCDFJpdmVyYmVhbS5WMboCAlJCygIMUml2ZXJiZWFtXFYx6gINUml2ZXJiZWFtOjpWMWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_riverbeam_v1_records, file_riverbeam_v1_types]);
+  fileDesc("CiByaXZlcmJlYW0vdjEvc3RvcmVfc2VydmljZS5wcm90bxIMcml2ZXJiZWFtLnYxIvEBChVTdW1tYXJpemVVc2FnZVJlcXVlc3QSEAoIZ3JvdXBfYnkYASABKAkSLgoKc3RhcnRfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKB3VzZXJfaWQYBCABKAlIAIgBARITCgZvcmdfaWQYBSABKAlIAYgBARIXCgpzZXNzaW9uX2lkGAYgASgJSAKIAQFCCgoIX3VzZXJfaWRCCQoHX29yZ19pZEINCgtfc2Vzc2lvbl9pZCI+ChZTdW1tYXJpemVVc2FnZVJlc3BvbnNlEiQKBHJvd3MYASADKAsyFi5yaXZlcmJlYW0udjEuVXNhZ2VSb3civgIKCk5ld01lc3NhZ2USDAoEcm9sZRgBIAEoCRIMCgR0eXBlGAIgASgJEioKB2NvbnRlbnQYAyADKAsyGS5yaXZlcmJlYW0udjEuQ29udGVudFBhcnQSEgoKbWVzc2FnZV9pZBgEIAEoCRIZCgx0b29sX2NhbGxfaWQYBSABKAlIAIgBARIWCgl0b29sX25hbWUYBiABKAlIAYgBARIqCgl0b29sX2FyZ3MYByABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EisKC3Rvb2xfcmVzdWx0GAggASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEikKCG1ldGFkYXRhGAkgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIPCg1fdG9vbF9jYWxsX2lkQgwKCl90b29sX25hbWUiJwoLTWVtb3J5U2NvcGUSDAoEbmFtZRgBIAEoCRIKCgJpZBgCIAEoCSIpChNGZXRjaFNlc3Npb25SZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiPgoURmV0Y2hTZXNzaW9uUmVzcG9uc2USJgoHc2Vzc2lvbhgBIAEoCzIVLnJpdmVyYmVhbS52MS5TZXNzaW9uIjEKF0ZldGNoSW50ZXJhY3Rpb25SZXF1ZXN0EhYKDmludGVyYWN0aW9uX2lkGAEgASgJIkoKGEZldGNoSW50ZXJhY3Rpb25SZXNwb25zZRIuCgtpbnRlcmFjdGlvbhgBIAEoCzIZLnJpdmVyYmVhbS52MS5JbnRlcmFjdGlvbiIhCg9GZXRjaFJ1blJlcXVlc3QSDgoGcnVuX2lkGAEgASgJIjIKEEZldGNoUnVuUmVzcG9uc2USHgoDcnVuGAEgASgLMhEucml2ZXJiZWFtLnYxLlJ1biInChJGZXRjaEFjdGlvblJlcXVlc3QSEQoJYWN0aW9uX2lkGAEgASgJIjsKE0ZldGNoQWN0aW9uUmVzcG9uc2USJAoGYWN0aW9uGAEgASgLMhQucml2ZXJiZWFtLnYxLkFjdGlvbiIuChhGZXRjaFJ1bkJ5UmVxdWVzdFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCSI7ChlGZXRjaFJ1bkJ5UmVxdWVzdFJlc3BvbnNlEh4KA3J1bhgBIAEoCzIRLnJpdmVyYmVhbS52MS5SdW4iKgoQRmV0Y2hSdW5zUmVxdWVzdBIWCg5pbnRlcmFjdGlvbl9pZBgBIAEoCSI0ChFGZXRjaFJ1bnNSZXNwb25zZRIfCgRydW5zGAEgAygLMhEucml2ZXJiZWFtLnYxLlJ1biJRChRGZXRjaE1lc3NhZ2VzUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIlkKFUZldGNoTWVzc2FnZXNSZXNwb25zZRInCghtZXNzYWdlcxgBIAMoCzIVLnJpdmVyYmVhbS52MS5NZXNzYWdlEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSKNAQoaRmV0Y2hQZW5kaW5nQWN0aW9uc1JlcXVlc3QSFwoKc2Vzc2lvbl9pZBgBIAEoCUgAiAEBEhQKB3VzZXJfaWQYAiABKAlIAYgBARIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCUINCgtfc2Vzc2lvbl9pZEIKCghfdXNlcl9pZCJdChtGZXRjaFBlbmRpbmdBY3Rpb25zUmVzcG9uc2USJQoHYWN0aW9ucxgBIAMoCzIULnJpdmVyYmVhbS52MS5BY3Rpb24SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJItwECg9CZWdpblJ1blJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIUCgd1c2VyX2lkGAIgASgJSACIAQESFwoKcHJvZmlsZV9pZBgDIAEoCUgBiAEBEhMKBm9yZ19pZBgEIAEoCUgCiAEBEhIKCmFnZW50X25hbWUYBSABKAkSGwoOaW50ZXJhY3Rpb25faWQYBiABKAlIA4gBARIOCgZydW5faWQYByABKAkSFwoKcmVxdWVzdF9pZBgIIAEoCUgEiAEBEjAKDWh1bWFuX2NvbnRlbnQYCSADKAsyGS5yaXZlcmJlYW0udjEuQ29udGVudFBhcnQSMQoQbWVzc2FnZV9tZXRhZGF0YRgKIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEwoLbGVhc2Vfb3duZXIYCyABKAkSEwoLbGVhc2VfdHRsX3MYDCABKAESEQoJZXhjbHVzaXZlGA0gASgIEj4KEGFjdGlvbl9yZXNwb25zZXMYDiADKAsyJC5yaXZlcmJlYW0udjEuQWN0aW9uUmVzcG9uc2VFbnZlbG9wZRIVCg1oaXN0b3J5X2xpbWl0GA8gASgFEhoKDXJlcXVpcmVfb3duZXIYECABKAlIBYgBARIYCgtyZXF1aXJlX29yZxgRIAEoCUgGiAEBQgoKCF91c2VyX2lkQg0KC19wcm9maWxlX2lkQgkKB19vcmdfaWRCEQoPX2ludGVyYWN0aW9uX2lkQg0KC19yZXF1ZXN0X2lkQhAKDl9yZXF1aXJlX293bmVyQg4KDF9yZXF1aXJlX29yZyLAAgoQQmVnaW5SdW5SZXNwb25zZRImCgdzZXNzaW9uGAEgASgLMhUucml2ZXJiZWFtLnYxLlNlc3Npb24SLgoLaW50ZXJhY3Rpb24YAiABKAsyGS5yaXZlcmJlYW0udjEuSW50ZXJhY3Rpb24SHgoDcnVuGAMgASgLMhEucml2ZXJiZWFtLnYxLlJ1bhIsCg1odW1hbl9tZXNzYWdlGAQgASgLMhUucml2ZXJiZWFtLnYxLk1lc3NhZ2USLgoQcmVzb2x2ZWRfYWN0aW9ucxgFIAMoCzIULnJpdmVyYmVhbS52MS5BY3Rpb24SLgoPYWN0aW9uX21lc3NhZ2VzGAYgAygLMhUucml2ZXJiZWFtLnYxLk1lc3NhZ2USJgoHaGlzdG9yeRgHIAMoCzIVLnJpdmVyYmVhbS52MS5NZXNzYWdlItgDChBGaW5pc2hSdW5SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRITCgtsZWFzZV9vd25lchgCIAEoCRInCgZzdGF0dXMYAyABKA4yFy5yaXZlcmJlYW0udjEuUnVuU3RhdHVzEioKCG1lc3NhZ2VzGAQgAygLMhgucml2ZXJiZWFtLnYxLk5ld01lc3NhZ2USNQoPcGVuZGluZ19hY3Rpb25zGAUgAygLMhwucml2ZXJiZWFtLnYxLkFjdGlvblJlcXVpcmVkEjsKEmludGVyYWN0aW9uX3N0YXR1cxgGIAEoDjIfLnJpdmVyYmVhbS52MS5JbnRlcmFjdGlvblN0YXR1cxIXCgplcnJvcl9jb2RlGAcgASgJSACIAQESGgoNZXJyb3JfbWVzc2FnZRgIIAEoCUgBiAEBEi0KC3Rva2VuX3VzYWdlGAkgASgLMhgucml2ZXJiZWFtLnYxLlRva2VuVXNhZ2USFwoKbW9kZWxfdXNlZBgKIAEoCUgCiAEBEikKBnJlc3VsdBgLIAEoCzIZLnJpdmVyYmVhbS52MS5BZ2VudFJlc3VsdEINCgtfZXJyb3JfY29kZUIQCg5fZXJyb3JfbWVzc2FnZUINCgtfbW9kZWxfdXNlZCIzChFGaW5pc2hSdW5SZXNwb25zZRIeCgNydW4YASABKAsyES5yaXZlcmJlYW0udjEuUnVuIqMBChpSZWNvcmRBY3Rpb25PdXRjb21lUmVxdWVzdBIRCglhY3Rpb25faWQYASABKAkSLAoHb3V0Y29tZRgCIAEoDjIbLnJpdmVyYmVhbS52MS5BY3Rpb25PdXRjb21lEiYKBnJlc3VsdBgDIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRISCgVlcnJvchgEIAEoCUgAiAEBQggKBl9lcnJvciJDChtSZWNvcmRBY3Rpb25PdXRjb21lUmVzcG9uc2USJAoGYWN0aW9uGAEgASgLMhQucml2ZXJiZWFtLnYxLkFjdGlvbiKlAQoUQXBwZW5kTWVzc2FnZVJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIpCgdtZXNzYWdlGAIgASgLMhgucml2ZXJiZWFtLnYxLk5ld01lc3NhZ2USGwoOaW50ZXJhY3Rpb25faWQYAyABKAlIAIgBARITCgZydW5faWQYBCABKAlIAYgBAUIRCg9faW50ZXJhY3Rpb25faWRCCQoHX3J1bl9pZCI/ChVBcHBlbmRNZXNzYWdlUmVzcG9uc2USJgoHbWVzc2FnZRgBIAEoCzIVLnJpdmVyYmVhbS52MS5NZXNzYWdlIkcKEVJlbmV3TGVhc2VSZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRITCgtsZWFzZV9vd25lchgCIAEoCRINCgV0dGxfcxgDIAEoASIlChJSZW5ld0xlYXNlUmVzcG9uc2USDwoHcmVuZXdlZBgBIAEoCCJQChZSZWFwRXhwaXJlZFJ1bnNSZXF1ZXN0EicKA25vdxgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFbGltaXQYAiABKAUiOgoXUmVhcEV4cGlyZWRSdW5zUmVzcG9uc2USHwoEcnVucxgBIAMoCzIRLnJpdmVyYmVhbS52MS5SdW4icwoPUmVtZW1iZXJSZXF1ZXN0EhIKCnNjb3BlX25hbWUYASABKAkSEAoIc2NvcGVfaWQYAiABKAkSDwoHY29udGVudBgDIAEoCRIpCghtZXRhZGF0YRgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiPAoQUmVtZW1iZXJSZXNwb25zZRIoCgVlbnRyeRgBIAEoCzIZLnJpdmVyYmVhbS52MS5NZW1vcnlFbnRyeSJJCg1SZWNhbGxSZXF1ZXN0EikKBnNjb3BlcxgBIAMoCzIZLnJpdmVyYmVhbS52MS5NZW1vcnlTY29wZRINCgVsaW1pdBgCIAEoBSI8Cg5SZWNhbGxSZXNwb25zZRIqCgdlbnRyaWVzGAEgAygLMhkucml2ZXJiZWFtLnYxLk1lbW9yeUVudHJ5IkoKGURlbGV0ZUlkbGVTZXNzaW9uc1JlcXVlc3QSLQoKb2xkZXJfdGhhbhgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiItChpEZWxldGVJZGxlU2Vzc2lvbnNSZXNwb25zZRIPCgdkZWxldGVkGAEgASgDMscMCgxTdG9yZVNlcnZpY2USVQoMRmV0Y2hTZXNzaW9uEiEucml2ZXJiZWFtLnYxLkZldGNoU2Vzc2lvblJlcXVlc3QaIi5yaXZlcmJlYW0udjEuRmV0Y2hTZXNzaW9uUmVzcG9uc2USYQoQRmV0Y2hJbnRlcmFjdGlvbhIlLnJpdmVyYmVhbS52MS5GZXRjaEludGVyYWN0aW9uUmVxdWVzdBomLnJpdmVyYmVhbS52MS5GZXRjaEludGVyYWN0aW9uUmVzcG9uc2USSQoIRmV0Y2hSdW4SHS5yaXZlcmJlYW0udjEuRmV0Y2hSdW5SZXF1ZXN0Gh4ucml2ZXJiZWFtLnYxLkZldGNoUnVuUmVzcG9uc2USUgoLRmV0Y2hBY3Rpb24SIC5yaXZlcmJlYW0udjEuRmV0Y2hBY3Rpb25SZXF1ZXN0GiEucml2ZXJiZWFtLnYxLkZldGNoQWN0aW9uUmVzcG9uc2USZAoRRmV0Y2hSdW5CeVJlcXVlc3QSJi5yaXZlcmJlYW0udjEuRmV0Y2hSdW5CeVJlcXVlc3RSZXF1ZXN0Gicucml2ZXJiZWFtLnYxLkZldGNoUnVuQnlSZXF1ZXN0UmVzcG9uc2USTAoJRmV0Y2hSdW5zEh4ucml2ZXJiZWFtLnYxLkZldGNoUnVuc1JlcXVlc3QaHy5yaXZlcmJlYW0udjEuRmV0Y2hSdW5zUmVzcG9uc2USWAoNRmV0Y2hNZXNzYWdlcxIiLnJpdmVyYmVhbS52MS5GZXRjaE1lc3NhZ2VzUmVxdWVzdBojLnJpdmVyYmVhbS52MS5GZXRjaE1lc3NhZ2VzUmVzcG9uc2USagoTRmV0Y2hQZW5kaW5nQWN0aW9ucxIoLnJpdmVyYmVhbS52MS5GZXRjaFBlbmRpbmdBY3Rpb25zUmVxdWVzdBopLnJpdmVyYmVhbS52MS5GZXRjaFBlbmRpbmdBY3Rpb25zUmVzcG9uc2USSQoIQmVnaW5SdW4SHS5yaXZlcmJlYW0udjEuQmVnaW5SdW5SZXF1ZXN0Gh4ucml2ZXJiZWFtLnYxLkJlZ2luUnVuUmVzcG9uc2USTAoJRmluaXNoUnVuEh4ucml2ZXJiZWFtLnYxLkZpbmlzaFJ1blJlcXVlc3QaHy5yaXZlcmJlYW0udjEuRmluaXNoUnVuUmVzcG9uc2USagoTUmVjb3JkQWN0aW9uT3V0Y29tZRIoLnJpdmVyYmVhbS52MS5SZWNvcmRBY3Rpb25PdXRjb21lUmVxdWVzdBopLnJpdmVyYmVhbS52MS5SZWNvcmRBY3Rpb25PdXRjb21lUmVzcG9uc2USWAoNQXBwZW5kTWVzc2FnZRIiLnJpdmVyYmVhbS52MS5BcHBlbmRNZXNzYWdlUmVxdWVzdBojLnJpdmVyYmVhbS52MS5BcHBlbmRNZXNzYWdlUmVzcG9uc2USTwoKUmVuZXdMZWFzZRIfLnJpdmVyYmVhbS52MS5SZW5ld0xlYXNlUmVxdWVzdBogLnJpdmVyYmVhbS52MS5SZW5ld0xlYXNlUmVzcG9uc2USXgoPUmVhcEV4cGlyZWRSdW5zEiQucml2ZXJiZWFtLnYxLlJlYXBFeHBpcmVkUnVuc1JlcXVlc3QaJS5yaXZlcmJlYW0udjEuUmVhcEV4cGlyZWRSdW5zUmVzcG9uc2USSQoIUmVtZW1iZXISHS5yaXZlcmJlYW0udjEuUmVtZW1iZXJSZXF1ZXN0Gh4ucml2ZXJiZWFtLnYxLlJlbWVtYmVyUmVzcG9uc2USQwoGUmVjYWxsEhsucml2ZXJiZWFtLnYxLlJlY2FsbFJlcXVlc3QaHC5yaXZlcmJlYW0udjEuUmVjYWxsUmVzcG9uc2USZwoSRGVsZXRlSWRsZVNlc3Npb25zEicucml2ZXJiZWFtLnYxLkRlbGV0ZUlkbGVTZXNzaW9uc1JlcXVlc3QaKC5yaXZlcmJlYW0udjEuRGVsZXRlSWRsZVNlc3Npb25zUmVzcG9uc2USWwoOU3VtbWFyaXplVXNhZ2USIy5yaXZlcmJlYW0udjEuU3VtbWFyaXplVXNhZ2VSZXF1ZXN0GiQucml2ZXJiZWFtLnYxLlN1bW1hcml6ZVVzYWdlUmVzcG9uc2VCoAEKEGRldi5yaXZlcmJlYW0udjFCEVN0b3JlU2VydmljZVByb3RvUAFaPmdpdGh1Yi5jb20vcml2ZXJiZWFtL3JpdmVyYmVhbS9nZW4vZ28vcml2ZXJiZWFtL3YxO3JpdmVyYmVhbXYxogIDUlhYqgIMUml2ZXJiZWFtLlYxugICUkLKAgxSaXZlcmJlYW1cVjHqAg1SaXZlcmJlYW06OlYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_riverbeam_v1_records, file_riverbeam_v1_types]);
+
+/**
+ * @generated from message riverbeam.v1.SummarizeUsageRequest
+ */
+export type SummarizeUsageRequest = Message<"riverbeam.v1.SummarizeUsageRequest"> & {
+  /**
+   * run, session, user or org.
+   *
+   * @generated from field: string group_by = 1;
+   */
+  groupBy: string;
+
+  /**
+   * Runs started at or after start_time and before end_time (either may be unset).
+   *
+   * @generated from field: google.protobuf.Timestamp start_time = 2;
+   */
+  startTime?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp end_time = 3;
+   */
+  endTime?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional string user_id = 4;
+   */
+  userId?: string | undefined;
+
+  /**
+   * @generated from field: optional string org_id = 5;
+   */
+  orgId?: string | undefined;
+
+  /**
+   * @generated from field: optional string session_id = 6;
+   */
+  sessionId?: string | undefined;
+};
+
+/**
+ * Describes the message riverbeam.v1.SummarizeUsageRequest.
+ * Use `create(SummarizeUsageRequestSchema)` to create a new message.
+ */
+export const SummarizeUsageRequestSchema: GenMessage<SummarizeUsageRequest> = /*@__PURE__*/
+  messageDesc(file_riverbeam_v1_store_service, 0);
+
+/**
+ * @generated from message riverbeam.v1.SummarizeUsageResponse
+ */
+export type SummarizeUsageResponse = Message<"riverbeam.v1.SummarizeUsageResponse"> & {
+  /**
+   * @generated from field: repeated riverbeam.v1.UsageRow rows = 1;
+   */
+  rows: UsageRow[];
+};
+
+/**
+ * Describes the message riverbeam.v1.SummarizeUsageResponse.
+ * Use `create(SummarizeUsageResponseSchema)` to create a new message.
+ */
+export const SummarizeUsageResponseSchema: GenMessage<SummarizeUsageResponse> = /*@__PURE__*/
+  messageDesc(file_riverbeam_v1_store_service, 1);
 
 /**
  * A message to save; the store allocates its sequence number and timestamp.
@@ -83,7 +146,7 @@ export type NewMessage = Message<"riverbeam.v1.NewMessage"> & {
  * Use `create(NewMessageSchema)` to create a new message.
  */
 export const NewMessageSchema: GenMessage<NewMessage> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 0);
+  messageDesc(file_riverbeam_v1_store_service, 2);
 
 /**
  * One memory scope: (name, id), e.g. ("user", "u1").
@@ -107,7 +170,7 @@ export type MemoryScope = Message<"riverbeam.v1.MemoryScope"> & {
  * Use `create(MemoryScopeSchema)` to create a new message.
  */
 export const MemoryScopeSchema: GenMessage<MemoryScope> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 1);
+  messageDesc(file_riverbeam_v1_store_service, 3);
 
 /**
  * @generated from message riverbeam.v1.FetchSessionRequest
@@ -124,7 +187,7 @@ export type FetchSessionRequest = Message<"riverbeam.v1.FetchSessionRequest"> & 
  * Use `create(FetchSessionRequestSchema)` to create a new message.
  */
 export const FetchSessionRequestSchema: GenMessage<FetchSessionRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 2);
+  messageDesc(file_riverbeam_v1_store_service, 4);
 
 /**
  * @generated from message riverbeam.v1.FetchSessionResponse
@@ -141,7 +204,7 @@ export type FetchSessionResponse = Message<"riverbeam.v1.FetchSessionResponse"> 
  * Use `create(FetchSessionResponseSchema)` to create a new message.
  */
 export const FetchSessionResponseSchema: GenMessage<FetchSessionResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 3);
+  messageDesc(file_riverbeam_v1_store_service, 5);
 
 /**
  * @generated from message riverbeam.v1.FetchInteractionRequest
@@ -158,7 +221,7 @@ export type FetchInteractionRequest = Message<"riverbeam.v1.FetchInteractionRequ
  * Use `create(FetchInteractionRequestSchema)` to create a new message.
  */
 export const FetchInteractionRequestSchema: GenMessage<FetchInteractionRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 4);
+  messageDesc(file_riverbeam_v1_store_service, 6);
 
 /**
  * @generated from message riverbeam.v1.FetchInteractionResponse
@@ -175,7 +238,7 @@ export type FetchInteractionResponse = Message<"riverbeam.v1.FetchInteractionRes
  * Use `create(FetchInteractionResponseSchema)` to create a new message.
  */
 export const FetchInteractionResponseSchema: GenMessage<FetchInteractionResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 5);
+  messageDesc(file_riverbeam_v1_store_service, 7);
 
 /**
  * @generated from message riverbeam.v1.FetchRunRequest
@@ -192,7 +255,7 @@ export type FetchRunRequest = Message<"riverbeam.v1.FetchRunRequest"> & {
  * Use `create(FetchRunRequestSchema)` to create a new message.
  */
 export const FetchRunRequestSchema: GenMessage<FetchRunRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 6);
+  messageDesc(file_riverbeam_v1_store_service, 8);
 
 /**
  * @generated from message riverbeam.v1.FetchRunResponse
@@ -209,7 +272,7 @@ export type FetchRunResponse = Message<"riverbeam.v1.FetchRunResponse"> & {
  * Use `create(FetchRunResponseSchema)` to create a new message.
  */
 export const FetchRunResponseSchema: GenMessage<FetchRunResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 7);
+  messageDesc(file_riverbeam_v1_store_service, 9);
 
 /**
  * @generated from message riverbeam.v1.FetchActionRequest
@@ -226,7 +289,7 @@ export type FetchActionRequest = Message<"riverbeam.v1.FetchActionRequest"> & {
  * Use `create(FetchActionRequestSchema)` to create a new message.
  */
 export const FetchActionRequestSchema: GenMessage<FetchActionRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 8);
+  messageDesc(file_riverbeam_v1_store_service, 10);
 
 /**
  * @generated from message riverbeam.v1.FetchActionResponse
@@ -243,7 +306,7 @@ export type FetchActionResponse = Message<"riverbeam.v1.FetchActionResponse"> & 
  * Use `create(FetchActionResponseSchema)` to create a new message.
  */
 export const FetchActionResponseSchema: GenMessage<FetchActionResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 9);
+  messageDesc(file_riverbeam_v1_store_service, 11);
 
 /**
  * @generated from message riverbeam.v1.FetchRunByRequestRequest
@@ -260,7 +323,7 @@ export type FetchRunByRequestRequest = Message<"riverbeam.v1.FetchRunByRequestRe
  * Use `create(FetchRunByRequestRequestSchema)` to create a new message.
  */
 export const FetchRunByRequestRequestSchema: GenMessage<FetchRunByRequestRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 10);
+  messageDesc(file_riverbeam_v1_store_service, 12);
 
 /**
  * @generated from message riverbeam.v1.FetchRunByRequestResponse
@@ -279,7 +342,7 @@ export type FetchRunByRequestResponse = Message<"riverbeam.v1.FetchRunByRequestR
  * Use `create(FetchRunByRequestResponseSchema)` to create a new message.
  */
 export const FetchRunByRequestResponseSchema: GenMessage<FetchRunByRequestResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 11);
+  messageDesc(file_riverbeam_v1_store_service, 13);
 
 /**
  * @generated from message riverbeam.v1.FetchRunsRequest
@@ -296,7 +359,7 @@ export type FetchRunsRequest = Message<"riverbeam.v1.FetchRunsRequest"> & {
  * Use `create(FetchRunsRequestSchema)` to create a new message.
  */
 export const FetchRunsRequestSchema: GenMessage<FetchRunsRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 12);
+  messageDesc(file_riverbeam_v1_store_service, 14);
 
 /**
  * @generated from message riverbeam.v1.FetchRunsResponse
@@ -313,7 +376,7 @@ export type FetchRunsResponse = Message<"riverbeam.v1.FetchRunsResponse"> & {
  * Use `create(FetchRunsResponseSchema)` to create a new message.
  */
 export const FetchRunsResponseSchema: GenMessage<FetchRunsResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 13);
+  messageDesc(file_riverbeam_v1_store_service, 15);
 
 /**
  * @generated from message riverbeam.v1.FetchMessagesRequest
@@ -342,7 +405,7 @@ export type FetchMessagesRequest = Message<"riverbeam.v1.FetchMessagesRequest"> 
  * Use `create(FetchMessagesRequestSchema)` to create a new message.
  */
 export const FetchMessagesRequestSchema: GenMessage<FetchMessagesRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 14);
+  messageDesc(file_riverbeam_v1_store_service, 16);
 
 /**
  * @generated from message riverbeam.v1.FetchMessagesResponse
@@ -366,7 +429,7 @@ export type FetchMessagesResponse = Message<"riverbeam.v1.FetchMessagesResponse"
  * Use `create(FetchMessagesResponseSchema)` to create a new message.
  */
 export const FetchMessagesResponseSchema: GenMessage<FetchMessagesResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 15);
+  messageDesc(file_riverbeam_v1_store_service, 17);
 
 /**
  * @generated from message riverbeam.v1.FetchPendingActionsRequest
@@ -398,7 +461,7 @@ export type FetchPendingActionsRequest = Message<"riverbeam.v1.FetchPendingActio
  * Use `create(FetchPendingActionsRequestSchema)` to create a new message.
  */
 export const FetchPendingActionsRequestSchema: GenMessage<FetchPendingActionsRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 16);
+  messageDesc(file_riverbeam_v1_store_service, 18);
 
 /**
  * @generated from message riverbeam.v1.FetchPendingActionsResponse
@@ -420,7 +483,7 @@ export type FetchPendingActionsResponse = Message<"riverbeam.v1.FetchPendingActi
  * Use `create(FetchPendingActionsResponseSchema)` to create a new message.
  */
 export const FetchPendingActionsResponseSchema: GenMessage<FetchPendingActionsResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 17);
+  messageDesc(file_riverbeam_v1_store_service, 19);
 
 /**
  * @generated from message riverbeam.v1.BeginRunRequest
@@ -539,7 +602,7 @@ export type BeginRunRequest = Message<"riverbeam.v1.BeginRunRequest"> & {
  * Use `create(BeginRunRequestSchema)` to create a new message.
  */
 export const BeginRunRequestSchema: GenMessage<BeginRunRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 18);
+  messageDesc(file_riverbeam_v1_store_service, 20);
 
 /**
  * @generated from message riverbeam.v1.BeginRunResponse
@@ -592,7 +655,7 @@ export type BeginRunResponse = Message<"riverbeam.v1.BeginRunResponse"> & {
  * Use `create(BeginRunResponseSchema)` to create a new message.
  */
 export const BeginRunResponseSchema: GenMessage<BeginRunResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 19);
+  messageDesc(file_riverbeam_v1_store_service, 21);
 
 /**
  * @generated from message riverbeam.v1.FinishRunRequest
@@ -663,7 +726,7 @@ export type FinishRunRequest = Message<"riverbeam.v1.FinishRunRequest"> & {
  * Use `create(FinishRunRequestSchema)` to create a new message.
  */
 export const FinishRunRequestSchema: GenMessage<FinishRunRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 20);
+  messageDesc(file_riverbeam_v1_store_service, 22);
 
 /**
  * @generated from message riverbeam.v1.FinishRunResponse
@@ -680,7 +743,7 @@ export type FinishRunResponse = Message<"riverbeam.v1.FinishRunResponse"> & {
  * Use `create(FinishRunResponseSchema)` to create a new message.
  */
 export const FinishRunResponseSchema: GenMessage<FinishRunResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 21);
+  messageDesc(file_riverbeam_v1_store_service, 23);
 
 /**
  * @generated from message riverbeam.v1.RecordActionOutcomeRequest
@@ -714,7 +777,7 @@ export type RecordActionOutcomeRequest = Message<"riverbeam.v1.RecordActionOutco
  * Use `create(RecordActionOutcomeRequestSchema)` to create a new message.
  */
 export const RecordActionOutcomeRequestSchema: GenMessage<RecordActionOutcomeRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 22);
+  messageDesc(file_riverbeam_v1_store_service, 24);
 
 /**
  * @generated from message riverbeam.v1.RecordActionOutcomeResponse
@@ -731,7 +794,7 @@ export type RecordActionOutcomeResponse = Message<"riverbeam.v1.RecordActionOutc
  * Use `create(RecordActionOutcomeResponseSchema)` to create a new message.
  */
 export const RecordActionOutcomeResponseSchema: GenMessage<RecordActionOutcomeResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 23);
+  messageDesc(file_riverbeam_v1_store_service, 25);
 
 /**
  * @generated from message riverbeam.v1.AppendMessageRequest
@@ -763,7 +826,7 @@ export type AppendMessageRequest = Message<"riverbeam.v1.AppendMessageRequest"> 
  * Use `create(AppendMessageRequestSchema)` to create a new message.
  */
 export const AppendMessageRequestSchema: GenMessage<AppendMessageRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 24);
+  messageDesc(file_riverbeam_v1_store_service, 26);
 
 /**
  * @generated from message riverbeam.v1.AppendMessageResponse
@@ -780,7 +843,7 @@ export type AppendMessageResponse = Message<"riverbeam.v1.AppendMessageResponse"
  * Use `create(AppendMessageResponseSchema)` to create a new message.
  */
 export const AppendMessageResponseSchema: GenMessage<AppendMessageResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 25);
+  messageDesc(file_riverbeam_v1_store_service, 27);
 
 /**
  * @generated from message riverbeam.v1.RenewLeaseRequest
@@ -807,7 +870,7 @@ export type RenewLeaseRequest = Message<"riverbeam.v1.RenewLeaseRequest"> & {
  * Use `create(RenewLeaseRequestSchema)` to create a new message.
  */
 export const RenewLeaseRequestSchema: GenMessage<RenewLeaseRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 26);
+  messageDesc(file_riverbeam_v1_store_service, 28);
 
 /**
  * @generated from message riverbeam.v1.RenewLeaseResponse
@@ -826,7 +889,7 @@ export type RenewLeaseResponse = Message<"riverbeam.v1.RenewLeaseResponse"> & {
  * Use `create(RenewLeaseResponseSchema)` to create a new message.
  */
 export const RenewLeaseResponseSchema: GenMessage<RenewLeaseResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 27);
+  messageDesc(file_riverbeam_v1_store_service, 29);
 
 /**
  * @generated from message riverbeam.v1.ReapExpiredRunsRequest
@@ -852,7 +915,7 @@ export type ReapExpiredRunsRequest = Message<"riverbeam.v1.ReapExpiredRunsReques
  * Use `create(ReapExpiredRunsRequestSchema)` to create a new message.
  */
 export const ReapExpiredRunsRequestSchema: GenMessage<ReapExpiredRunsRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 28);
+  messageDesc(file_riverbeam_v1_store_service, 30);
 
 /**
  * @generated from message riverbeam.v1.ReapExpiredRunsResponse
@@ -869,7 +932,7 @@ export type ReapExpiredRunsResponse = Message<"riverbeam.v1.ReapExpiredRunsRespo
  * Use `create(ReapExpiredRunsResponseSchema)` to create a new message.
  */
 export const ReapExpiredRunsResponseSchema: GenMessage<ReapExpiredRunsResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 29);
+  messageDesc(file_riverbeam_v1_store_service, 31);
 
 /**
  * @generated from message riverbeam.v1.RememberRequest
@@ -901,7 +964,7 @@ export type RememberRequest = Message<"riverbeam.v1.RememberRequest"> & {
  * Use `create(RememberRequestSchema)` to create a new message.
  */
 export const RememberRequestSchema: GenMessage<RememberRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 30);
+  messageDesc(file_riverbeam_v1_store_service, 32);
 
 /**
  * @generated from message riverbeam.v1.RememberResponse
@@ -918,7 +981,7 @@ export type RememberResponse = Message<"riverbeam.v1.RememberResponse"> & {
  * Use `create(RememberResponseSchema)` to create a new message.
  */
 export const RememberResponseSchema: GenMessage<RememberResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 31);
+  messageDesc(file_riverbeam_v1_store_service, 33);
 
 /**
  * @generated from message riverbeam.v1.RecallRequest
@@ -942,7 +1005,7 @@ export type RecallRequest = Message<"riverbeam.v1.RecallRequest"> & {
  * Use `create(RecallRequestSchema)` to create a new message.
  */
 export const RecallRequestSchema: GenMessage<RecallRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 32);
+  messageDesc(file_riverbeam_v1_store_service, 34);
 
 /**
  * @generated from message riverbeam.v1.RecallResponse
@@ -961,7 +1024,7 @@ export type RecallResponse = Message<"riverbeam.v1.RecallResponse"> & {
  * Use `create(RecallResponseSchema)` to create a new message.
  */
 export const RecallResponseSchema: GenMessage<RecallResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 33);
+  messageDesc(file_riverbeam_v1_store_service, 35);
 
 /**
  * @generated from message riverbeam.v1.DeleteIdleSessionsRequest
@@ -978,7 +1041,7 @@ export type DeleteIdleSessionsRequest = Message<"riverbeam.v1.DeleteIdleSessions
  * Use `create(DeleteIdleSessionsRequestSchema)` to create a new message.
  */
 export const DeleteIdleSessionsRequestSchema: GenMessage<DeleteIdleSessionsRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 34);
+  messageDesc(file_riverbeam_v1_store_service, 36);
 
 /**
  * @generated from message riverbeam.v1.DeleteIdleSessionsResponse
@@ -995,7 +1058,7 @@ export type DeleteIdleSessionsResponse = Message<"riverbeam.v1.DeleteIdleSession
  * Use `create(DeleteIdleSessionsResponseSchema)` to create a new message.
  */
 export const DeleteIdleSessionsResponseSchema: GenMessage<DeleteIdleSessionsResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 35);
+  messageDesc(file_riverbeam_v1_store_service, 37);
 
 /**
  * @generated from service riverbeam.v1.StoreService
@@ -1165,6 +1228,17 @@ export const StoreService: GenService<{
     methodKind: "unary";
     input: typeof DeleteIdleSessionsRequestSchema;
     output: typeof DeleteIdleSessionsResponseSchema;
+  },
+  /**
+   * Token usage of runs, summed per group (run, session, user or organisation) and model, over
+   * the runs started in a time range: one query.
+   *
+   * @generated from rpc riverbeam.v1.StoreService.SummarizeUsage
+   */
+  summarizeUsage: {
+    methodKind: "unary";
+    input: typeof SummarizeUsageRequestSchema;
+    output: typeof SummarizeUsageResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_riverbeam_v1_store_service, 0);
