@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import signal
 from collections.abc import Awaitable, Callable
@@ -71,7 +72,14 @@ def start_metrics(port: int, host: str) -> WSGIServer:
     from prometheus_client import start_http_server
 
     try:
-        server, _thread = start_http_server(port, addr=host)
+        try:
+            server, _thread = start_http_server(port, addr=host)
+        except OSError as exc:
+            if host != "::" or exc.errno in (errno.EADDRINUSE, errno.EACCES):
+                raise
+            # "[::]" as gRPC takes it (any address), on a host without IPv6: any IPv4 one.
+            host = "0.0.0.0"
+            server, _thread = start_http_server(port, addr=host)
     except OSError as exc:
         raise RiverbeamError(
             ErrorCode.METRICS_LISTEN_FAILED,
