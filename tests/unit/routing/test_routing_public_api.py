@@ -15,6 +15,7 @@ EXPECTED = {
         "RoutingReason",
         "check_agent_accepts",
         "default_model",
+        "is_placeholder",
     },
     "riverbeam.auth": {
         "DEFAULT_LIMITS",
