@@ -354,6 +354,13 @@ def test_riverbeam_up_demo_runs_the_readme_tour_as_printed(
         assert "Pushed riverbeam/work to origin" in approved.stdout
         origin = pygit2.Repository(str(up.data_dir / "demo" / "origins" / "origin.git"))
         assert "refs/heads/riverbeam/work" in list(origin.references)
+        # The two runs' tokens, by the model that served them (GetUsage through the router).
+        usage = _cli("usage", "--by", "session", "--since", "1h", "--json", router=up.router)
+        assert usage.returncode == 0, usage.stdout + usage.stderr
+        report = json.loads(usage.stdout)
+        [row] = report["rows"]
+        assert row["model"] == "demo-model" and row["runs"] == 2, report
+        assert row["total_tokens"] > 0 and report["total"]["total_tokens"] == row["total_tokens"]
         up.proc.send_signal(signal.SIGINT)
         up.proc.communicate(timeout=60)
         assert up.proc.returncode == 0
