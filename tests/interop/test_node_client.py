@@ -103,6 +103,7 @@ async def test_node_client_invokes_and_follows(node: str, stack: LocalStack) -> 
     assert "assistant" in summary["agents"]  # type: ignore[operator]
     assert summary["unknown_agent_error"] == "BEM-020"
     assert summary["unknown_agent_title"] == "agent not registered"
+    assert summary["reads"]["messages"] == 2  # type: ignore[index]
     assert "riverbeam agents" in str(summary["unknown_agent_hint"])
 
 

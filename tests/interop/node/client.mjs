@@ -147,8 +147,21 @@ async function main(progress) {
   );
   check(resultText(viaGrpc.frames.at(-1)) === text, "FollowStream done text differs from NATS");
 
+  progress.step = "reads";
+  check((await client.cancel(ack.requestId)) === false, "Cancel of a finished request found a live run");
+  const session = await client.getSession(sessionId);
+  check(session?.sessionId === sessionId, `GetSession: ${session?.sessionId}`);
+  const messages = await client.listMessages(sessionId);
+  const roles = messages.items.map((m) => m.role);
+  check(JSON.stringify(roles) === JSON.stringify(["human", "ai"]), `ListMessages roles ${JSON.stringify(roles)}`);
+  const run = await client.getRun(last.result.run_id);
+  check(run?.status !== undefined && run.runId === last.result.run_id, `GetRun: ${JSON.stringify(run?.runId)}`);
+  const pending = await client.listPendingActions(sessionId);
+  check(pending.items.length === 0, `ListPendingActions: ${pending.items.length}`);
+
   return {
     ok: true,
+    reads: { messages: roles.length, run_status: run.status },
     frames: frames.length,
     text,
     request_id: ack.requestId,
