@@ -34,6 +34,7 @@ from riverbeam.agents._tool import Tool, ToolCallContext, ToolSpec
 from riverbeam.agents._toolcall import BoundTool, ToolOutcome, error_result
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
+from riverbeam.routing import token_cost
 from riverbeam.telemetry import model_span, tool_span
 from riverbeam.telemetry._metrics import MODEL_COST, MODEL_LATENCY, MODEL_TOKENS, TOOL_CALLS
 from riverbeam.types import (
@@ -340,7 +341,9 @@ class _Run:
                         completion.model or label,
                     )
             served = completion.model if completion is not None and completion.model else label
-            _observe_model(served, time.perf_counter() - started, completion, self._price())
+            _observe_model(
+                served, time.perf_counter() - started, completion, self._cost(completion)
+            )
             if completion is None:
                 raise RiverbeamError(
                     ErrorCode.MODEL_BAD_RESPONSE, "the model client returned no completion"
@@ -460,10 +463,16 @@ class _Run:
             )
         )
 
-    def _price(self) -> float:
-        """The model list's cost_per_1k_tokens of the routed model (0 for the placeholder)."""
+    def _cost(self, completion: Text | ToolCalls | None) -> float:
+        """What the call cost at the routed model's list price (0 for the placeholder)."""
         resolved = self.context.model_config_resolved
-        return resolved.cost_per_1k_tokens if resolved is not None else 0.0
+        if resolved is None or completion is None or completion.usage is None:
+            return 0.0
+        return token_cost(
+            resolved,
+            prompt_tokens=completion.usage.prompt_tokens,
+            completion_tokens=completion.usage.completion_tokens,
+        )
 
     def _requested_model(self) -> str:
         """The model this call asks for: the router's choice, else the client's own default."""
@@ -531,12 +540,12 @@ def _client_default_model(client: object) -> str | None:
 
 
 def _observe_model(
-    model: str, seconds: float, completion: Text | ToolCalls | None, cost_per_1k: float = 0.0
+    model: str, seconds: float, completion: Text | ToolCalls | None, cost: float = 0.0
 ) -> None:
     """Model latency, tokens and cost, for Prometheus."""
     MODEL_LATENCY.labels(model).observe(seconds)
+    if cost:
+        MODEL_COST.labels(model).inc(cost)
     if completion is not None and completion.usage is not None:
-        if cost_per_1k:
-            MODEL_COST.labels(model).inc(completion.usage.total_tokens / 1000 * cost_per_1k)
         MODEL_TOKENS.labels(model, "input").inc(completion.usage.prompt_tokens)
         MODEL_TOKENS.labels(model, "output").inc(completion.usage.completion_tokens)

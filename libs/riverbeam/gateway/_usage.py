@@ -1,7 +1,8 @@
 """Usage reports for the router: who may see whose usage, and what it cost.
 
 The store sums tokens per group and model; the router prices each row from its model list
-(tokens / 1000 * `cost_per_1k_tokens`; a model not in the list costs 0) and scopes the report
+(riverbeam.routing.token_cost: `cost_per_1k_tokens`, or input and output prices; a model not in
+the list costs 0) and scopes the report
 to the caller: an admin sees anyone's, an approver its organisation's, anyone else its own.
 """
 
@@ -12,7 +13,7 @@ from typing import Protocol
 
 from riverbeam.auth import Principal, Role
 from riverbeam.core.errors import ErrorCode, RiverbeamError
-from riverbeam.routing import ModelList
+from riverbeam.routing import ModelList, token_cost
 from riverbeam.store import UsageRow
 
 __all__ = ["UsageReport", "price", "scope_usage", "usage_report"]
@@ -54,8 +55,11 @@ def scope_usage(
 def price(row: UsageRow, models: ModelList) -> UsageRow:
     """The row with its cost from the model list."""
     model = models.get(row.model) if row.model else None
-    if model is None or not model.cost_per_1k_tokens:
+    if model is None:
         return row
+    cost = token_cost(
+        model, prompt_tokens=row.prompt_tokens, completion_tokens=row.completion_tokens
+    )
     return UsageRow(
         key=row.key,
         model=row.model,
@@ -63,7 +67,7 @@ def price(row: UsageRow, models: ModelList) -> UsageRow:
         prompt_tokens=row.prompt_tokens,
         completion_tokens=row.completion_tokens,
         total_tokens=row.total_tokens,
-        cost=row.total_tokens / 1000 * model.cost_per_1k_tokens,
+        cost=cost,
     )
 
 

@@ -9,6 +9,7 @@ from riverbeam.routing._model_list import (
     default_model,
     is_placeholder,
 )
+from riverbeam.routing._pricing import token_cost
 from riverbeam.routing._router import ModelRouter, RoutingDecision, RoutingReason
 
 __all__ = [
@@ -20,4 +21,5 @@ __all__ = [
     "check_agent_accepts",
     "default_model",
     "is_placeholder",
+    "token_cost",
 ]

@@ -16,6 +16,7 @@ EXPECTED = {
         "check_agent_accepts",
         "default_model",
         "is_placeholder",
+        "token_cost",
     },
     "riverbeam.auth": {
         "DEFAULT_LIMITS",
