@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: up test proto lint fmt bench soak clean venv
+.PHONY: up demo test proto lint fmt bench soak clean venv
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -18,6 +18,10 @@ venv: $(STAMP)
 ## Start a local NATS and the four services (in-memory store); Ctrl-C stops everything.
 up: $(STAMP)
 	$(BIN)/riverbeam up
+
+## The stack with a scripted local model and a local origin: the README tour, as printed.
+demo: $(STAMP)
+	$(BIN)/riverbeam up --demo
 
 ## Run the whole test suite, starting what it needs.
 test: $(STAMP)

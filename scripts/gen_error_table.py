@@ -32,14 +32,17 @@ Every error a caller can see carries one stable code `BEM-NNN` from one catalog,
 
 - **Over gRPC** the status code is the one in the table, and the rich status details carry a
   `google.rpc.ErrorInfo` with `reason` = the code (`"BEM-063"`) and `domain` = `"riverbeam"`, so a
-  client in any language can branch on the code instead of parsing the message.
+  client in any language can branch on the code instead of parsing the message. Next to it, a
+  `google.rpc.LocalizedMessage` (`en-US`) carries the title and a `google.rpc.Help` link (to the
+  code's row below) carries the hint, so grpcurl and clients in other languages show them too.
 - **In an error frame** on `riverbeam.stream.<request_id>` the frame's `error` is the message and
   `error_code` is the code.
 - **In Python** every such error is a `riverbeam.core.RiverbeamError`: `.code` (an `ErrorCode`),
   `.bem` (the string), `.message`, `.details`, `.http_status`, `.grpc_status` and `.hint`.
 
 Ranges: `0xx` requests, agents, sessions, routing, auth, resume, models and tools; `1xx` memory,
-streams and the store; `3xx` the sandbox (paths, workspaces, git). A new code takes a free number
+streams and the store; `3xx` the sandbox (paths, workspaces, git); `42x`-`43x` operations
+(starting services, ports, usage reports). A new code takes a free number
 in the range it belongs to; then run `python scripts/gen_error_table.py`.
 
 | code | title | HTTP | gRPC status | hint |
@@ -51,17 +54,21 @@ def _cell(text: str) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
-def _row(spec: ErrorSpec) -> str:
+def _row(spec: ErrorSpec, *, anchor: bool = False) -> str:
     grpc_number = spec.grpc_status.value[0]
+    # The anchor is where a status's google.rpc.Help link points (docs/errors.md#bem-nnn).
+    title = _cell(spec.title)
+    if anchor:
+        title = f'<a id="{spec.code.lower()}"></a>{title}'
     return (
-        f"| {spec.code} | {_cell(spec.title)} | {spec.http_status} "
+        f"| {spec.code} | {title} | {spec.http_status} "
         f"| `{spec.grpc_status.name}` ({grpc_number}) | {_cell(spec.hint)} |"
     )
 
 
 def render() -> str:
     """The Markdown text of docs/errors.md."""
-    return _HEADER + "".join(_row(spec) + "\n" for spec in catalog())
+    return _HEADER + "".join(_row(spec, anchor=True) + "\n" for spec in catalog())
 
 
 def render_readme(readme: str) -> str:

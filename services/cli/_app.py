@@ -6,6 +6,7 @@ import asyncio
 import json
 import sys
 from collections.abc import Awaitable, Callable, Sequence
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -21,14 +22,42 @@ from services.cli._eval import eval_cmd
 from services.cli._flows import Consoles, Progress
 from services.cli._render import agents_table, models_table, pending_view
 from services.cli._serve import ServiceName, serve
+from services.cli._typer import RiverbeamGroup, RiverbeamTyper
 
-app = typer.Typer(
+app = RiverbeamTyper(
     name="riverbeam",
     help="Riverbeam: LLM agents served as gRPC microservices.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    cls=RiverbeamGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from riverbeam import __version__
+
+        sys.stdout.write(f"riverbeam {__version__}\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            "-V",
+            help="Print the version and exit.",
+            callback=_show_version,
+            is_eager=True,
+        ),
+    ] = False,
+) -> None:
+    """Riverbeam: LLM agents served as gRPC microservices."""
+
 
 # ---- options shared by the client commands ------------------------------------------------------
 RouterOpt = Annotated[
@@ -41,7 +70,9 @@ TokenOpt = Annotated[
     str | None,
     typer.Option("--token", envvar="RIVERBEAM_TOKEN", help="Bearer token.", show_default=False),
 ]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables and text.")]
+JsonOpt = Annotated[
+    bool, typer.Option("--json/--no-json", help="Print JSON instead of tables and text.")
+]
 SessionOpt = Annotated[str, typer.Option("--session", help="The session id.")]
 
 
@@ -155,6 +186,24 @@ def up_cmd(
             "--reload", help="Restart the runner when the config or a local Python file changes."
         ),
     ] = False,
+    metrics_port: Annotated[
+        int | None,
+        typer.Option(
+            envvar="RIVERBEAM_METRICS_PORT",
+            help="Prometheus /metrics for every service: router on this port, runner +1, "
+            "sandbox +2, store +3 (shown in the banner); off when none.",
+            show_default=False,
+            min=1,
+        ),
+    ] = None,
+    demo: Annotated[
+        bool,
+        typer.Option(
+            "--demo",
+            help="Also start a scripted local model and a local origin, and point the skills "
+            "at them: the README tour then works as printed.",
+        ),
+    ] = False,
 ) -> None:
     """Start NATS and the four services locally; Ctrl-C stops everything."""
     from services.cli._up import LocalStack
@@ -168,31 +217,59 @@ def up_cmd(
     def ready(name: str, address: str) -> None:
         consoles.err.print(Text.assemble(("✓ ", "green"), (f"{name:<8}", "bold"), address))
 
-    stack = LocalStack(
-        database_url=database_url,
-        nats_url=nats_url,
-        data_dir=data_dir,
-        base_port=base_port,
-        ready_timeout_s=ready_timeout,
-        on_ready=ready,
-        env_overrides={"runner": runner_env},
-    )
-    if reload:
-        _finish(
-            consoles,
-            lambda: run_up_reloading(stack, consoles, own_nats=nats_url is None, config=config),
+    def make_stack(env_overrides: dict[str, dict[str, str]] | None = None) -> LocalStack:
+        overrides = {name: dict(env) for name, env in (env_overrides or {}).items()}
+        overrides.setdefault("runner", {}).update(runner_env)
+        return LocalStack(
+            database_url=database_url,
+            nats_url=nats_url,
+            data_dir=data_dir,
+            base_port=base_port,
+            ready_timeout_s=ready_timeout,
+            on_ready=ready,
+            metrics_base_port=metrics_port,
+            env_overrides=overrides,
         )
-    _finish(consoles, lambda: run_up(stack, consoles, own_nats=nats_url is None))
+
+    async def main() -> ExitCode:
+        if not demo:
+            stack = make_stack()
+            if reload:
+                return await run_up_reloading(
+                    stack, consoles, own_nats=nats_url is None, config=config
+                )
+            return await run_up(stack, consoles, own_nats=nats_url is None)
+        from services.cli._demo import Demo, demo_try_lines
+
+        async with Demo(data_dir / "demo" if data_dir else None) as scripted:
+            consoles.err.print(
+                Text.assemble(("✓ ", "green"), (f"{'model':<8}", "bold"), scripted.url)
+            )
+            stack = make_stack(scripted.env_overrides())
+            return await run_up(
+                stack, consoles, own_nats=nats_url is None, try_lines=demo_try_lines(scripted)
+            )
+
+    _finish(consoles, main)
 
 
 @app.command("schema")
 def schema_cmd(
-    type_name: Annotated[str, typer.Argument(help="A wire type, e.g. InvokeRequest.")],
+    type_name: Annotated[
+        str | None,
+        typer.Argument(
+            help="A wire type, e.g. InvokeRequest; none lists them.", show_default=False
+        ),
+    ] = None,
 ) -> None:
-    """Print the JSON Schema of a wire type."""
-    from riverbeam.types import json_schema
+    """Print the JSON Schema of a wire type, or list the wire types."""
+    from riverbeam.types import WIRE_TYPES, json_schema
 
     consoles = Consoles.standard()
+    if type_name is None:
+        for name in sorted(WIRE_TYPES):
+            sys.stdout.write(name + "\n")
+        return
     with cli_errors(consoles.err):
         try:
             schema = json_schema(type_name)
@@ -413,6 +490,7 @@ def follow_cmd(
 def cancel_cmd(
     request_id: Annotated[str, typer.Argument(help="The running request.")],
     reason: ReasonOpt = None,
+    json_mode: JsonOpt = False,
     router: RouterOpt = DEFAULT_TARGET,
     token: TokenOpt = None,
 ) -> None:
@@ -422,6 +500,9 @@ def cancel_cmd(
     async def main() -> ExitCode:
         async with _client(router, token) as client:
             cancelled = await client.cancel(request_id, reason=reason)
+        if json_mode:
+            _print_json({"request_id": request_id, "cancelled": cancelled})
+            return ExitCode.OK
         message = "cancelled" if cancelled else "no live run for this request (already finished?)"
         consoles.out.print(message)
         return ExitCode.OK
@@ -498,14 +579,38 @@ def agents_cmd(
 def models_cmd(
     json_mode: JsonOpt = False, router: RouterOpt = DEFAULT_TARGET, token: TokenOpt = None
 ) -> None:
-    """The models the router may route to."""
-    _show_listing(
-        lambda client: client.list_models(),
-        models_table,
-        json_mode=json_mode,
-        router=router,
-        token=token,
-    )
+    """The models the router may route to (and what answers for the built-in default)."""
+    consoles = Consoles.standard()
+
+    async def main() -> ExitCode:
+        async with _client(router, token) as client:
+            models = await client.list_models()
+            served = await _flows.placeholder_served_by(client, models)
+        if json_mode:
+            _print_json(
+                [
+                    {
+                        **m.to_json_dict(),
+                        **({"served_by": served[m.name]} if m.name in served else {}),
+                    }
+                    for m in models
+                ]
+            )
+            return ExitCode.OK
+        consoles.out.print(models_table(models, served))
+        for name, by in served.items():
+            if by == "echo":
+                consoles.out.print(
+                    Text(
+                        f"{name} is answered by the echo client (no BEAM_API_KEY on the runner): "
+                        "replies repeat your text",
+                        style="bold yellow",
+                    ),
+                    soft_wrap=True,
+                )
+        return ExitCode.OK
+
+    _finish(consoles, main)
 
 
 @app.command("session")
@@ -533,6 +638,58 @@ def session_cmd(
 
 
 app.command("eval")(eval_cmd)
+
+
+class UsageGroupName(StrEnum):
+    run = "run"
+    session = "session"
+    user = "user"
+    org = "org"
+
+
+@app.command("usage")
+def usage_cmd(
+    by: Annotated[
+        UsageGroupName, typer.Option("--by", help="Sum per run, session, user or org.")
+    ] = UsageGroupName.session,
+    since: Annotated[
+        str | None,
+        typer.Option(help="Runs started since: an ISO date/time, or 24h, 7d, ... ago."),
+    ] = None,
+    until: Annotated[
+        str | None, typer.Option(help="Runs started before this (same forms).")
+    ] = None,
+    user: Annotated[str | None, typer.Option("--user", help="Only this user's runs.")] = None,
+    org: Annotated[str | None, typer.Option("--org", help="Only this organisation's.")] = None,
+    session: Annotated[str | None, typer.Option("--session", help="Only this session.")] = None,
+    json_mode: JsonOpt = False,
+    router: RouterOpt = DEFAULT_TARGET,
+    token: TokenOpt = None,
+) -> None:
+    """Token usage and cost (the model list's prices) per run, session, user or org."""
+    from services.cli._usage import parse_when, usage_json, usage_table
+
+    consoles = Consoles.standard()
+
+    async def main() -> ExitCode:
+        start = parse_when(since, option="--since")
+        end = parse_when(until, option="--until")
+        async with _client(router, token) as client:
+            rows, total = await client.get_usage(
+                group_by=by.value,
+                start=start,
+                end=end,
+                user_id=user,
+                org_id=org,
+                session_id=session,
+            )
+        if json_mode:
+            _print_json(usage_json(rows, total, group_by=by.value))
+        else:
+            consoles.out.print(usage_table(rows, total, group_by=by.value))
+        return ExitCode.OK
+
+    _finish(consoles, main)
 
 
 def main() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,8 +15,9 @@ from rich.text import Text
 
 from riverbeam.client import RiverbeamClient, follow_nats
 from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.routing import is_placeholder
 from riverbeam.stream import DEFAULT_STREAM_NAME
-from riverbeam.types import AgentResult, JsonObject, StreamChunk
+from riverbeam.types import AgentResult, JsonObject, ModelConfig, StreamChunk
 from services.cli._errors import ExitCode, print_frame_error
 from services.cli._render import (
     FrameRenderer,
@@ -32,6 +33,7 @@ __all__ = [
     "follow_request",
     "invoke",
     "parse_metadata",
+    "placeholder_served_by",
     "respond",
     "show_frames",
 ]
@@ -288,6 +290,26 @@ def agent_layer_options(
     if config:
         out["session_config" if for_session else "turn_config"] = config
     return out
+
+
+async def placeholder_served_by(
+    client: RiverbeamClient, models: Sequence[ModelConfig]
+) -> dict[str, str]:
+    """`{"riverbeam-default": "echo"}`: what the runner's agents call for the placeholder.
+
+    The built-in placeholder names no model: the agents' client picks one (BEAM_MODEL), or
+    echoes with no key. Empty when the list holds only real models.
+    """
+    names = [m.name for m in models if is_placeholder(m)]
+    if not names:
+        return {}
+    agents = await client.list_agents()
+    served = sorted(
+        {a.default_model for a in agents if a.default_model and a.default_model != "echo"}
+    )
+    if not served:
+        served = ["echo"] if any(a.default_model == "echo" for a in agents) else []
+    return {name: ", ".join(served) for name in names if served}
 
 
 def parse_metadata(raw: str | None) -> JsonObject | None:

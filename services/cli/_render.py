@@ -245,8 +245,9 @@ def agents_table(agents: Sequence[AgentMetadata]) -> Table:
     return table
 
 
-def models_table(models: Sequence[ModelConfig]) -> Table:
-    """The models the router may pick."""
+def models_table(models: Sequence[ModelConfig], served_by: dict[str, str] | None = None) -> Table:
+    """The models the router may pick; `served_by` names what answers for a placeholder."""
+    served_by = served_by or {}
     table = Table(title="models", title_justify="left")
     table.add_column("name", style="bold", no_wrap=True)
     table.add_column("provider")
@@ -254,7 +255,11 @@ def models_table(models: Sequence[ModelConfig]) -> Table:
     table.add_column("capabilities")
     table.add_column("$/1k tokens", justify="right")
     table.add_column("max tokens", justify="right")
+    if served_by:
+        table.add_column("served by")
     for m in models:
+        by = served_by.get(m.name, "")
+        extra = [f"{by} (no model key)" if by == "echo" else by] if served_by else []
         table.add_row(
             m.name,
             m.provider,
@@ -262,5 +267,6 @@ def models_table(models: Sequence[ModelConfig]) -> Table:
             ", ".join(m.capabilities),
             f"{m.cost_per_1k_tokens:g}",
             str(m.max_tokens),
+            *extra,
         )
     return table

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Callable
 from enum import StrEnum
 
+from riverbeam.core.errors import RiverbeamError
 from riverbeam.core.settings import (
     CommonSettings,
     RouterSettings,
@@ -15,6 +17,8 @@ from riverbeam.core.settings import (
     StoreSettings,
 )
 from riverbeam.server import ServiceApp, run_service
+
+log = logging.getLogger("riverbeam.service")
 
 
 class ServiceName(StrEnum):
@@ -74,19 +78,25 @@ def serve(
     ready_file: str | None = None,
     overrides: dict[str, object] | None = None,
 ) -> None:
+    """Run one service until SIGTERM; a start-up failure is one log line and exit status 1."""
     settings = settings_for(name, listen, overrides)
 
     def ready(address: str) -> None:
-        print(f"riverbeam {name.value} listening on {address}", flush=True)
+        log.info("riverbeam %s listening on %s", name.value, address)
         if ready_file:
             with open(ready_file, "w") as fh:
                 fh.write(address)
 
-    asyncio.run(
-        run_service(
-            settings,
-            builder_for(name, settings),
-            ready=ready,
-            service_name=f"riverbeam-{name.value}",
+    try:
+        asyncio.run(
+            run_service(
+                settings,
+                builder_for(name, settings),
+                ready=ready,
+                service_name=f"riverbeam-{name.value}",
+            )
         )
-    )
+    except RiverbeamError as err:
+        hint = f" (hint: {err.hint})" if err.hint else ""
+        log.error("riverbeam %s: error %s: %s%s", name.value, err.bem, err.message, hint)
+        raise SystemExit(1) from None

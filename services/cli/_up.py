@@ -34,6 +34,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
+from riverbeam.core.errors import ErrorCode
 from riverbeam.stream import find_nats_server
 
 __all__ = ["SERVICES", "LocalStack", "StackError"]
@@ -78,7 +79,13 @@ def log_tail(path: Path, lines: int = _LOG_TAIL_LINES) -> str:
 
 
 def _port_free(host: str, port: int) -> bool:
+    """Whether a server could listen on host:port now.
+
+    SO_REUSEADDR as the servers set it (gRPC, http.server): a TIME_WAIT connection left by an
+    earlier run does not hold the port, a listening socket does.
+    """
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((host, port))
         except OSError:
@@ -114,6 +121,10 @@ class LocalStack:
         stop_with_parent: On Linux, have the kernel SIGTERM each child when the thread that
             started it (the event loop's) ends; a stack must then be started from a thread
             that outlives it (the main thread, as `riverbeam up` and pytest do).
+        metrics_base_port: Prometheus metrics for every service, each on its own port laid
+            out like the gRPC ports (router on this port, runner +1, ...), bound to `host`;
+            0 picks free ports; None (default) turns metrics off (an inherited
+            RIVERBEAM_METRICS_PORT is dropped: the services would all take the same port).
     """
 
     def __init__(
@@ -133,6 +144,7 @@ class LocalStack:
         runners: int = 1,
         base_env: Mapping[str, str] | None = None,
         stop_with_parent: bool = True,
+        metrics_base_port: int | None = None,
     ) -> None:
         if runners < 1:
             raise ValueError(f"runners must be at least 1, not {runners}")
@@ -145,6 +157,12 @@ class LocalStack:
         self._services = _closed_set(services)
         if not 0 <= base_port <= 65535 - 3 - (runners - 1):
             raise ValueError(f"base_port {base_port} out of range")
+        if metrics_base_port is not None and not (
+            0 <= metrics_base_port <= 65535 - 3 - (runners - 1)
+        ):
+            raise ValueError(f"metrics_base_port {metrics_base_port} out of range")
+        self._metrics_base_port = metrics_base_port
+        self._metrics_ports: dict[str, int] = {}
         self._database_url = database_url
         self._nats_url = nats_url
         self._data_dir = Path(data_dir) if data_dir is not None else None
@@ -172,6 +190,32 @@ class LocalStack:
     def endpoints(self) -> dict[str, str]:
         """`{"nats": "nats://...", "store": "127.0.0.1:50054", ..., "router": ...}`."""
         return dict(self._endpoints)
+
+    @property
+    def metrics(self) -> dict[str, str]:
+        """`{"router": "http://127.0.0.1:9464/metrics", ...}`: empty with metrics off."""
+        return {
+            name: f"http://{_url_host(self._host)}:{port}/metrics"
+            for name, port in self._metrics_ports.items()
+            if name in self._endpoints
+        }
+
+    @property
+    def owns_data_dir(self) -> bool:
+        """True when the data dir is a temporary one this stack made (and removes)."""
+        return self._own_dir
+
+    def model_client(self) -> str | None:
+        """What the built-in skills call: `model M at URL`, or None for the echo client.
+
+        Read from the environment the runner gets (BEAM_API_KEY and its fallbacks).
+        """
+        from riverbeam.agents import OpenAiCompatible
+
+        env = dict(os.environ if self._base_env is None else self._base_env)
+        env.update(self._env_overrides.get("runner", {}))
+        client = OpenAiCompatible.from_env(env)
+        return None if client is None else f"model {client.model} at {client.base_url}"
 
     @property
     def router(self) -> str:
@@ -207,7 +251,13 @@ class LocalStack:
 
     # ---- lifecycle ----------------------------------------------------------------------------
     async def __aenter__(self) -> Self:
-        await self.start()
+        try:
+            await self.start()
+        except BaseException:
+            # No __aexit__ follows a failed __aenter__: remove a temporary data dir here (the
+            # error carries the failing log's tail).
+            await self.stop()
+            raise
         return self
 
     async def __aexit__(
@@ -345,29 +395,37 @@ class LocalStack:
         """The service a process runs (`runner-2` runs the runner)."""
         return "runner" if name.startswith("runner-") else name
 
-    def _port_for(self, name: str) -> int:
-        if name in self._fixed_ports:
+    def _port_for(self, name: str, *, base: int | None = None) -> int:
+        if base is None and name in self._fixed_ports:
             return self._fixed_ports[name]
-        if self._base_port == 0:
+        base = self._base_port if base is None else base
+        if base == 0:
             return 0
         if name.startswith("runner-"):
             index = int(name.removeprefix("runner-"))
-            return self._base_port + (SERVICES.index("runner") if index == 1 else 2 + index)
-        return self._base_port + SERVICES.index(name)
+            return base + (SERVICES.index("runner") if index == 1 else 2 + index)
+        return base + SERVICES.index(name)
 
     def _check_ports(self) -> None:
-        if self._base_port == 0:
+        names = [n for s in sorted(self._services, key=SERVICES.index) for n in self._instances(s)]
+        if self._base_port != 0:
+            for name in names:
+                self._check_port(name, self._port_for(name), "--base-port")
+        if self._metrics_base_port is None:
             return
-        for service in sorted(self._services, key=SERVICES.index):
-            for name in self._instances(service):
-                self._check_port(name)
+        for name in names:
+            if self._metrics_base_port == 0:
+                port = _free_port(self._host)
+            else:
+                port = self._port_for(name, base=self._metrics_base_port)
+                self._check_port(name, port, "--metrics-port", what="metrics port")
+            self._metrics_ports[name] = port
 
-    def _check_port(self, name: str) -> None:
-        port = self._port_for(name)
+    def _check_port(self, name: str, port: int, flag: str, *, what: str = "port") -> None:
         if not _port_free(self._host, port):
             raise StackError(
-                f"port {port} for the {name} is in use (is another `riverbeam up` running?); "
-                "choose other ports with --base-port",
+                f"{ErrorCode.PORT_IN_USE.code}: {what} {port} for the {name} is in use "
+                f"(is another `riverbeam up` running?); choose other ports with {flag}",
                 service=name,
             )
 
@@ -454,6 +512,9 @@ class LocalStack:
         env = dict(os.environ if self._base_env is None else self._base_env)
         env["PYTHONUNBUFFERED"] = "1"
         env.pop("RIVERBEAM_LISTEN", None)  # --listen decides
+        env.pop("RIVERBEAM_METRICS_PORT", None)  # one port per service, or none
+        if name in self._metrics_ports:
+            env["RIVERBEAM_METRICS_PORT"] = str(self._metrics_ports[name])
         env.setdefault("RIVERBEAM_SHUTDOWN_GRACE_S", str(max(1.0, self._stop_timeout_s / 3)))
         workspaces = str(self.data_dir / "workspaces")
         ep = self._endpoints
@@ -560,6 +621,19 @@ def _death_signal_setter() -> Callable[[], None] | None:
             os.kill(os.getpid(), signal.SIGTERM)
 
     return set_death_signal
+
+
+def _free_port(host: str) -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _url_host(host: str) -> str:
+    if host in ("0.0.0.0", ""):
+        return "127.0.0.1"
+    return f"[{host}]" if ":" in host else host
 
 
 def _is_address(text: str) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+from collections.abc import Sequence
 
 from rich.panel import Panel
 from rich.table import Table
@@ -24,15 +25,30 @@ def _endpoints_table(stack: LocalStack, own_nats: bool) -> Table:
     table = Table(title="riverbeam is up", title_justify="left", title_style="bold green")
     table.add_column("service", style="bold")
     table.add_column("address", no_wrap=True)
+    metrics = stack.metrics
+    if metrics:
+        table.add_column("metrics", no_wrap=True)
     table.add_column("log", overflow="fold")
     endpoints = stack.endpoints
-    for name in SERVICES:
+    for name in [*SERVICES[:1], *stack.runner_names, *SERVICES[2:]]:
         if name in endpoints:
-            table.add_row(name, endpoints[name], str(stack.log_path(name)))
-    table.add_row(
-        "nats", endpoints["nats"], str(stack.log_path("nats")) if own_nats else "external"
-    )
+            extra = [metrics.get(name, "")] if metrics else []
+            table.add_row(name, endpoints[name], *extra, str(stack.log_path(name)))
+    nats_log = str(stack.log_path("nats")) if own_nats else "external"
+    table.add_row("nats", endpoints["nats"], *([""] if metrics else []), nats_log)
     return table
+
+
+def model_line(stack: LocalStack) -> Text:
+    """What the built-in skills answer with: the configured model, or the echo client."""
+    client = stack.model_client()
+    if client is not None:
+        return Text(f"skills call {client}", style="dim")
+    return Text(
+        "no model key (BEAM_API_KEY): the skills answer with the echo client, which repeats "
+        "your text; export BEAM_API_KEY, or try `riverbeam up --demo` for a scripted model",
+        style="bold yellow",
+    )
 
 
 def _try_line(router: str) -> str:
@@ -53,6 +69,7 @@ async def run_up(
     *,
     own_nats: bool,
     stop: asyncio.Event | None = None,
+    try_lines: Sequence[str] = (),
 ) -> ExitCode:
     """Start the stack, show where everything is, and stop it all on Ctrl-C or SIGTERM.
 
@@ -80,7 +97,7 @@ async def run_up(
             failed = True
             _print_failure(consoles, err)
             return ExitCode.ERROR
-        _show_ready(stack, consoles, own_nats=own_nats)
+        _show_ready(stack, consoles, own_nats=own_nats, try_lines=try_lines)
         exited = asyncio.ensure_future(stack.wait_exit())
         await asyncio.wait({exited, stopper}, return_when=asyncio.FIRST_COMPLETED)
         if exited.done() and not stop.is_set():
@@ -101,8 +118,8 @@ async def run_up(
             if task is not None:
                 task.cancel()
         consoles.err.print(Text("stopping…", style="dim"))
-        await stack.stop(keep_data=failed)
-        if failed:
+        await stack.stop(keep_data=failed and not stack.owns_data_dir)
+        if failed and not stack.owns_data_dir:
             consoles.err.print(Text(f"logs kept in {stack.log_dir}", style="dim"))
         consoles.err.print(Text("stopped", style="dim"))
         for sig in _SIGNALS:
@@ -110,7 +127,9 @@ async def run_up(
                 loop.remove_signal_handler(sig)
 
 
-def _show_ready(stack: LocalStack, consoles: Consoles, *, own_nats: bool) -> None:
+def _show_ready(
+    stack: LocalStack, consoles: Consoles, *, own_nats: bool, try_lines: Sequence[str] = ()
+) -> None:
     out = consoles.out
     out.print(_endpoints_table(stack, own_nats))
     out.print(
@@ -119,8 +138,13 @@ def _show_ready(stack: LocalStack, consoles: Consoles, *, own_nats: bool) -> Non
             style="bold yellow",
         )
     )
+    if "runner" in stack.endpoints or any(n.startswith("runner") for n in stack.endpoints):
+        out.print(model_line(stack), soft_wrap=True)
     out.print(Text(f"data: {stack.data_dir}", style="dim"))
     if "router" in stack.endpoints:
         out.print(Text("try:", style="bold"))
-        out.print(Text(f"  {_try_line(stack.router)}"), soft_wrap=True)
+        flag = "" if stack.router == DEFAULT_TARGET else f" --router {stack.router}"
+        lines = [f"{t}{flag}" if t.startswith("riverbeam ") else t for t in try_lines]
+        for line in lines or [_try_line(stack.router)]:
+            out.print(Text(f"  {line}"), soft_wrap=True)
     out.print(Text("Ctrl-C stops everything.", style="dim"))

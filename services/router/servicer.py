@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from typing import Any
 
 from riverbeam.auth import Principal
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.gateway import Gateway
+from riverbeam.store import usage_row_to_proto
 from riverbeam.types import AgentResult, InvokeRequest, ResumePayload, StreamAck
 from riverbeam.v1 import riverbeam_service_pb2 as pb
 from riverbeam.v1 import riverbeam_service_pb2_grpc as pb_grpc
@@ -128,6 +130,20 @@ class RiverbeamServicer(pb_grpc.RiverbeamServiceServicer):
             actions=[a.to_proto() for a in actions], next_page_token=token or ""
         )
 
+    async def GetUsage(self, request: pb.GetUsageRequest, context: Any) -> pb.GetUsageResponse:
+        rows, total = await self._gw.usage(
+            self._principal(context),
+            group_by=request.group_by,
+            start=_time(request, "start_time"),
+            end=_time(request, "end_time"),
+            user_id=request.user_id if request.HasField("user_id") else None,
+            org_id=request.org_id if request.HasField("org_id") else None,
+            session_id=request.session_id if request.HasField("session_id") else None,
+        )
+        return pb.GetUsageResponse(
+            rows=[usage_row_to_proto(r) for r in rows], total=usage_row_to_proto(total)
+        )
+
     async def FollowStream(
         self, request: pb.FollowStreamRequest, context: Any
     ) -> AsyncIterator[pb.FollowStreamResponse]:
@@ -137,6 +153,13 @@ class RiverbeamServicer(pb_grpc.RiverbeamServiceServicer):
         )
         async for frame in frames:
             yield pb.FollowStreamResponse(chunk=frame.to_proto())
+
+
+def _time(request: Any, field: str) -> datetime | None:
+    if not request.HasField(field):
+        return None
+    stamp: datetime = getattr(request, field).ToDatetime(tzinfo=UTC)
+    return stamp
 
 
 def _uuid(value: str, field: str) -> str:

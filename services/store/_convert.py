@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from google.protobuf import json_format, struct_pb2
@@ -46,3 +47,11 @@ def enum_name(enum: Any, value: int, prefix: str) -> str:
     except ValueError:
         return ""
     return name.removeprefix(prefix).lower()
+
+
+def timestamp_or_none(message: Any, field: str) -> datetime | None:
+    """A Timestamp field as an aware UTC datetime, or None when unset."""
+    if not message.HasField(field):
+        return None
+    stamp: datetime = getattr(message, field).ToDatetime(tzinfo=UTC)
+    return stamp

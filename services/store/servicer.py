@@ -6,12 +6,18 @@ from datetime import UTC
 from typing import Any
 
 from riverbeam.core.ids import new_id
-from riverbeam.store import BeamStore, NewAction, NewMessage
+from riverbeam.store import BeamStore, NewAction, NewMessage, usage_row_to_proto
 from riverbeam.types import ActionResponseEnvelope, AgentResult, ContentPart, TokenUsage
 from riverbeam.v1 import records_pb2
 from riverbeam.v1 import store_service_pb2 as pb
 from riverbeam.v1 import store_service_pb2_grpc as pb_grpc
-from services.store._convert import enum_name, optional, struct_or_none, value_or_none
+from services.store._convert import (
+    enum_name,
+    optional,
+    struct_or_none,
+    timestamp_or_none,
+    value_or_none,
+)
 
 __all__ = ["StoreServicer"]
 
@@ -246,3 +252,16 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
             older_than=request.older_than.ToTimedelta()
         )
         return pb.DeleteIdleSessionsResponse(deleted=deleted)
+
+    async def SummarizeUsage(
+        self, request: pb.SummarizeUsageRequest, context: Any
+    ) -> pb.SummarizeUsageResponse:
+        rows = await self._store.summarize_usage(
+            group_by=request.group_by,
+            start=timestamp_or_none(request, "start_time"),
+            end=timestamp_or_none(request, "end_time"),
+            user_id=optional(request, "user_id"),
+            org_id=optional(request, "org_id"),
+            session_id=optional(request, "session_id"),
+        )
+        return pb.SummarizeUsageResponse(rows=[usage_row_to_proto(r) for r in rows])

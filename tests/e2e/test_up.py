@@ -238,17 +238,17 @@ class _Up:
 
 
 @contextlib.contextmanager
-def _riverbeam_up(tmp_path: Path) -> Iterator[_Up]:
+def _riverbeam_up(tmp_path: Path, *args: str, **env: str) -> Iterator[_Up]:
     """`riverbeam up` on four free ports, once it says it is up; stopped (by pid) afterwards."""
     for attempt in range(3):  # another process may take one of the four ports meanwhile
         base = _free_base_port()
         data_dir = tmp_path / f"data{attempt}"
         proc = subprocess.Popen(
-            [sys.executable, "-m", "services.cli", "up", "--data-dir", str(data_dir), "--base-port", str(base)],
+            [sys.executable, "-m", "services.cli", "up", "--data-dir", str(data_dir), "--base-port", str(base), *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
-            env=hermetic_env(COLUMNS="200", NO_COLOR="1"),
+            env=hermetic_env(COLUMNS="200", NO_COLOR="1", **env),
         )  # fmt: skip
         up = _Up(proc, base, data_dir, [], {})
         try:
@@ -304,6 +304,66 @@ def test_riverbeam_up_runs_until_ctrl_c_and_leaves_nothing(
         # `up` waited for each child: none is left, not even as a zombie.
         assert _still_running(up.started) == {}
         assert _processes_mentioning(str(up.data_dir)) == []
+
+
+@needs_proc
+def test_riverbeam_up_with_a_metrics_port_serves_metrics_on_every_service(
+    tmp_path: Path, nats_binary: str
+) -> None:
+    """`RIVERBEAM_METRICS_PORT=9464 make up` (issue 17): a base port, one port per service."""
+    import urllib.request
+
+    metrics_base = _free_base_port()
+    with _riverbeam_up(tmp_path, RIVERBEAM_METRICS_PORT=str(metrics_base)) as up:
+        text = "".join(up.output)
+        for offset in range(4):  # router, runner, sandbox, store
+            url = f"http://127.0.0.1:{metrics_base + offset}/metrics"
+            assert url in text, text
+            with urllib.request.urlopen(url, timeout=10) as response:
+                body = response.read().decode()
+            assert "riverbeam_rpc_requests_total" in body or "python_info" in body, body[:200]
+        assert "echo client" in text, text
+        log = (up.data_dir / "logs" / "router.log").read_text()
+        assert "riverbeam router listening on" in log
+        up.proc.send_signal(signal.SIGINT)
+        up.proc.communicate(timeout=60)
+        assert up.proc.returncode == 0
+
+
+@needs_proc
+def test_riverbeam_up_demo_runs_the_readme_tour_as_printed(
+    tmp_path: Path, nats_binary: str
+) -> None:
+    """`riverbeam up --demo`, then the README's commands: invoke author, approve, session."""
+    import re
+
+    import pygit2
+
+    with _riverbeam_up(tmp_path, "--demo") as up:
+        text = "".join(up.output)
+        assert "skills call model demo-model at http://127.0.0.1:" in text, text
+        assert 'riverbeam invoke author "Add a CONTRIBUTING.md and push it"' in text, text
+        invoked = _cli("invoke", "author", "Add a CONTRIBUTING.md and push it", router=up.router)
+        assert invoked.returncode == 3, invoked.stdout + invoked.stderr
+        assert "→ tool write_file" in invoked.stdout and "model demo-model" in invoked.stdout
+        assert "⏸ waiting for approval" in invoked.stdout
+        approve = re.search(r"approve: (riverbeam approve \S+ --session \S+)", invoked.stdout)
+        assert approve is not None, invoked.stdout
+        approved = _cli(*approve.group(1).split()[1:], router=up.router)
+        assert approved.returncode == 0, approved.stdout + approved.stderr
+        assert "Pushed riverbeam/work to origin" in approved.stdout
+        origin = pygit2.Repository(str(up.data_dir / "demo" / "origins" / "origin.git"))
+        assert "refs/heads/riverbeam/work" in list(origin.references)
+        # The two runs' tokens, by the model that served them (GetUsage through the router).
+        usage = _cli("usage", "--by", "session", "--since", "1h", "--json", router=up.router)
+        assert usage.returncode == 0, usage.stdout + usage.stderr
+        report = json.loads(usage.stdout)
+        [row] = report["rows"]
+        assert row["model"] == "demo-model" and row["runs"] == 2, report
+        assert row["total_tokens"] > 0 and report["total"]["total_tokens"] == row["total_tokens"]
+        up.proc.send_signal(signal.SIGINT)
+        up.proc.communicate(timeout=60)
+        assert up.proc.returncode == 0
 
 
 @needs_proc

@@ -42,6 +42,7 @@ class EchoAgent:
             output_modalities=["text"],
             tags=["echo"],
             version=__version__,
+            default_model=EchoClient.default_model,
         )
 
     async def stream(self, input: AgentInput, context: AgentContext) -> AsyncIterator[StreamChunk]:
@@ -94,6 +95,11 @@ class EchoClient:
     It reports the model it was asked for (or "echo") and counts words as tokens.
     """
 
+    default_model = "echo"
+    """The model it reports when asked for none."""
+    provider_name = "riverbeam.echo"
+    """gen_ai.provider.name of its spans."""
+
     async def complete(
         self,
         messages: Sequence[Mapping[str, Any]],
@@ -122,5 +128,5 @@ class EchoClient:
             usage=TokenUsage(
                 prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
             ),
-            model=model or "echo",
+            model=model or self.default_model,
         )

@@ -96,6 +96,8 @@ class UsageMeter:
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    # The model that answered the latest call (what a failed or cancelled run reports).
+    model: str | None = None
 
     def add(self, usage: TokenUsage | None) -> None:
         if usage is not None:

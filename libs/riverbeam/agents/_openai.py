@@ -27,7 +27,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 import httpx
 
@@ -188,6 +188,14 @@ class OpenAiCompatible:
     def with_extra_body(self, extra_body: Mapping[str, Any]) -> OpenAiCompatible:
         """A copy whose extra request body is `extra_body` (replacing the default)."""
         return replace(self, extra_body=copy.deepcopy(dict(extra_body)))
+
+    provider_name: ClassVar[str] = "openai"
+    """gen_ai.provider.name: the API it speaks (any OpenAI-compatible endpoint)."""
+
+    @property
+    def default_model(self) -> str:
+        """The model requested when the caller names none (BEAM_MODEL)."""
+        return self.model
 
     @property
     def endpoint(self) -> str:

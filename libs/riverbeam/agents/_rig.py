@@ -210,6 +210,7 @@ class RigAgentRunner:
             output_modalities=["text"],
             tags=tags,
             version=__version__,
+            default_model=_client_default_model(self.client),
         )
 
     async def health_check(self) -> bool:
@@ -231,3 +232,8 @@ class RigAgentRunner:
                 ErrorCode.INTERNAL, f"agent {self.name} failed: {type(exc).__name__}"
             )
             yield run.factory.error(crash, result=run.partial(crash))
+
+
+def _client_default_model(client: object) -> str | None:
+    default = getattr(client, "default_model", None)
+    return default if isinstance(default, str) else None

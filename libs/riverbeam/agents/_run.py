@@ -66,8 +66,10 @@ from riverbeam.agents._toolcall import BoundTool
 from riverbeam.agents._turn_config import EffectiveTurn, effective_turn
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
+from riverbeam.routing import token_cost
 from riverbeam.telemetry import model_span
 from riverbeam.telemetry._metrics import (
+    MODEL_COST,
     MODEL_LATENCY,
     MODEL_TOKENS,
     RUN_LIMITS_HIT,
@@ -348,7 +350,7 @@ class RigRun(ToolRound):
         """One model call: text deltas streamed (or held), the completion in self._completion."""
         self._completion = None
         completion: Text | ToolCalls | None = None
-        label = self.resolved or self.model_used or "unknown"
+        label = self._requested_model()
         started = time.perf_counter()
         estimated = self.runner.counter.count(self.messages, specs)
         async with model_span(label, self._provider()) as span:
@@ -367,14 +369,17 @@ class RigRun(ToolRound):
                             yield self.factory.chunk(event.text)
                     else:
                         completion = event
-            if completion is not None and completion.usage is not None:
+            if completion is not None:
+                usage = completion.usage
                 span.record_usage(
-                    completion.usage.prompt_tokens,
-                    completion.usage.completion_tokens,
-                    completion.model,
+                    usage.prompt_tokens if usage is not None else None,
+                    usage.completion_tokens if usage is not None else None,
+                    completion.model or label,
                 )
-                self.runner.counter.calibrate(estimated, completion.usage.prompt_tokens)
-        _observe_model(label, time.perf_counter() - started, completion)
+                if usage is not None:
+                    self.runner.counter.calibrate(estimated, usage.prompt_tokens)
+        served = completion.model if completion is not None and completion.model else label
+        _observe_model(served, time.perf_counter() - started, completion, self._cost(completion))
         self._completion = completion
 
     # ---- context ------------------------------------------------------------------------------
@@ -486,15 +491,43 @@ class RigRun(ToolRound):
         return guarded, output
 
     # ---- bookkeeping --------------------------------------------------------------------------
+    def _cost(self, completion: Text | ToolCalls | None) -> float:
+        """What the call cost at the routed model's list price (0 for the placeholder)."""
+        resolved = self.context.model_config_resolved
+        if resolved is None or completion is None or completion.usage is None:
+            return 0.0
+        return token_cost(
+            resolved,
+            prompt_tokens=completion.usage.prompt_tokens,
+            completion_tokens=completion.usage.completion_tokens,
+        )
+
+    def _requested_model(self) -> str:
+        """The model this call asks for: the router's choice, else the client's own default."""
+        pinned = getattr(self.runner.client, "pin_model", False)
+        default = getattr(self.runner.client, "default_model", None)
+        if pinned and isinstance(default, str):
+            return default
+        return (
+            self.resolved
+            or self.model_used
+            or (default if isinstance(default, str) else None)
+            or "unknown"
+        )
+
     def _provider(self) -> str | None:
         resolved = self.context.model_config_resolved
-        return resolved.provider if resolved is not None else None
+        if resolved is not None:
+            return resolved.provider
+        name = getattr(self.runner.client, "provider_name", None)
+        return name if isinstance(name, str) else None
 
     def _account(self, completion: Text | ToolCalls) -> None:
         if completion.usage is not None:
             self.usage = self.usage + completion.usage
             self.context.usage.add(completion.usage)
-        self.model_used = completion.model or self.resolved or self.model_used
+        self.model_used = completion.model or self._requested_model()
+        self.context.usage.model = self.model_used
 
     def _metadata(self) -> dict[str, Any] | None:
         layer = dict(self.layer)
@@ -558,9 +591,13 @@ class RigRun(ToolRound):
         self.layer.setdefault("held", []).append(entry)
 
 
-def _observe_model(model: str, seconds: float, completion: Text | ToolCalls | None) -> None:
-    """Model latency and tokens, for Prometheus."""
+def _observe_model(
+    model: str, seconds: float, completion: Text | ToolCalls | None, cost: float = 0.0
+) -> None:
+    """Model latency, tokens and cost, for Prometheus."""
     MODEL_LATENCY.labels(model).observe(seconds)
+    if cost:
+        MODEL_COST.labels(model).inc(cost)
     if completion is not None and completion.usage is not None:
-        MODEL_TOKENS.labels(model, "prompt").inc(completion.usage.prompt_tokens)
-        MODEL_TOKENS.labels(model, "completion").inc(completion.usage.completion_tokens)
+        MODEL_TOKENS.labels(model, "input").inc(completion.usage.prompt_tokens)
+        MODEL_TOKENS.labels(model, "output").inc(completion.usage.completion_tokens)

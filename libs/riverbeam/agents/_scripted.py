@@ -60,6 +60,14 @@ class ScriptedClient:
         self._model = model
         self.calls: list[ScriptedCall] = []
 
+    provider_name = "riverbeam.scripted"
+    """gen_ai.provider.name of its spans."""
+
+    @property
+    def default_model(self) -> str:
+        """The model reported when neither the step nor the caller names one."""
+        return self._model
+
     @property
     def remaining(self) -> int:
         """Steps not played yet."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import uuid
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator, Sequence
+from datetime import datetime
 from types import TracebackType
 from typing import Any, Literal, Self, TypeVar, overload
 
@@ -15,6 +16,7 @@ from riverbeam.client._nats import follow_nats
 from riverbeam.client._sequence import SequenceGuard
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.server import open_channel, translate_rpc_errors_sync
+from riverbeam.store import UsageRow, usage_row_from_proto
 from riverbeam.stream import DEFAULT_STREAM_NAME
 from riverbeam.types import (
     Action,
@@ -543,6 +545,32 @@ class RiverbeamClient:
             return [Action.from_proto(a) for a in reply.actions], reply.next_page_token
 
         return await self._all_pages(fetch)
+
+    # ---- usage --------------------------------------------------------------------------------
+    async def get_usage(
+        self,
+        *,
+        group_by: str = "session",
+        start: datetime | None = None,
+        end: datetime | None = None,
+        user_id: str | None = None,
+        org_id: str | None = None,
+        session_id: str | None = None,
+    ) -> tuple[list[UsageRow], UsageRow]:
+        """Token usage and cost per run, session, user or org (and model), with the total.
+
+        The runs started in [start, end); the router limits the report to what the caller may
+        see (its own, its organisation's for an approver, anyone's for an admin).
+        """
+        request = pb.GetUsageRequest(
+            group_by=group_by, user_id=user_id, org_id=org_id, session_id=session_id
+        )
+        if start is not None:
+            request.start_time.FromDatetime(start)
+        if end is not None:
+            request.end_time.FromDatetime(end)
+        reply = await self._unary("GetUsage", request)
+        return [usage_row_from_proto(r) for r in reply.rows], usage_row_from_proto(reply.total)
 
     # ---- frames -------------------------------------------------------------------------------
     async def follow(

@@ -8,6 +8,7 @@ reused for a different meaning. Ranges:
 - 2xx: the agent layer (structured output, guardrails, tool policies, turn configuration,
   run limits, context compaction)
 - 3xx: the sandbox (paths, workspaces, git)
+- 42x-43x: operations (starting services, ports, usage reports)
 """
 
 from __future__ import annotations
@@ -475,6 +476,35 @@ class ErrorCode(enum.Enum):
     )
     FENCE_INVALID = ErrorSpec(
         "BEM-341", "invalid fence (run_id and an epoch >= 1)", 400, _S.INVALID_ARGUMENT
+    )
+    LISTEN_FAILED = ErrorSpec(
+        "BEM-420",
+        "cannot listen on the gRPC address",
+        503,
+        _S.UNAVAILABLE,
+        "another process holds the port: stop it, or choose another (--base-port, RIVERBEAM_LISTEN)",
+    )
+    METRICS_LISTEN_FAILED = ErrorSpec(
+        "BEM-421",
+        "cannot listen on the metrics port",
+        503,
+        _S.UNAVAILABLE,
+        "another process holds the port: choose another RIVERBEAM_METRICS_PORT "
+        "(under `riverbeam up`, --metrics-port is a base: one port per service)",
+    )
+    PORT_IN_USE = ErrorSpec(
+        "BEM-422",
+        "a port `riverbeam up` needs is in use",
+        409,
+        _S.FAILED_PRECONDITION,
+        "is another `riverbeam up` running? choose other ports with --base-port / --metrics-port",
+    )
+    USAGE_RANGE_INVALID = ErrorSpec(
+        "BEM-425",
+        "invalid usage report range or grouping",
+        400,
+        _S.INVALID_ARGUMENT,
+        "give start before end, and group by run, session, user or org",
     )
 
     @property

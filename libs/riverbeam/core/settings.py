@@ -35,6 +35,8 @@ class CommonSettings(BaseSettings):
     log_format: Literal["text", "json"] = "text"
     # Prometheus metrics on this port at /metrics; None turns them off.
     metrics_port: int | None = None
+    # Where metrics listen; default: the host of `listen` (so 127.0.0.1 stays local).
+    metrics_host: str | None = None
     shutdown_grace_s: float = Field(default=30.0, ge=0)
     # Close client connections after this long so they re-resolve DNS (new replicas get
     # traffic). None keeps connections forever.

@@ -11,6 +11,7 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Iterator
+from datetime import datetime
 from typing import Any
 
 from riverbeam.agents import ResponseSchema
@@ -32,7 +33,8 @@ from riverbeam.auth import (
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
 from riverbeam.gateway._ports import FramesPort, RunnerPort
-from riverbeam.routing import ModelList, ModelRouter, check_agent_accepts
+from riverbeam.gateway._usage import UsageReport, usage_report
+from riverbeam.routing import ModelList, ModelRouter, check_agent_accepts, is_placeholder
 from riverbeam.runtime import Grant
 from riverbeam.store import BeamStore
 from riverbeam.types import (
@@ -116,6 +118,30 @@ class Gateway:
                 self._agents_at = time.monotonic()
             return self._agents
 
+    async def usage(
+        self,
+        principal: Principal,
+        *,
+        group_by: str,
+        start: datetime | None = None,
+        end: datetime | None = None,
+        user_id: str | None = None,
+        org_id: str | None = None,
+        session_id: str | None = None,
+    ) -> UsageReport:
+        """Token usage and cost per run, session, user or org (riverbeam.gateway._usage)."""
+        return await usage_report(
+            self._store,
+            self._models,
+            principal,
+            group_by=group_by,
+            start=start,
+            end=end,
+            user_id=user_id,
+            org_id=org_id,
+            session_id=session_id,
+        )
+
     def list_models(self, principal: Principal) -> list[ModelConfig]:
         return [m.model_copy(update={"api_key": None}) for m in self._models.models]
 
@@ -164,7 +190,9 @@ class Gateway:
                 "request_id": req.request_id,
                 "session_id": req.session_id,
                 "agent": req.agent_name,
-                "model": decision.model.name,
+                # The built-in placeholder names no model: the runner's client picks its own
+                # (BEAM_MODEL, or the echo client), and the runner logs the model that served.
+                "model": None if is_placeholder(decision.model) else decision.model.name,
                 "routing": decision.reason,
                 "stripped": list(clean.stripped),
             },

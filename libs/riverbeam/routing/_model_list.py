@@ -24,6 +24,11 @@ def default_model() -> ModelConfig:
     return ModelConfig(name=DEFAULT_MODEL_NAME, provider="custom", modalities=["text"])
 
 
+def is_placeholder(model: ModelConfig) -> bool:
+    """The built-in ``riverbeam-default``: it names no model; the runner's client picks one."""
+    return model.name == DEFAULT_MODEL_NAME and model.provider == "custom"
+
+
 def _invalid(source: str, message: str, **details: object) -> RiverbeamError:
     return RiverbeamError(
         ErrorCode.MODEL_LIST_INVALID, f"model list {source}: {message}", source=source, **details

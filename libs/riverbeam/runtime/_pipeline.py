@@ -405,6 +405,15 @@ class Pipeline:
                 **prepared.ids,
             )
         RUNS_TOTAL.labels(agent, outcome.status).inc()
+        log.info(
+            "run_finished",
+            extra={
+                "request_id": prepared.request.request_id,
+                "run_id": prepared.run_id,
+                "status": outcome.status,
+                "model": outcome.result.model_used,
+            },
+        )
         if sink is None:
             return
         try:
@@ -480,7 +489,7 @@ class Pipeline:
             # The meter saw more than the agent reports: agents it called as tools spent it.
             update["token_usage"] = metered
         if result.model_used is None:
-            update["model_used"] = prepared.model.name
+            update["model_used"] = usage.model or prepared.model.name
         result = result.model_copy(update=update)
         status: Literal["completed", "interrupted"] = (
             "interrupted" if result.interrupted else "completed"
@@ -500,7 +509,7 @@ class Pipeline:
         result = AgentResult(
             content=[ContentPart.of_text(tracker.partial_text)] if tracker.partial_text else [],
             token_usage=usage.snapshot(),
-            model_used=prepared.model.name,
+            model_used=usage.model or prepared.model.name,
             tool_calls=list(tracker.finished_calls),
             metadata={"error": {"code": code, "message": err.message}},
             **prepared.ids,
@@ -526,7 +535,7 @@ class Pipeline:
         result = AgentResult(
             content=[ContentPart.of_text(tracker.partial_text)] if tracker.partial_text else [],
             token_usage=usage.snapshot(),
-            model_used=prepared.model.name,
+            model_used=usage.model or prepared.model.name,
             tool_calls=list(tracker.finished_calls),
             metadata={"cancelled": True, **({"reason": reason} if reason else {})},
             **prepared.ids,

@@ -8,7 +8,7 @@ from riverbeam.server._grpc_server import (
     open_channel,
 )
 from riverbeam.server._interceptor import ErrorInterceptor, abort_with
-from riverbeam.server._lifecycle import ServiceApp, run_service
+from riverbeam.server._lifecycle import ServiceApp, listen_host, run_service, start_metrics
 from riverbeam.server._logging import JsonFormatter, LogContextFilter, configure_logging
 from riverbeam.server._status import (
     DOMAIN,
@@ -31,9 +31,11 @@ __all__ = [
     "configure_logging",
     "error_from_rpc",
     "health_follows",
+    "listen_host",
     "open_channel",
     "rich_status",
     "run_service",
+    "start_metrics",
     "translate_rpc_errors",
     "translate_rpc_errors_sync",
 ]

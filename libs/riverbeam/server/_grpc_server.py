@@ -11,9 +11,10 @@ from typing import Any, Self
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
+from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.server._interceptor import MAX_REQUEST_BYTES, ErrorInterceptor
+from riverbeam.server._reflection import enable_reflection
 from riverbeam.telemetry import tracing_client_interceptors, tracing_server_interceptors
 
 __all__ = ["CHANNEL_OPTIONS", "GrpcServer", "ServiceBinding", "open_channel"]
@@ -67,10 +68,16 @@ def open_channel(
     return grpc.aio.insecure_channel(target, options=options, interceptors=chosen)
 
 
+def _listen_failed(listen: str, why: str) -> RiverbeamError:
+    return RiverbeamError(
+        ErrorCode.LISTEN_FAILED, f"cannot listen on {listen}: {why}", listen=listen
+    )
+
+
 class GrpcServer:
     """An async gRPC server: `async with GrpcServer([...], listen="127.0.0.1:0") as s: s.port`.
 
-    Serves health checking (overall "" and each service) and reflection. stop() is idempotent:
+    Serves health checking (overall "" and each service) and reflection (v1 and v1alpha). stop() is idempotent:
     it marks every service NOT_SERVING, then lets in-flight calls finish for `grace_s`.
     """
 
@@ -90,7 +97,8 @@ class GrpcServer:
         self._interceptors = [ErrorInterceptor(), *tracing_server_interceptors(), *interceptors]
         # Closing connections after a while makes clients re-resolve DNS, so a router balancing
         # over a headless Service notices runners added by a scale-out.
-        self._options = list(SERVER_OPTIONS)
+        # No SO_REUSEPORT: a second process on a taken port must fail, not share it.
+        self._options = [*SERVER_OPTIONS, ("grpc.so_reuseport", 0)]
         if max_connection_age_s is not None:
             self._options += [
                 ("grpc.max_connection_age_ms", int(max_connection_age_s * 1000)),
@@ -123,17 +131,15 @@ class GrpcServer:
             binding.register(server)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         names = [b.name for b in self._bindings]
-        reflection.enable_server_reflection(
-            [
-                *names,
-                health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-                reflection.SERVICE_NAME,
-            ],
-            server,
+        enable_reflection(
+            [*names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name], server
         )
-        port = server.add_insecure_port(self._listen)
+        try:
+            port = server.add_insecure_port(self._listen)
+        except RuntimeError as exc:  # grpcio raises RuntimeError("Failed to bind to address")
+            raise _listen_failed(self._listen, str(exc)) from None
         if port == 0:
-            raise OSError(f"cannot listen on {self._listen}")
+            raise _listen_failed(self._listen, "the address is in use or not available")
         self._port = port
         await server.start()
         self._server = server

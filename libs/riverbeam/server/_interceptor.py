@@ -13,7 +13,7 @@ from grpc.aio import AbortError
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.server._status import STATUS_DETAILS_KEY, rich_status
-from riverbeam.telemetry._metrics import RPC_LATENCY, RPC_TOTAL
+from riverbeam.telemetry._metrics import RPC_LATENCY, RPC_STREAM_DURATION, RPC_TOTAL
 
 __all__ = ["MAX_REQUEST_BYTES", "ErrorInterceptor", "abort_with"]
 
@@ -110,6 +110,11 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
             RPC_TOTAL.labels(service, name, code).inc()
             RPC_LATENCY.labels(service, name).observe(time.perf_counter() - started)
 
+        def record_stream(code: str, started: float) -> None:
+            # A stream lasts as long as its caller follows: kept out of the unary latency.
+            RPC_TOTAL.labels(service, name, code).inc()
+            RPC_STREAM_DURATION.labels(service, name).observe(time.perf_counter() - started)
+
         decode = _decoder(handler.request_deserializer)
 
         if handler.unary_unary is not None:
@@ -146,13 +151,13 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
                     async for item in inner_us(decode(request), context):
                         yield item
                 except (asyncio.CancelledError, AbortError):
-                    record("CANCELLED", started)
+                    record_stream("CANCELLED", started)
                     raise
                 except Exception as exc:
                     err = _as_riverbeam(exc, method)
-                    record(err.bem, started)
+                    record_stream(err.bem, started)
                     await abort_with(context, err)
-                record("OK", started)
+                record_stream("OK", started)
 
             return grpc.unary_stream_rpc_method_handler(
                 unary_stream,

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
-import os
 import signal
 from collections.abc import Awaitable, Callable
+from wsgiref.simple_server import WSGIServer
 
+from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.settings import CommonSettings
 from riverbeam.server._grpc_server import GrpcServer, ServiceBinding
 from riverbeam.server._logging import configure_logging
-from riverbeam.telemetry import configure_tracing, shutdown_tracing
+from riverbeam.telemetry import configure_tracing, shutdown_tracing, tracing_requested
 
-__all__ = ["ServiceApp", "run_service"]
+__all__ = ["ServiceApp", "listen_host", "run_service", "start_metrics"]
 
 log = logging.getLogger("riverbeam.service")
 
@@ -45,15 +47,55 @@ async def run_service(
 ) -> None:
     """Serve until SIGTERM/SIGINT, then stop taking work, drain, and exit."""
     configure_logging(level=settings.log_level, fmt=settings.log_format)
+    metrics = None
     if settings.metrics_port is not None:
-        from prometheus_client import start_http_server
+        host = settings.metrics_host or listen_host(settings.listen)
+        metrics = start_metrics(settings.metrics_port, host)
+    try:
+        configure_tracing(service_name, enabled=tracing_requested(settings.otel_enabled))
+        await _serve(settings, build, ready)
+    finally:
+        if metrics is not None:
+            metrics.shutdown()
+            metrics.server_close()
+    await asyncio.to_thread(shutdown_tracing)
 
-        start_http_server(settings.metrics_port)
-        log.info("metrics on :%d/metrics", settings.metrics_port)
-    configure_tracing(
-        service_name,
-        enabled=settings.otel_enabled or bool(os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")),
-    )
+
+def listen_host(listen: str) -> str:
+    """The host part of a `host:port` listen address (`[::1]:50051` gives `::1`)."""
+    host = listen.rsplit(":", 1)[0].strip("[]")
+    return host or "127.0.0.1"
+
+
+def start_metrics(port: int, host: str) -> WSGIServer:
+    """Serve Prometheus text at http://host:port/metrics (in a thread); BEM-421 if it cannot."""
+    from prometheus_client import start_http_server
+
+    try:
+        try:
+            server, _thread = start_http_server(port, addr=host)
+        except OSError as exc:
+            if host != "::" or exc.errno in (errno.EADDRINUSE, errno.EACCES):
+                raise
+            # "[::]" as gRPC takes it (any address), on a host without IPv6: any IPv4 one.
+            host = "0.0.0.0"
+            server, _thread = start_http_server(port, addr=host)
+    except OSError as exc:
+        raise RiverbeamError(
+            ErrorCode.METRICS_LISTEN_FAILED,
+            f"cannot serve metrics on {host}:{port}: {exc.strerror or exc}",
+            host=host,
+            port=str(port),
+        ) from None
+    log.info("metrics on http://%s:%d/metrics", host, server.server_port)
+    return server
+
+
+async def _serve(
+    settings: CommonSettings,
+    build: Callable[[], contextlib.AbstractAsyncContextManager[ServiceApp]],
+    ready: Callable[[str], None] | None,
+) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -82,4 +124,3 @@ async def run_service(
         await server.stop(max(deadline - loop.time(), 0.0))
         if app.close is not None:
             await app.close()
-    await asyncio.to_thread(shutdown_tracing)

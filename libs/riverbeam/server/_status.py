@@ -16,6 +16,7 @@ __all__ = [
     "DOMAIN",
     "STATUS_DETAILS_KEY",
     "error_from_rpc",
+    "help_url",
     "rich_status",
     "translate_rpc_errors",
     "translate_rpc_errors_sync",
@@ -25,12 +26,48 @@ DOMAIN = "riverbeam"
 STATUS_DETAILS_KEY = "grpc-status-details-bin"
 
 
+HELP_LOCALE = "en-US"
+ERRORS_DOC = "docs/errors.md"
+
+
+def help_url(code: str) -> str:
+    """Where the catalog documents a code (the table in docs/errors.md of the repository)."""
+    return f"{ERRORS_DOC}#{code.lower()}"
+
+
 def rich_status(err: RiverbeamError) -> status_pb2.Status:
-    """The google.rpc.Status for an error: its code, message and an ErrorInfo detail."""
+    """The google.rpc.Status for an error: code, message and three details.
+
+    - ErrorInfo: reason = the BEM code, domain = "riverbeam", metadata = the error's details.
+    - LocalizedMessage (en-US): the code's catalog title, safe to show to a person.
+    - Help: one link to the code's entry in docs/errors.md, described by the catalog hint
+      (or the title when the code has no hint).
+
+    A client in any language reads them from the `grpc-status-details-bin` trailer.
+    """
+    spec = err.code.spec
     info = error_details_pb2.ErrorInfo(reason=err.bem, domain=DOMAIN, metadata=err.details)
-    detail = any_pb2.Any()
-    detail.Pack(info)
-    return status_pb2.Status(code=err.grpc_status.value[0], message=err.message, details=[detail])
+    title = error_details_pb2.LocalizedMessage(locale=HELP_LOCALE, message=spec.title)
+    link = error_details_pb2.Help.Link(description=spec.hint or spec.title, url=help_url(err.bem))
+    details = []
+    for message in (info, title, error_details_pb2.Help(links=[link])):
+        detail = any_pb2.Any()
+        detail.Pack(message)
+        details.append(detail)
+    return status_pb2.Status(code=err.grpc_status.value[0], message=err.message, details=details)
+
+
+def _remote_help(status: status_pb2.Status) -> dict[str, str]:
+    """The title and hint a server sent (LocalizedMessage, Help), as error details."""
+    out: dict[str, str] = {}
+    for detail in status.details:
+        localized = error_details_pb2.LocalizedMessage()
+        help_ = error_details_pb2.Help()
+        if detail.Is(localized.DESCRIPTOR) and detail.Unpack(localized):
+            out["remote_title"] = localized.message
+        elif detail.Is(help_.DESCRIPTOR) and detail.Unpack(help_) and help_.links:
+            out["remote_hint"] = help_.links[0].description
+    return out
 
 
 def _details_from_metadata(metadata: Any) -> status_pb2.Status | None:
@@ -66,7 +103,17 @@ def error_from_rpc(exc: grpc.RpcError, *, service: str | None = None) -> Riverbe
         for detail in status.details:
             info = error_details_pb2.ErrorInfo()
             if detail.Is(info.DESCRIPTOR) and detail.Unpack(info) and info.domain == DOMAIN:
-                member = by_code(info.reason) or ErrorCode.INTERNAL
+                member = by_code(info.reason)
+                if member is None:
+                    # A code this client's catalog does not know (a newer server): keep what
+                    # the server said about it.
+                    return RiverbeamError(
+                        ErrorCode.INTERNAL,
+                        status.message or message,
+                        **dict(info.metadata),
+                        remote_code=info.reason,
+                        **_remote_help(status),
+                    )
                 return RiverbeamError(member, status.message or message, **dict(info.metadata))
     member = (
         _FALLBACK.get(code, ErrorCode.INTERNAL)

@@ -23,9 +23,12 @@ from riverbeam.store._types import (
     RecordedOutcome,
     TakenOverRun,
 )
+from riverbeam.store._usage import GROUPS as USAGE_GROUPS
+from riverbeam.store._usage import UsageRow, usage_row_from_proto, usage_row_to_proto
 
 __all__ = [
     "DEFAULT_SCHEMA",
+    "USAGE_GROUPS",
     "BeamStore",
     "BeginRunResult",
     "FinishStatus",
@@ -38,7 +41,10 @@ __all__ = [
     "StepHook",
     "StoreClient",
     "TakenOverRun",
+    "UsageRow",
     "load_migrations",
     "prune_idle_sessions",
     "run_retention",
+    "usage_row_from_proto",
+    "usage_row_to_proto",
 ]

@@ -15,6 +15,7 @@ from riverbeam.store._types import (
     RecordedOutcome,
     TakenOverRun,
 )
+from riverbeam.store._usage import UsageRow
 from riverbeam.types import (
     Action,
     ActionResponseEnvelope,
@@ -271,6 +272,25 @@ class BeamStore(Protocol):
         """Delete sessions idle for longer than older_than, with everything under them.
 
         A session with a run still holding a live lease is kept. Returns how many were deleted.
+        """
+        ...
+
+    # ---- usage ---------------------------------------------------------------------------------
+    async def summarize_usage(
+        self,
+        *,
+        group_by: str,
+        start: datetime | None = None,
+        end: datetime | None = None,
+        user_id: str | None = None,
+        org_id: str | None = None,
+        session_id: str | None = None,
+    ) -> list[UsageRow]:
+        """Token usage of the runs started in [start, end), per group and model, in one read.
+
+        `group_by` is run, session, user or org (BEM-425 otherwise, or for end <= start); the
+        user, org and session filters narrow the runs. Rows are ordered by key then model;
+        their cost is 0 (the router prices them).
         """
         ...
 

@@ -21,6 +21,7 @@ from riverbeam.store._types import (
     RecordedOutcome,
     TakenOverRun,
 )
+from riverbeam.store._usage import UsageRow, check_usage_query, usage_row_from_proto
 from riverbeam.types import (
     Action,
     ActionResponseEnvelope,
@@ -418,6 +419,28 @@ class StoreClient:
             self._stub.DeleteIdleSessions, pb.DeleteIdleSessionsRequest(older_than=duration)
         )
         return int(resp.deleted)
+
+    # ---- usage ---------------------------------------------------------------------------------
+    async def summarize_usage(
+        self,
+        *,
+        group_by: str,
+        start: datetime | None = None,
+        end: datetime | None = None,
+        user_id: str | None = None,
+        org_id: str | None = None,
+        session_id: str | None = None,
+    ) -> list[UsageRow]:
+        check_usage_query(group_by, start, end)
+        request = pb.SummarizeUsageRequest(
+            group_by=group_by, user_id=user_id, org_id=org_id, session_id=session_id
+        )
+        if start is not None:
+            request.start_time.FromDatetime(start)
+        if end is not None:
+            request.end_time.FromDatetime(end)
+        resp = await self._call(self._stub.SummarizeUsage, request)
+        return [usage_row_from_proto(r) for r in resp.rows]
 
 
 if TYPE_CHECKING:  # mypy proves the implementation satisfies both protocols

@@ -30,6 +30,7 @@ from riverbeam.store._types import (
     RecordedOutcome,
     TakenOverRun,
 )
+from riverbeam.store._usage import UsageRow, check_usage_query, summarize
 from riverbeam.types import (
     Action,
     ActionResponseEnvelope,
@@ -546,6 +547,30 @@ class InMemoryStore:
             }
             self._t.purge(doomed)
             return len(doomed)
+
+    # ---- usage ---------------------------------------------------------------------------------
+    async def summarize_usage(
+        self,
+        *,
+        group_by: str,
+        start: datetime | None = None,
+        end: datetime | None = None,
+        user_id: str | None = None,
+        org_id: str | None = None,
+        session_id: str | None = None,
+    ) -> list[UsageRow]:
+        group = check_usage_query(group_by, start, end)
+        async with self._lock:
+            runs = [(r, self._t.sessions.get(r.session_id)) for r in self._t.runs.values()]
+            return summarize(
+                runs,
+                group=group,
+                start=start,
+                end=end,
+                user_id=user_id,
+                org_id=org_id,
+                session_id=session_id,
+            )
 
 
 if TYPE_CHECKING:  # mypy proves the implementation satisfies both protocols

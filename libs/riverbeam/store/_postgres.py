@@ -40,6 +40,8 @@ from riverbeam.store._types import (
     RecordedOutcome,
     TakenOverRun,
 )
+from riverbeam.store._usage import UsageRow, check_usage_query, usage_sql
+from riverbeam.store._usage import row_of as usage_row_of
 from riverbeam.types import (
     Action,
     ActionResponseEnvelope,
@@ -597,6 +599,23 @@ class PgBeamStore:
         async with self._connection() as conn:
             deleted = await conn.fetchval(self._sql.delete_idle, idle)
         return int(deleted or 0)
+
+    # ---- usage ---------------------------------------------------------------------------------
+    async def summarize_usage(
+        self,
+        *,
+        group_by: str,
+        start: datetime | None = None,
+        end: datetime | None = None,
+        user_id: str | None = None,
+        org_id: str | None = None,
+        session_id: str | None = None,
+    ) -> list[UsageRow]:
+        group = check_usage_query(group_by, start, end)
+        query = usage_sql(quote_schema(self._schema), group)
+        async with self._connection() as conn:
+            rows = await conn.fetch(query, start, end, user_id, org_id, session_id)
+        return [usage_row_of(r) for r in rows]
 
 
 if TYPE_CHECKING:  # mypy proves the implementation satisfies both protocols

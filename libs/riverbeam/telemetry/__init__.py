@@ -18,7 +18,12 @@ from riverbeam.telemetry._client import (
 from riverbeam.telemetry._genai import ModelSpan, model_span, run_span, tool_span
 from riverbeam.telemetry._log_context import current_log_context, log_context
 from riverbeam.telemetry._server import TracingServerInterceptor, tracing_server_interceptors
-from riverbeam.telemetry._setup import configure_tracing, current_tracer_provider, shutdown_tracing
+from riverbeam.telemetry._setup import (
+    configure_tracing,
+    current_tracer_provider,
+    shutdown_tracing,
+    tracing_requested,
+)
 
 __all__ = [
     "ModelSpan",
@@ -34,5 +39,6 @@ __all__ = [
     "shutdown_tracing",
     "tool_span",
     "tracing_client_interceptors",
+    "tracing_requested",
     "tracing_server_interceptors",
 ]

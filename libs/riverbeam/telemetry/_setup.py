@@ -7,13 +7,21 @@ Nothing here runs at import time. Until `configure_tracing(..., enabled=True)` s
 from __future__ import annotations
 
 import logging
+import os
+import sys
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from opentelemetry import trace
 from opentelemetry.sdk.resources import OTELResourceDetector, Resource
 from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor, SpanExporter
+from opentelemetry.sdk.trace.export import (
+    BatchSpanProcessor,
+    ConsoleSpanExporter,
+    SimpleSpanProcessor,
+    SpanExporter,
+)
 
 __all__ = [
     "INSTRUMENTATION_NAME",
@@ -22,6 +30,7 @@ __all__ = [
     "current_tracer_provider",
     "resolve_tracer",
     "shutdown_tracing",
+    "tracing_requested",
 ]
 
 INSTRUMENTATION_NAME = "riverbeam"
@@ -56,9 +65,11 @@ def configure_tracing(
     Args:
         service_name: `service.name` of every span (e.g. "riverbeam-runner"), unless
             OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES says otherwise.
-        enabled: the caller's decision (settings.otel_enabled, or an OTLP endpoint set).
+        enabled: the caller's decision (`tracing_requested(settings.otel_enabled)`).
         endpoint: the OTLP/gRPC collector, e.g. "http://otel-collector:4317". None lets the
             exporter read OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT (default localhost:4317).
+            Which exporters run is OTEL_TRACES_EXPORTER's choice (`otlp`, `console`, both
+            comma-separated, or `none`); the sampler is OTEL_TRACES_SAMPLER(_ARG)'s.
         exporter: export to this instead of OTLP, synchronously (tests pass an
             InMemorySpanExporter).
         set_global: also make it OpenTelemetry's global provider (only if none is set yet),
@@ -73,15 +84,22 @@ def configure_tracing(
     with _lock:
         if _installed is not None:
             return _installed.provider
-        processor = _processor(exporter, endpoint)
-        if processor is None:
+        processors = _processors(exporter, endpoint)
+        if not processors:
             return None
+        # The sampler comes from OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG (SDK default:
+        # parentbased_always_on).
         provider = TracerProvider(resource=_resource(service_name))
-        provider.add_span_processor(processor)
+        for processor in processors:
+            provider.add_span_processor(processor)
         _installed = _Installed(provider, provider.get_tracer(INSTRUMENTATION_NAME))
     if set_global and isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
         trace.set_tracer_provider(provider)
-    where = type(exporter).__name__ if exporter is not None else f"OTLP {endpoint or '(from env)'}"
+    where = (
+        type(exporter).__name__
+        if exporter is not None
+        else ", ".join(_exporter_names(os.environ) or [f"otlp {endpoint or '(from env)'}"])
+    )
     log.info("tracing on: service %s, exporting to %s", service_name, where)
     return provider
 
@@ -93,9 +111,53 @@ def _resource(service_name: str) -> Resource:
     return ours.merge(OTELResourceDetector().detect())
 
 
-def _processor(exporter: SpanExporter | None, endpoint: str | None) -> SpanProcessor | None:
+def tracing_requested(otel_enabled: bool, env: Mapping[str, str] | None = None) -> bool:
+    """Whether a service turns tracing on, from its setting and the standard OTel variables.
+
+    On with RIVERBEAM_OTEL_ENABLED, OTEL_TRACES_EXPORTER (anything but `none`), or an OTLP
+    endpoint (OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT). OTEL_SDK_DISABLED=true and
+    OTEL_TRACES_EXPORTER=none turn it off whatever else is set.
+    """
+    source = os.environ if env is None else env
+    if source.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+        return False
+    exporters = _exporter_names(source)
+    if exporters is not None:
+        return exporters != ["none"]
+    return otel_enabled or any(source.get(name) for name in _OTLP_ENDPOINT_VARS)
+
+
+_OTLP_ENDPOINT_VARS = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+
+
+def _exporter_names(env: Mapping[str, str]) -> list[str] | None:
+    raw = env.get("OTEL_TRACES_EXPORTER")
+    if raw is None or not raw.strip():
+        return None
+    return [name.strip().lower() for name in raw.split(",") if name.strip()]
+
+
+def _processors(exporter: SpanExporter | None, endpoint: str | None) -> list[SpanProcessor]:
+    """Span processors for OTEL_TRACES_EXPORTER (`otlp` by default; `console`; `none`)."""
     if exporter is not None:
-        return SimpleSpanProcessor(exporter)
+        return [SimpleSpanProcessor(exporter)]
+    names = _exporter_names(os.environ) or ["otlp"]
+    processors: list[SpanProcessor] = []
+    for name in names:
+        if name == "none":
+            continue
+        if name == "console":
+            processors.append(SimpleSpanProcessor(ConsoleSpanExporter(out=sys.stdout)))
+        elif name == "otlp":
+            otlp = _otlp_exporter(endpoint)
+            if otlp is not None:
+                processors.append(BatchSpanProcessor(otlp))
+        else:
+            log.warning("OTEL_TRACES_EXPORTER %r is not supported (otlp, console, none)", name)
+    return processors
+
+
+def _otlp_exporter(endpoint: str | None) -> SpanExporter | None:
     try:
         from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (  # type: ignore[import-not-found, unused-ignore]
             OTLPSpanExporter,
@@ -107,7 +169,8 @@ def _processor(exporter: SpanExporter | None, endpoint: str | None) -> SpanProce
             OTLP_PACKAGE,
         )
         return None
-    return BatchSpanProcessor(OTLPSpanExporter(endpoint=endpoint))
+    otlp: SpanExporter = OTLPSpanExporter(endpoint=endpoint)
+    return otlp
 
 
 def shutdown_tracing(timeout_s: float = 5.0) -> None:

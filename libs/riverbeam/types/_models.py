@@ -51,6 +51,8 @@ class AgentMetadata(WireModel):
     agent_id: str | None = None
     # The model the agent runs with when a request names none (a name of the model list).
     model: str | None = None
+    # The model its client calls when the router names none: BEAM_MODEL, or "echo".
+    default_model: str | None = None
 
 
 class StreamAck(WireModel):

@@ -1,4 +1,7 @@
+import datetime
+
 from google.protobuf import struct_pb2 as _struct_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from riverbeam.v1 import records_pb2 as _records_pb2
 from riverbeam.v1 import types_pb2 as _types_pb2
 from google.protobuf.internal import containers as _containers
@@ -188,3 +191,27 @@ class FollowStreamResponse(_message.Message):
     CHUNK_FIELD_NUMBER: _ClassVar[int]
     chunk: _types_pb2.StreamChunk
     def __init__(self, chunk: _Optional[_Union[_types_pb2.StreamChunk, _Mapping]] = ...) -> None: ...
+
+class GetUsageRequest(_message.Message):
+    __slots__ = ("group_by", "start_time", "end_time", "user_id", "org_id", "session_id")
+    GROUP_BY_FIELD_NUMBER: _ClassVar[int]
+    START_TIME_FIELD_NUMBER: _ClassVar[int]
+    END_TIME_FIELD_NUMBER: _ClassVar[int]
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    ORG_ID_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    group_by: str
+    start_time: _timestamp_pb2.Timestamp
+    end_time: _timestamp_pb2.Timestamp
+    user_id: str
+    org_id: str
+    session_id: str
+    def __init__(self, group_by: _Optional[str] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., user_id: _Optional[str] = ..., org_id: _Optional[str] = ..., session_id: _Optional[str] = ...) -> None: ...
+
+class GetUsageResponse(_message.Message):
+    __slots__ = ("rows", "total")
+    ROWS_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    rows: _containers.RepeatedCompositeFieldContainer[_types_pb2.UsageRow]
+    total: _types_pb2.UsageRow
+    def __init__(self, rows: _Optional[_Iterable[_Union[_types_pb2.UsageRow, _Mapping]]] = ..., total: _Optional[_Union[_types_pb2.UsageRow, _Mapping]] = ...) -> None: ...

@@ -100,6 +100,11 @@ class RiverbeamServiceStub:
                 request_serializer=riverbeam_dot_v1_dot_riverbeam__service__pb2.FollowStreamRequest.SerializeToString,
                 response_deserializer=riverbeam_dot_v1_dot_riverbeam__service__pb2.FollowStreamResponse.FromString,
                 _registered_method=True)
+        self.GetUsage = channel.unary_unary(
+                '/riverbeam.v1.RiverbeamService/GetUsage',
+                request_serializer=riverbeam_dot_v1_dot_riverbeam__service__pb2.GetUsageRequest.SerializeToString,
+                response_deserializer=riverbeam_dot_v1_dot_riverbeam__service__pb2.GetUsageResponse.FromString,
+                _registered_method=True)
 
 
 class RiverbeamServiceServicer:
@@ -190,6 +195,14 @@ class RiverbeamServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetUsage(self, request, context):
+        """Token usage and cost per run, session, user or organisation over a time range. A caller
+        sees its own runs; an admin (or a backend) may ask for any user or organisation.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RiverbeamServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -257,6 +270,11 @@ def add_RiverbeamServiceServicer_to_server(servicer, server):
                     servicer.FollowStream,
                     request_deserializer=riverbeam_dot_v1_dot_riverbeam__service__pb2.FollowStreamRequest.FromString,
                     response_serializer=riverbeam_dot_v1_dot_riverbeam__service__pb2.FollowStreamResponse.SerializeToString,
+            ),
+            'GetUsage': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetUsage,
+                    request_deserializer=riverbeam_dot_v1_dot_riverbeam__service__pb2.GetUsageRequest.FromString,
+                    response_serializer=riverbeam_dot_v1_dot_riverbeam__service__pb2.GetUsageResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -610,6 +628,33 @@ class RiverbeamService:
             '/riverbeam.v1.RiverbeamService/FollowStream',
             riverbeam_dot_v1_dot_riverbeam__service__pb2.FollowStreamRequest.SerializeToString,
             riverbeam_dot_v1_dot_riverbeam__service__pb2.FollowStreamResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetUsage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverbeam.v1.RiverbeamService/GetUsage',
+            riverbeam_dot_v1_dot_riverbeam__service__pb2.GetUsageRequest.SerializeToString,
+            riverbeam_dot_v1_dot_riverbeam__service__pb2.GetUsageResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -13,6 +13,28 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class SummarizeUsageRequest(_message.Message):
+    __slots__ = ("group_by", "start_time", "end_time", "user_id", "org_id", "session_id")
+    GROUP_BY_FIELD_NUMBER: _ClassVar[int]
+    START_TIME_FIELD_NUMBER: _ClassVar[int]
+    END_TIME_FIELD_NUMBER: _ClassVar[int]
+    USER_ID_FIELD_NUMBER: _ClassVar[int]
+    ORG_ID_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    group_by: str
+    start_time: _timestamp_pb2.Timestamp
+    end_time: _timestamp_pb2.Timestamp
+    user_id: str
+    org_id: str
+    session_id: str
+    def __init__(self, group_by: _Optional[str] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., user_id: _Optional[str] = ..., org_id: _Optional[str] = ..., session_id: _Optional[str] = ...) -> None: ...
+
+class SummarizeUsageResponse(_message.Message):
+    __slots__ = ("rows",)
+    ROWS_FIELD_NUMBER: _ClassVar[int]
+    rows: _containers.RepeatedCompositeFieldContainer[_types_pb2.UsageRow]
+    def __init__(self, rows: _Optional[_Iterable[_Union[_types_pb2.UsageRow, _Mapping]]] = ...) -> None: ...
+
 class NewMessage(_message.Message):
     __slots__ = ("role", "type", "content", "message_id", "tool_call_id", "tool_name", "tool_args", "tool_result", "metadata")
     ROLE_FIELD_NUMBER: _ClassVar[int]

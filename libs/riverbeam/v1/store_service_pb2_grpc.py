@@ -124,6 +124,11 @@ class StoreServiceStub:
                 request_serializer=riverbeam_dot_v1_dot_store__service__pb2.DeleteIdleSessionsRequest.SerializeToString,
                 response_deserializer=riverbeam_dot_v1_dot_store__service__pb2.DeleteIdleSessionsResponse.FromString,
                 _registered_method=True)
+        self.SummarizeUsage = channel.unary_unary(
+                '/riverbeam.v1.StoreService/SummarizeUsage',
+                request_serializer=riverbeam_dot_v1_dot_store__service__pb2.SummarizeUsageRequest.SerializeToString,
+                response_deserializer=riverbeam_dot_v1_dot_store__service__pb2.SummarizeUsageResponse.FromString,
+                _registered_method=True)
 
 
 class StoreServiceServicer:
@@ -256,6 +261,14 @@ class StoreServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SummarizeUsage(self, request, context):
+        """Token usage of runs, summed per group (run, session, user or organisation) and model, over
+        the runs started in a time range: one query.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_StoreServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -348,6 +361,11 @@ def add_StoreServiceServicer_to_server(servicer, server):
                     servicer.DeleteIdleSessions,
                     request_deserializer=riverbeam_dot_v1_dot_store__service__pb2.DeleteIdleSessionsRequest.FromString,
                     response_serializer=riverbeam_dot_v1_dot_store__service__pb2.DeleteIdleSessionsResponse.SerializeToString,
+            ),
+            'SummarizeUsage': grpc.unary_unary_rpc_method_handler(
+                    servicer.SummarizeUsage,
+                    request_deserializer=riverbeam_dot_v1_dot_store__service__pb2.SummarizeUsageRequest.FromString,
+                    response_serializer=riverbeam_dot_v1_dot_store__service__pb2.SummarizeUsageResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -836,6 +854,33 @@ class StoreService:
             '/riverbeam.v1.StoreService/DeleteIdleSessions',
             riverbeam_dot_v1_dot_store__service__pb2.DeleteIdleSessionsRequest.SerializeToString,
             riverbeam_dot_v1_dot_store__service__pb2.DeleteIdleSessionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SummarizeUsage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverbeam.v1.StoreService/SummarizeUsage',
+            riverbeam_dot_v1_dot_store__service__pb2.SummarizeUsageRequest.SerializeToString,
+            riverbeam_dot_v1_dot_store__service__pb2.SummarizeUsageResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -287,7 +287,7 @@ class ModelConfig(_message.Message):
     def __init__(self, name: _Optional[str] = ..., provider: _Optional[str] = ..., modalities: _Optional[_Iterable[str]] = ..., capabilities: _Optional[_Iterable[str]] = ..., cost_per_1k_tokens: _Optional[float] = ..., max_tokens: _Optional[int] = ..., api_key: _Optional[str] = ..., provider_config: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., extra: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ...) -> None: ...
 
 class AgentMetadata(_message.Message):
-    __slots__ = ("name", "description", "supported_modalities", "output_modalities", "tags", "version", "agent_id", "model")
+    __slots__ = ("name", "description", "supported_modalities", "output_modalities", "tags", "version", "agent_id", "model", "default_model")
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     SUPPORTED_MODALITIES_FIELD_NUMBER: _ClassVar[int]
@@ -296,6 +296,7 @@ class AgentMetadata(_message.Message):
     VERSION_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_MODEL_FIELD_NUMBER: _ClassVar[int]
     name: str
     description: str
     supported_modalities: _containers.RepeatedScalarFieldContainer[str]
@@ -304,7 +305,8 @@ class AgentMetadata(_message.Message):
     version: str
     agent_id: str
     model: str
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., supported_modalities: _Optional[_Iterable[str]] = ..., output_modalities: _Optional[_Iterable[str]] = ..., tags: _Optional[_Iterable[str]] = ..., version: _Optional[str] = ..., agent_id: _Optional[str] = ..., model: _Optional[str] = ...) -> None: ...
+    default_model: str
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., supported_modalities: _Optional[_Iterable[str]] = ..., output_modalities: _Optional[_Iterable[str]] = ..., tags: _Optional[_Iterable[str]] = ..., version: _Optional[str] = ..., agent_id: _Optional[str] = ..., model: _Optional[str] = ..., default_model: _Optional[str] = ...) -> None: ...
 
 class StreamAck(_message.Message):
     __slots__ = ("request_id", "interaction_id", "session_id", "subject", "stream_name", "run_id")
@@ -321,3 +323,21 @@ class StreamAck(_message.Message):
     stream_name: str
     run_id: str
     def __init__(self, request_id: _Optional[str] = ..., interaction_id: _Optional[str] = ..., session_id: _Optional[str] = ..., subject: _Optional[str] = ..., stream_name: _Optional[str] = ..., run_id: _Optional[str] = ...) -> None: ...
+
+class UsageRow(_message.Message):
+    __slots__ = ("key", "model", "runs", "prompt_tokens", "completion_tokens", "total_tokens", "cost")
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    RUNS_FIELD_NUMBER: _ClassVar[int]
+    PROMPT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    COMPLETION_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    COST_FIELD_NUMBER: _ClassVar[int]
+    key: str
+    model: str
+    runs: int
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+    cost: float
+    def __init__(self, key: _Optional[str] = ..., model: _Optional[str] = ..., runs: _Optional[int] = ..., prompt_tokens: _Optional[int] = ..., completion_tokens: _Optional[int] = ..., total_tokens: _Optional[int] = ..., cost: _Optional[float] = ...) -> None: ...

@@ -5,8 +5,11 @@
 //   node client.mjs --router 127.0.0.1:50051 --nats nats://127.0.0.1:4222 [--text "hello"]
 //                   [--agent assistant] [--token T] [--timeout 30]
 //
-// Steps: ListAgents (the agent is listed); an unknown agent is refused with ErrorInfo
-// BEM-020 read from grpc-status-details-bin; Invoke with stream=true returns a StreamAck;
+// It uses the TypeScript client package (clients/typescript, `@riverbeam/client`), as an
+// application would: no stubs or status decoding of its own.
+//
+// Steps: ListAgents (the agent is listed); an unknown agent is refused with a RiverbeamError
+// whose code (BEM-020), title and hint come from the rich status; Invoke with stream=true returns a StreamAck;
 // the ack's subject is followed on JetStream (ordered consumer, deliver all) until the done
 // frame, seq 1..n without gaps and the result text "Echo: <text>"; FollowStream (gRPC) for
 // the same request gives the same (seq, type) list.
@@ -17,18 +20,11 @@
 // 3 when the whole run got stuck (watchdog).
 
 import { randomUUID } from "node:crypto";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
-import * as grpc from "@grpc/grpc-js";
-import * as protoLoader from "@grpc/proto-loader";
-import { DeliverPolicy, jetstream } from "@nats-io/jetstream";
-import { connect } from "@nats-io/transport-node";
-import protobuf from "protobufjs";
+// The TypeScript client package (clients/typescript, built with `npm ci && npm run build`).
+import { RiverbeamClient, RiverbeamError, followNats, resultText } from "../../../clients/typescript/dist/index.js";
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const PROTOS = path.resolve(HERE, "../../../protos");
 const TERMINAL = new Set(["done", "error"]);
 
 // ---- command line ------------------------------------------------------------------------------
@@ -49,61 +45,6 @@ class CheckError extends Error {}
 
 function check(condition, message) {
   if (!condition) throw new CheckError(message);
-}
-
-// ---- gRPC: stubs from the .proto files at run time ----------------------------------------------
-const packageDefinition = protoLoader.loadSync("riverbeam/v1/riverbeam_service.proto", {
-  includeDirs: [PROTOS],
-  keepCase: true, // field names as in the .proto files and the seed JSON (agent_name, ...)
-  longs: String,
-  enums: String,
-  defaults: false, // unset optional fields stay absent, as in the frame JSON
-  oneofs: true, // InvokeResponse.outcome names the set member ("result" or "ack")
-});
-const riverbeam = grpc.loadPackageDefinition(packageDefinition).riverbeam.v1;
-
-function callMetadata() {
-  const md = new grpc.Metadata();
-  if (opts.token) md.set("authorization", `Bearer ${opts.token}`);
-  return md;
-}
-
-function deadline() {
-  return new Date(Date.now() + TIMEOUT_MS);
-}
-
-function unary(client, method, request) {
-  return new Promise((resolve, reject) => {
-    client[method](request, callMetadata(), { deadline: deadline() }, (err, response) =>
-      err ? reject(err) : resolve(response),
-    );
-  });
-}
-
-// google.rpc.Status, its Any details and google.rpc.ErrorInfo: wire-compatible subsets (field
-// numbers and types as in googleapis), enough to read the rich status details.
-const { root: rpcTypes } = protobuf.parse(
-  `syntax = "proto3";
-  message Any { string type_url = 1; bytes value = 2; }
-  message Status { int32 code = 1; string message = 2; repeated Any details = 3; }
-  message ErrorInfo { string reason = 1; string domain = 2; map<string, string> metadata = 3; }`,
-  { keepCase: true },
-);
-const StatusType = rpcTypes.lookupType("Status");
-const ErrorInfoType = rpcTypes.lookupType("ErrorInfo");
-
-/** The Riverbeam ErrorInfo of a gRPC error ({reason: "BEM-NNN", domain, metadata}), or null. */
-function riverbeamErrorInfo(err) {
-  const [raw] = err?.metadata?.get("grpc-status-details-bin") ?? [];
-  if (!raw) return null;
-  const status = StatusType.decode(raw);
-  for (const any of status.details ?? []) {
-    if (any.type_url.endsWith("/google.rpc.ErrorInfo")) {
-      const info = ErrorInfoType.toObject(ErrorInfoType.decode(any.value), { defaults: true });
-      if (info.domain === "riverbeam") return info;
-    }
-  }
-  return null;
 }
 
 // ---- frames -----------------------------------------------------------------------------------
@@ -132,145 +73,107 @@ function withTimeout(promise, what, onTimeout) {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Follow riverbeam.stream.<request_id> on JetStream from the first stored frame. */
-async function followNats(js, ack) {
-  const consumer = await js.consumers.get(ack.stream_name || "RIVERBEAM_STREAM", {
-    filter_subjects: ack.subject, // a string: filter_subject, which servers before 2.10 accept too
-    deliver_policy: DeliverPolicy.All, // stored frames first, then live ones
-  });
-  const messages = await consumer.consume();
+/** Collect a frame source (the client's followNats or follow) until its terminal frame. */
+async function collect(frames, requestId, where, onTimeout) {
   const state = { last: 0, frames: [], duplicates: 0 };
-  try {
-    await withTimeout(
-      (async () => {
-        for await (const msg of messages) {
-          if (acceptFrame(state, msg.json(), ack.request_id, "nats")) return;
-        }
-        throw new CheckError("nats: the subscription ended before the done frame");
-      })(),
-      "nats",
-      () => messages.stop(),
-    );
-  } finally {
-    await messages.close().catch(() => {});
-    await consumer.delete().catch(() => {}); // the server would reap it anyway
-  }
-  return state;
-}
-
-/** The same request relayed by the router: FollowStream (server streaming). */
-function followGrpc(client, requestId) {
-  const state = { last: 0, frames: [], duplicates: 0 };
-  const call = client.FollowStream({ request_id: requestId, after_seq: 0 }, callMetadata(), {
-    deadline: deadline(),
-  });
-  const done = new Promise((resolve, reject) => {
-    let terminal = false;
-    call.on("data", (response) => {
-      try {
-        if (acceptFrame(state, response.chunk, requestId, "FollowStream")) terminal = true;
-      } catch (err) {
-        call.cancel();
-        reject(err);
+  await withTimeout(
+    (async () => {
+      for await (const frame of frames) {
+        if (acceptFrame(state, frame, requestId, where)) return;
       }
-    });
-    call.on("error", reject);
-    call.on("end", () =>
-      terminal ? resolve(state) : reject(new CheckError("FollowStream ended before the done frame")),
-    );
-  });
-  return withTimeout(done, "FollowStream", () => call.cancel());
-}
-
-function resultText(frame) {
-  return (frame.result?.content ?? [])
-    .filter((part) => part.type === "text")
-    .map((part) => part.text ?? "")
-    .join("");
+      throw new CheckError(`${where}: ended before the done frame`);
+    })(),
+    where,
+    onTimeout,
+  );
+  return state;
 }
 
 // ---- the proof --------------------------------------------------------------------------------
 async function main(progress) {
-  const client = new riverbeam.RiverbeamService(opts.router, grpc.credentials.createInsecure());
-  let nc = null;
-  try {
-    progress.step = "ListAgents";
-    const listed = await unary(client, "ListAgents", {});
-    const names = (listed.agents ?? []).map((a) => a.name);
-    check(names.includes(opts.agent), `ListAgents: ${opts.agent} not in ${JSON.stringify(names)}`);
+  const client = new RiverbeamClient(opts.router, { token: opts.token || undefined, timeoutMs: TIMEOUT_MS });
+  progress.step = "ListAgents";
+  const names = (await client.listAgents()).map((a) => a.name);
+  check(names.includes(opts.agent), `ListAgents: ${opts.agent} not in ${JSON.stringify(names)}`);
 
-    progress.step = "error details";
-    const refused = await unary(client, "Invoke", {
-      agent_name: `no-such-agent-${randomUUID().slice(0, 8)}`,
-      content: [{ type: "text", text: "hi" }],
-      session_id: randomUUID(),
-    }).then(
-      () => null,
-      (err) => err,
-    );
-    check(refused !== null, "Invoke of an unknown agent succeeded");
-    const info = riverbeamErrorInfo(refused);
-    check(
-      refused.code === grpc.status.NOT_FOUND && info?.reason === "BEM-020",
-      `unknown agent: expected NOT_FOUND with ErrorInfo BEM-020, got code ${refused.code} ` +
-        `(${refused.details}) info ${JSON.stringify(info)}`,
-    );
+  progress.step = "error details";
+  const refused = await client
+    .invoke(`no-such-agent-${randomUUID().slice(0, 8)}`, "hi")
+    .then(() => null, (err) => err);
+  check(refused instanceof RiverbeamError, `Invoke of an unknown agent: expected a RiverbeamError, got ${refused}`);
+  check(
+    refused.grpcCode === "NOT_FOUND" && refused.code === "BEM-020",
+    `unknown agent: expected NOT_FOUND with BEM-020, got ${refused.grpcCode} ${refused.code} (${refused.message})`,
+  );
+  check(refused.title === "agent not registered", `unknown agent: title ${JSON.stringify(refused.title)}`);
+  check(refused.hint.includes("riverbeam agents"), `unknown agent: hint ${JSON.stringify(refused.hint)}`);
 
-    progress.step = "Invoke";
-    const sessionId = randomUUID();
-    const response = await unary(client, "Invoke", {
-      agent_name: opts.agent,
-      content: [{ type: "text", text: opts.text }],
-      session_id: sessionId,
-      stream: true,
-    });
-    check(response.outcome === "ack", `Invoke: expected a StreamAck, got ${response.outcome}`);
-    const ack = response.ack;
-    progress.request_id = ack.request_id;
-    check(/^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/.test(ack.request_id), `bad request_id ${ack.request_id}`);
-    check(ack.subject === `riverbeam.stream.${ack.request_id}`, `ack subject ${ack.subject}`);
-    check(ack.session_id === sessionId, `ack session ${ack.session_id}, sent ${sessionId}`);
+  progress.step = "Invoke";
+  const sessionId = randomUUID();
+  const ack = await client.invoke(opts.agent, opts.text, { sessionId, stream: true });
+  check(ack.$typeName === "riverbeam.v1.StreamAck", `Invoke: expected a StreamAck, got ${ack.$typeName}`);
+  progress.request_id = ack.requestId;
+  check(/^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$/.test(ack.requestId), `bad request_id ${ack.requestId}`);
+  check(ack.subject === `riverbeam.stream.${ack.requestId}`, `ack subject ${ack.subject}`);
+  check(ack.sessionId === sessionId, `ack session ${ack.sessionId}, sent ${sessionId}`);
 
-    progress.step = "NATS";
-    nc = await connect({ servers: opts.nats, timeout: 5000, name: "riverbeam-interop-node" });
-    const viaNats = await followNats(jetstream(nc), ack);
-    const frames = viaNats.frames;
-    const seqs = frames.map((f) => f.seq);
-    check(
-      seqs.every((seq, i) => seq === i + 1),
-      `nats: seq not 1..n: ${JSON.stringify(seqs)}`,
-    );
-    const last = frames.at(-1);
-    check(last.type === "done", `nats: run ended with ${last.type}: ${last.error_code ?? ""} ${last.error ?? ""}`);
-    const text = resultText(last);
-    check(text === `Echo: ${opts.text}`, `done text ${JSON.stringify(text)}, expected "Echo: ${opts.text}"`);
-    check(last.result.session_id === sessionId, `done frame session ${last.result.session_id}`);
+  progress.step = "NATS";
+  const viaNats = await collect(
+    followNats(opts.nats, ack.requestId, { streamName: ack.streamName || undefined, idleTimeoutMs: TIMEOUT_MS }),
+    ack.requestId,
+    "nats",
+  );
+  const frames = viaNats.frames;
+  const seqs = frames.map((f) => f.seq);
+  check(
+    seqs.every((seq, i) => seq === i + 1),
+    `nats: seq not 1..n: ${JSON.stringify(seqs)}`,
+  );
+  const last = frames.at(-1);
+  check(last.type === "done", `nats: run ended with ${last.type}: ${last.error_code ?? ""} ${last.error ?? ""}`);
+  const text = resultText(last);
+  check(text === `Echo: ${opts.text}`, `done text ${JSON.stringify(text)}, expected "Echo: ${opts.text}"`);
+  check(last.result.session_id === sessionId, `done frame session ${last.result.session_id}`);
 
-    progress.step = "FollowStream";
-    const viaGrpc = await followGrpc(client, ack.request_id);
-    const shape = (list) => JSON.stringify(list.map((f) => [f.seq, f.type]));
-    check(
-      shape(viaGrpc.frames) === shape(frames),
-      `FollowStream frames ${shape(viaGrpc.frames)} differ from NATS ${shape(frames)}`,
-    );
-    check(resultText(viaGrpc.frames.at(-1)) === text, "FollowStream done text differs from NATS");
+  progress.step = "FollowStream";
+  const abort = new AbortController();
+  const viaGrpc = await collect(client.follow(ack.requestId, 0, abort.signal), ack.requestId, "FollowStream", () =>
+    abort.abort(),
+  );
+  const shape = (list) => JSON.stringify(list.map((f) => [f.seq, f.type]));
+  check(
+    shape(viaGrpc.frames) === shape(frames),
+    `FollowStream frames ${shape(viaGrpc.frames)} differ from NATS ${shape(frames)}`,
+  );
+  check(resultText(viaGrpc.frames.at(-1)) === text, "FollowStream done text differs from NATS");
 
-    return {
-      ok: true,
-      frames: frames.length,
-      text,
-      request_id: ack.request_id,
-      session_id: sessionId,
-      types: frames.map((f) => f.type),
-      relay_frames: viaGrpc.frames.length,
-      duplicates_dropped: viaNats.duplicates + viaGrpc.duplicates,
-      agents: names,
-      unknown_agent_error: info.reason,
-    };
-  } finally {
-    client.close();
-    if (nc !== null) await nc.close().catch(() => {});
-  }
+  progress.step = "reads";
+  check((await client.cancel(ack.requestId)) === false, "Cancel of a finished request found a live run");
+  const session = await client.getSession(sessionId);
+  check(session?.sessionId === sessionId, `GetSession: ${session?.sessionId}`);
+  const messages = await client.listMessages(sessionId);
+  const roles = messages.items.map((m) => m.role);
+  check(JSON.stringify(roles) === JSON.stringify(["human", "ai"]), `ListMessages roles ${JSON.stringify(roles)}`);
+  const run = await client.getRun(last.result.run_id);
+  check(run?.status !== undefined && run.runId === last.result.run_id, `GetRun: ${JSON.stringify(run?.runId)}`);
+  const pending = await client.listPendingActions(sessionId);
+  check(pending.items.length === 0, `ListPendingActions: ${pending.items.length}`);
+
+  return {
+    ok: true,
+    reads: { messages: roles.length, run_status: run.status },
+    frames: frames.length,
+    text,
+    request_id: ack.requestId,
+    session_id: sessionId,
+    types: frames.map((f) => f.type),
+    relay_frames: viaGrpc.frames.length,
+    duplicates_dropped: viaNats.duplicates + viaGrpc.duplicates,
+    agents: names,
+    unknown_agent_error: refused.code,
+    unknown_agent_title: refused.title,
+    unknown_agent_hint: refused.hint,
+  };
 }
 
 const progress = { step: "start", request_id: null };
@@ -286,15 +189,13 @@ try {
   console.log(JSON.stringify(summary));
   process.exitCode = 0;
 } catch (err) {
-  const info = riverbeamErrorInfo(err);
   console.log(
     JSON.stringify({
       ok: false,
       step: progress.step,
       request_id: progress.request_id,
       error: err?.message ?? String(err),
-      ...(err?.code !== undefined ? { grpc_code: err.code } : {}),
-      ...(info ? { bem: info.reason } : {}),
+      ...(err instanceof RiverbeamError ? { grpc_code: err.grpcCode, bem: err.code } : {}),
     }),
   );
   process.exitCode = err instanceof CheckError ? 1 : 2;

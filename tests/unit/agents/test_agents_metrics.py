@@ -22,7 +22,7 @@ async def test_model_and_tool_metrics_are_recorded() -> None:
     )
     agent = RigAgentRunner.new("metrics", client, [tool], None)
     before_calls = _sample("riverbeam_tool_calls_total", {"tool": "metered", "outcome": "ok"})
-    before_prompt = _sample("riverbeam_model_tokens_total", {"model": model, "kind": "prompt"})
+    before_prompt = _sample("riverbeam_model_tokens_total", {"model": model, "kind": "input"})
     before_latency = _sample("riverbeam_model_latency_seconds_count", {"model": model})
 
     frames = await run(agent, make_input(), make_context(model_config_resolved=resolved(model)))
@@ -33,7 +33,21 @@ async def test_model_and_tool_metrics_are_recorded() -> None:
         == before_calls + 1
     )
     assert (
-        _sample("riverbeam_model_tokens_total", {"model": model, "kind": "prompt"})
+        _sample("riverbeam_model_tokens_total", {"model": model, "kind": "input"})
         == before_prompt + 14
     )
     assert _sample("riverbeam_model_latency_seconds_count", {"model": model}) == before_latency + 2
+    assert _sample("riverbeam_model_tokens_total", {"model": model, "kind": "prompt"}) == 0
+
+
+async def test_model_cost_is_counted_by_model_from_the_list_price() -> None:
+    from riverbeam.types import ModelConfig
+
+    model = "priced-model"
+    usage = TokenUsage(prompt_tokens=1500, completion_tokens=500, total_tokens=2000)
+    client = ScriptedClient([Text("done", usage=usage)])
+    agent = RigAgentRunner.new("costly", client, [], None)
+    before = _sample("riverbeam_model_cost_total", {"model": model})
+    priced = ModelConfig(name=model, provider="openai", cost_per_1k_tokens=0.25)
+    await run(agent, make_input(), make_context(model_config_resolved=priced))
+    assert _sample("riverbeam_model_cost_total", {"model": model}) == before + 0.5

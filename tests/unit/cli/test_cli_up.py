@@ -266,3 +266,122 @@ async def test_a_failed_start_keeps_the_temporary_logs_until_stop(fake_python: s
     assert "boom" in stack.log_path("store").read_text()
     await stack.stop()
     assert not stack.data_dir.exists()
+
+
+# ---- issue 17: ports, temporary folders, metrics, the model in the banner ----------------------
+
+
+def test_a_time_wait_connection_does_not_make_a_port_look_taken() -> None:
+    from services.cli._up import _port_free
+
+    with socket.socket() as listener:
+        # As gRPC and http.server do: the TIME_WAIT socket left behind inherits the flag.
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        client = socket.create_connection(("127.0.0.1", port))
+        accepted, _ = listener.accept()
+        accepted.close()  # the server side closes first: its end of the connection is TIME_WAIT
+        client.close()
+        assert not _port_free("127.0.0.1", port)  # still listening
+    with socket.socket() as plain:  # what the check did before: bind without SO_REUSEADDR
+        with pytest.raises(OSError):
+            plain.bind(("127.0.0.1", port))
+    assert _port_free("127.0.0.1", port)
+
+
+async def test_a_failed_start_in_async_with_leaves_no_temporary_folder(fake_python: str) -> None:
+    stack = LocalStack(
+        python=fake_python, services=["store"], env_overrides={"store": {"FAKE_MODE": "fail"}}
+    )
+    with pytest.raises(StackError):
+        async with stack:
+            pass
+    assert stack.owns_data_dir
+    assert not stack.data_dir.exists()
+
+
+async def test_run_up_removes_its_temporary_folder_after_a_failed_start(
+    fake_python: str,
+) -> None:
+    consoles, out = _consoles()
+    stack = LocalStack(
+        python=fake_python, services=["store"], env_overrides={"store": {"FAKE_MODE": "fail"}}
+    )
+    assert await run_up(stack, consoles, own_nats=True) is ExitCode.ERROR
+    assert "boom: store cannot start" in out.getvalue()
+    assert "logs kept in" not in out.getvalue()
+    assert not stack.data_dir.exists()
+
+
+async def test_each_service_gets_its_own_metrics_port_shown_in_the_banner(
+    tmp_path: Path, fake_python: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RIVERBEAM_METRICS_PORT", "9464")  # inherited: must not reach them all
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        base = probe.getsockname()[1]
+    consoles, out = _consoles()
+    stack = LocalStack(data_dir=tmp_path, python=fake_python, metrics_base_port=base)
+    stop = asyncio.Event()
+    task = asyncio.create_task(run_up(stack, consoles, own_nats=True, stop=stop))
+    for _ in range(400):
+        if "Ctrl-C stops everything" in out.getvalue():
+            break
+        await asyncio.sleep(0.025)
+    ports = {
+        svc: _env(tmp_path, svc).get("RIVERBEAM_METRICS_PORT")
+        for svc in ("router", "runner", "sandbox", "store")
+    }
+    metrics = stack.metrics
+    stop.set()
+    assert await task is ExitCode.OK
+    assert ports == {
+        "router": str(base),
+        "runner": str(base + 1),
+        "sandbox": str(base + 2),
+        "store": str(base + 3),
+    }
+    text = out.getvalue()
+    for offset, svc in enumerate(("router", "runner", "sandbox", "store")):
+        url = f"http://127.0.0.1:{base + offset}/metrics"
+        assert metrics[svc] == url and url in text
+
+
+async def test_a_taken_metrics_port_is_reported_with_its_code(tmp_path: Path) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        port = sock.getsockname()[1]
+        stack = LocalStack(
+            data_dir=tmp_path, services=["store", "sandbox"], metrics_base_port=port - 3
+        )
+        with pytest.raises(StackError) as info:
+            await stack.start()
+    assert "BEM-422" in info.value.message
+    assert f"metrics port {port} for the store is in use" in info.value.message
+    assert stack.pids == {}
+
+
+def test_without_metrics_an_inherited_metrics_port_is_dropped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RIVERBEAM_METRICS_PORT", "9464")
+    stack = LocalStack(data_dir=tmp_path, services=["store"])
+    stack._prepare_dirs()
+    assert "RIVERBEAM_METRICS_PORT" not in stack._env_for("store")
+
+
+def test_the_banner_says_when_the_skills_answer_with_the_echo_client(tmp_path: Path) -> None:
+    from services.cli._up_command import model_line
+
+    echo = LocalStack(data_dir=tmp_path, base_env={"PATH": os.environ.get("PATH", "")})
+    assert echo.model_client() is None
+    assert "echo client" in model_line(echo).plain
+    keyed = LocalStack(
+        data_dir=tmp_path,
+        base_env={"BEAM_API_KEY": "k", "BEAM_MODEL": "demo-model"},
+        env_overrides={"runner": {"BEAM_API_BASE_URL": "http://127.0.0.1:9/v1"}},
+    )
+    assert model_line(keyed).plain == "skills call model demo-model at http://127.0.0.1:9/v1"

@@ -35,6 +35,7 @@ from riverbeam.types import (
 )
 from riverbeam.v1 import riverbeam_service_pb2 as pb
 from riverbeam.v1 import riverbeam_service_pb2_grpc as pb_grpc
+from riverbeam.v1 import types_pb2
 from tests.unit.client.fake_world import (
     ACTION_OTHER,
     ACTION_PENDING,
@@ -184,6 +185,27 @@ class FakeRiverbeam(pb_grpc.RiverbeamServiceServicer):  # type: ignore[misc]
                 agent=request.name,
             )
         return pb.GetAgentResponse(agent=AgentMetadata(name="assistant").to_proto())
+
+    async def GetUsage(self, request: Any, context: Any) -> pb.GetUsageResponse:
+        self._enter("GetUsage", request, context)
+        if request.group_by not in ("run", "session", "user", "org"):
+            raise RiverbeamError(ErrorCode.USAGE_RANGE_INVALID, "bad group_by", field="group_by")
+        rows = [
+            types_pb2.UsageRow(
+                key="alice",
+                model="gpt-vision",
+                runs=2,
+                prompt_tokens=1500,
+                completion_tokens=500,
+                total_tokens=2000,
+                cost=1.0,
+            ),
+            types_pb2.UsageRow(key="bob", model="echo-1", runs=1, prompt_tokens=3, total_tokens=3),
+        ]
+        total = types_pb2.UsageRow(
+            runs=3, prompt_tokens=1503, completion_tokens=500, total_tokens=2003, cost=1.0
+        )
+        return pb.GetUsageResponse(rows=rows, total=total)
 
     async def ListModels(self, request: Any, context: Any) -> pb.ListModelsResponse:
         self._enter("ListModels", request, context)

@@ -15,6 +15,8 @@ EXPECTED = {
         "RoutingReason",
         "check_agent_accepts",
         "default_model",
+        "is_placeholder",
+        "token_cost",
     },
     "riverbeam.auth": {
         "DEFAULT_LIMITS",

@@ -112,3 +112,20 @@ async def test_errors_the_server_sent_are_not_transport_errors(server: GrpcServe
             async with translate_rpc_errors():
                 await channel.unary_unary("/test.Svc/Fail")(b"x")
     assert not info.value.transport
+
+
+async def test_a_stream_is_timed_apart_from_unary_latency(server: GrpcServer) -> None:
+    from prometheus_client import REGISTRY
+
+    def sample(name: str, method: str) -> float:
+        return REGISTRY.get_sample_value(name, {"service": "test.Svc", "method": method}) or 0.0
+
+    unary_before = sample("riverbeam_rpc_latency_seconds_count", "Stream")
+    stream_before = sample("riverbeam_rpc_stream_duration_seconds_count", "Stream")
+    async with open_channel(server.address) as channel:
+        call = channel.unary_stream("/test.Svc/Stream")(b"")
+        with pytest.raises(grpc.RpcError):
+            async for _ in call:
+                pass
+    assert sample("riverbeam_rpc_stream_duration_seconds_count", "Stream") == stream_before + 1
+    assert sample("riverbeam_rpc_latency_seconds_count", "Stream") == unary_before

@@ -18,6 +18,7 @@ EXPECTED = {
     "shutdown_tracing",
     "tool_span",
     "tracing_client_interceptors",
+    "tracing_requested",
     "tracing_server_interceptors",
 }
 

@@ -1,0 +1,221 @@
+// RiverbeamClient: the public API (riverbeam.v1.RiverbeamService) over gRPC, from Node.js.
+//
+//   const rb = new RiverbeamClient("127.0.0.1:50051", { token });
+//   const ack = await rb.invoke("assistant", "hello", { stream: true });
+//   for await (const frame of rb.follow(ack.requestId)) console.log(frame.seq, frame.type);
+//
+// Every failure is a RiverbeamError (code, title, hint from the rich status).
+
+import { create, toJson, type JsonObject } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+
+import { toRiverbeamError } from "./errors.js";
+import type { Action, Interaction, Message, Run, Session } from "./gen/riverbeam/v1/records_pb.js";
+import { RiverbeamService } from "./gen/riverbeam/v1/riverbeam_service_pb.js";
+import {
+  ActionResponseEnvelopeSchema,
+  StreamChunkSchema,
+  type AgentMetadata,
+  type AgentResult,
+  type ModelConfig,
+  type StreamAck,
+  type UsageRow,
+} from "./gen/riverbeam/v1/types_pb.js";
+import type { Frame } from "./frames.js";
+
+export interface ClientOptions {
+  /** Bearer token (sent as `authorization: Bearer <token>`). */
+  token?: string;
+  /** Per-call deadline for unary calls, in milliseconds (default 60 s). */
+  timeoutMs?: number;
+}
+
+export interface InvokeOptions {
+  sessionId?: string;
+  stream?: boolean;
+  modelOverride?: string;
+  requestId?: string;
+  interactionId?: string;
+}
+
+export interface ActionAnswer {
+  actionId: string;
+  /** submitted (run it) or cancelled (decline it). */
+  status?: "submitted" | "cancelled";
+  kind?: string;
+  reason?: string;
+}
+
+export interface ResumeOptions {
+  agentName: string;
+  sessionId: string;
+  interactionId: string;
+  actions: ActionAnswer[];
+  requestId?: string;
+}
+
+export interface UsageOptions {
+  groupBy?: "run" | "session" | "user" | "org";
+  start?: Date;
+  end?: Date;
+  userId?: string;
+  orgId?: string;
+  sessionId?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextPageToken: string;
+}
+
+export class RiverbeamClient {
+  private readonly client: Client<typeof RiverbeamService>;
+  private readonly timeoutMs: number;
+
+  /** `target` is the router's HOST:PORT (plaintext, as `riverbeam up` serves it). */
+  constructor(target: string, options: ClientOptions = {}) {
+    const auth: Interceptor = (next) => async (req) => {
+      if (options.token) req.header.set("authorization", `Bearer ${options.token}`);
+      return await next(req);
+    };
+    const baseUrl = /^https?:\/\//.test(target) ? target : `http://${target}`;
+    this.client = createClient(RiverbeamService, createGrpcTransport({ baseUrl, interceptors: [auth] }));
+    this.timeoutMs = options.timeoutMs ?? 60_000;
+  }
+
+  private async call<T>(run: (opts: { timeoutMs: number }) => Promise<T>): Promise<T> {
+    try {
+      return await run({ timeoutMs: this.timeoutMs });
+    } catch (err) {
+      throw toRiverbeamError(err);
+    }
+  }
+
+  /** Run an agent on one text turn: the result, or (stream: true) the ack to follow. */
+  async invoke(agentName: string, text: string, options: InvokeOptions = {}): Promise<AgentResult | StreamAck> {
+    const response = await this.call((o) =>
+      this.client.invoke(
+        {
+          agentName,
+          content: [{ type: "text", text }],
+          sessionId: options.sessionId ?? crypto.randomUUID(),
+          stream: options.stream ?? false,
+          modelOverride: options.modelOverride,
+          requestId: options.requestId,
+          interactionId: options.interactionId,
+        },
+        o,
+      ),
+    );
+    if (response.outcome.case === undefined) throw new Error("Invoke returned neither a result nor an ack");
+    return response.outcome.value;
+  }
+
+  /** Answer pending actions (approve: submitted; decline: cancelled); the resumed run's ack. */
+  async resume(options: ResumeOptions): Promise<StreamAck> {
+    // As the Python client answers: `submitted` runs the stored call, anything else runs nothing.
+    const actions = options.actions.map((a) => {
+      const status = a.status ?? "submitted";
+      return create(ActionResponseEnvelopeSchema, {
+        actionId: a.actionId,
+        kind: a.kind ?? "confirmation",
+        requestId: crypto.randomUUID(),
+        status,
+        payload: { approved: status === "submitted", ...(a.reason ? { reason: a.reason } : {}) },
+      });
+    });
+    const response = await this.call((o) =>
+      this.client.resume(
+        {
+          agentName: options.agentName,
+          sessionId: options.sessionId,
+          interactionId: options.interactionId,
+          actions,
+          requestId: options.requestId,
+        },
+        o,
+      ),
+    );
+    if (response.ack === undefined) throw new Error("Resume returned no ack");
+    return response.ack;
+  }
+
+  /** Stop a running request; false when no live run was found. */
+  async cancel(requestId: string, reason?: string): Promise<boolean> {
+    return (await this.call((o) => this.client.cancel({ requestId, reason }, o))).cancelled;
+  }
+
+  async listAgents(): Promise<AgentMetadata[]> {
+    return (await this.call((o) => this.client.listAgents({}, o))).agents;
+  }
+
+  async getAgent(name: string): Promise<AgentMetadata | undefined> {
+    return (await this.call((o) => this.client.getAgent({ name }, o))).agent;
+  }
+
+  async listModels(): Promise<ModelConfig[]> {
+    return (await this.call((o) => this.client.listModels({}, o))).models;
+  }
+
+  async getSession(sessionId: string): Promise<Session | undefined> {
+    return (await this.call((o) => this.client.getSession({ sessionId }, o))).session;
+  }
+
+  async listMessages(sessionId: string, pageSize = 0, pageToken = ""): Promise<Page<Message>> {
+    const r = await this.call((o) => this.client.listMessages({ sessionId, pageSize, pageToken }, o));
+    return { items: r.messages, nextPageToken: r.nextPageToken };
+  }
+
+  async getInteraction(interactionId: string): Promise<Interaction | undefined> {
+    return (await this.call((o) => this.client.getInteraction({ interactionId }, o))).interaction;
+  }
+
+  async getRun(runId: string): Promise<Run | undefined> {
+    return (await this.call((o) => this.client.getRun({ runId }, o))).run;
+  }
+
+  async getAction(actionId: string): Promise<Action | undefined> {
+    return (await this.call((o) => this.client.getAction({ actionId }, o))).action;
+  }
+
+  async listPendingActions(sessionId?: string, pageSize = 0, pageToken = ""): Promise<Page<Action>> {
+    const r = await this.call((o) => this.client.listPendingActions({ sessionId, pageSize, pageToken }, o));
+    return { items: r.actions, nextPageToken: r.nextPageToken };
+  }
+
+  /** Token usage and cost per run, session, user or org (and model) over [start, end). */
+  async getUsage(options: UsageOptions = {}): Promise<{ rows: UsageRow[]; total: UsageRow | undefined }> {
+    const r = await this.call((o) =>
+      this.client.getUsage(
+        {
+          groupBy: options.groupBy ?? "session",
+          startTime: options.start ? timestampFromDate(options.start) : undefined,
+          endTime: options.end ? timestampFromDate(options.end) : undefined,
+          userId: options.userId,
+          orgId: options.orgId,
+          sessionId: options.sessionId,
+        },
+        o,
+      ),
+    );
+    return { rows: r.rows, total: r.total };
+  }
+
+  /**
+   * A request's frames through the router (FollowStream): replayed after `afterSeq`, then live,
+   * ending with the done or error frame. Frames are the StreamChunk JSON, as on NATS.
+   */
+  async *follow(requestId: string, afterSeq = 0, signal?: AbortSignal): AsyncGenerator<Frame> {
+    try {
+      for await (const response of this.client.followStream({ requestId, afterSeq }, { signal })) {
+        if (response.chunk === undefined) continue;
+        const json = toJson(StreamChunkSchema, response.chunk, { useProtoFieldName: true }) as JsonObject;
+        yield json as unknown as Frame;
+      }
+    } catch (err) {
+      throw toRiverbeamError(err);
+    }
+  }
+}
