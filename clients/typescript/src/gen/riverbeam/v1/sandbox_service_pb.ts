@@ -14,7 +14,75 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file riverbeam/v1/sandbox_service.proto.
  */
 export const file_riverbeam_v1_sandbox_service: GenFile = /*@__PURE__*/
-  fileDesc("CiJyaXZlcmJlYW0vdjEvc2FuZGJveF9zZXJ2aWNlLnByb3RvEgxyaXZlcmJlYW0udjEidQoJV29ya3NwYWNlEgwKBG5hbWUYASABKAkSEwoGb3JpZ2luGAIgASgJSACIAQESEwoGYnJhbmNoGAMgASgJSAGIAQESEQoEaGVhZBgEIAEoCUgCiAEBQgkKB19vcmlnaW5CCQoHX2JyYW5jaEIHCgVfaGVhZCJmChZDcmVhdGVXb3Jrc3BhY2VSZXF1ZXN0EgwKBG5hbWUYASABKAkSEwoGYnJhbmNoGAIgASgJSACIAQESEwoGb3JpZ2luGAMgASgJSAGIAQFCCQoHX2JyYW5jaEIJCgdfb3JpZ2luIkUKF0NyZWF0ZVdvcmtzcGFjZVJlc3BvbnNlEioKCXdvcmtzcGFjZRgBIAEoCzIXLnJpdmVyYmVhbS52MS5Xb3Jrc3BhY2UiIwoTR2V0V29ya3NwYWNlUmVxdWVzdBIMCgRuYW1lGAEgASgJIkIKFEdldFdvcmtzcGFjZVJlc3BvbnNlEioKCXdvcmtzcGFjZRgBIAEoCzIXLnJpdmVyYmVhbS52MS5Xb3Jrc3BhY2UiPgoVTGlzdFdvcmtzcGFjZXNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJIl4KFkxpc3RXb3Jrc3BhY2VzUmVzcG9uc2USKwoKd29ya3NwYWNlcxgBIAMoCzIXLnJpdmVyYmVhbS52MS5Xb3Jrc3BhY2USFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIiYKFkRlbGV0ZVdvcmtzcGFjZVJlcXVlc3QSDAoEbmFtZRgBIAEoCSIZChdEZWxldGVXb3Jrc3BhY2VSZXNwb25zZSJKChVDaGVja291dEJyYW5jaFJlcXVlc3QSEQoJd29ya3NwYWNlGAEgASgJEg4KBmJyYW5jaBgCIAEoCRIOCgZjcmVhdGUYAyABKAgiKAoWQ2hlY2tvdXRCcmFuY2hSZXNwb25zZRIOCgZicmFuY2gYASABKAkiMgoPTGlzdFRyZWVSZXF1ZXN0EhEKCXdvcmtzcGFjZRgBIAEoCRIMCgRwYXRoGAIgASgJIkIKEExpc3RUcmVlUmVzcG9uc2USDAoEcGF0aBgBIAEoCRINCgVmaWxlcxgCIAMoCRIRCgl0cnVuY2F0ZWQYAyABKAgiMgoPUmVhZEZpbGVSZXF1ZXN0EhEKCXdvcmtzcGFjZRgBIAEoCRIMCgRwYXRoGAIgASgJIl8KEFJlYWRGaWxlUmVzcG9uc2USDAoEcGF0aBgBIAEoCRIMCgR0ZXh0GAIgASgJEgwKBHNpemUYAyABKAMSEQoJdHJ1bmNhdGVkGAQgASgIEg4KBmJpbmFyeRgFIAEoCCJBChBXcml0ZUZpbGVSZXF1ZXN0EhEKCXdvcmtzcGFjZRgBIAEoCRIMCgRwYXRoGAIgASgJEgwKBGJvZHkYAyABKAkiOAoRV3JpdGVGaWxlUmVzcG9uc2USDAoEcGF0aBgBIAEoCRIVCg1ieXRlc193cml0dGVuGAIgASgDIiUKEEdpdFN0YXR1c1JlcXVlc3QSEQoJd29ya3NwYWNlGAEgASgJInMKDUdpdEZpbGVTdGF0dXMSDAoEcGF0aBgBIAEoCRIoCgZzdGFnZWQYAiABKA4yGC5yaXZlcmJlYW0udjEuRmlsZUNoYW5nZRIqCgh1bnN0YWdlZBgDIAEoDjIYLnJpdmVyYmVhbS52MS5GaWxlQ2hhbmdlIpABChFHaXRTdGF0dXNSZXNwb25zZRITCgZicmFuY2gYASABKAlIAIgBARIRCgRoZWFkGAIgASgJSAGIAQESLAoHZW50cmllcxgDIAMoCzIbLnJpdmVyYmVhbS52MS5HaXRGaWxlU3RhdHVzEhEKCXRydW5jYXRlZBgEIAEoCEIJCgdfYnJhbmNoQgcKBV9oZWFkIiMKDkdpdERpZmZSZXF1ZXN0EhEKCXdvcmtzcGFjZRgBIAEoCSJVCg9HaXREaWZmUmVzcG9uc2USDgoGc3RhZ2VkGAEgASgJEhAKCHVuc3RhZ2VkGAIgASgJEg0KBWZpbGVzGAMgASgFEhEKCXRydW5jYXRlZBgEIAEoCCIxCg1HaXRMb2dSZXF1ZXN0EhEKCXdvcmtzcGFjZRgBIAEoCRINCgVsaW1pdBgCIAEoBSJXCgtHaXRMb2dFbnRyeRIKCgJpZBgBIAEoCRIPCgdzdW1tYXJ5GAIgASgJEg4KBmF1dGhvchgDIAEoCRINCgVlbWFpbBgEIAEoCRIMCgR0aW1lGAUgASgDIjwKDkdpdExvZ1Jlc3BvbnNlEioKB2NvbW1pdHMYASADKAsyGS5yaXZlcmJlYW0udjEuR2l0TG9nRW50cnkiMAoNR2l0QWRkUmVxdWVzdBIRCgl3b3Jrc3BhY2UYASABKAkSDAoEcGF0aBgCIAEoCSJBCg5HaXRBZGRSZXNwb25zZRINCgVwYXRocxgBIAMoCRINCgVjb3VudBgCIAEoBRIRCgl0cnVuY2F0ZWQYAyABKAgiNgoQR2l0Q29tbWl0UmVxdWVzdBIRCgl3b3Jrc3BhY2UYASABKAkSDwoHbWVzc2FnZRgCIAEoCSJAChFHaXRDb21taXRSZXNwb25zZRIKCgJpZBgBIAEoCRIOCgZicmFuY2gYAiABKAkSDwoHc3VtbWFyeRgDIAEoCSI9Cg5HaXRQdXNoUmVxdWVzdBIRCgl3b3Jrc3BhY2UYASABKAkSEAoDcmVmGAIgASgJSACIAQFCBgoEX3JlZiJFCg9HaXRQdXNoUmVzcG9uc2USDgoGYnJhbmNoGAEgASgJEhIKCnJlbW90ZV9yZWYYAiABKAkSDgoGY29tbWl0GAMgASgJKqoBCgpGaWxlQ2hhbmdlEhsKF0ZJTEVfQ0hBTkdFX1VOU1BFQ0lGSUVEEAASFQoRRklMRV9DSEFOR0VfQURERUQQARIYChRGSUxFX0NIQU5HRV9NT0RJRklFRBACEhcKE0ZJTEVfQ0hBTkdFX0RFTEVURUQQAxIZChVGSUxFX0NIQU5HRV9VTlRSQUNLRUQQBBIaChZGSUxFX0NIQU5HRV9UWVBFQ0hBTkdFEAUy+wgKDlNhbmRib3hTZXJ2aWNlEl4KD0NyZWF0ZVdvcmtzcGFjZRIkLnJpdmVyYmVhbS52MS5DcmVhdGVXb3Jrc3BhY2VSZXF1ZXN0GiUucml2ZXJiZWFtLnYxLkNyZWF0ZVdvcmtzcGFjZVJlc3BvbnNlElUKDEdldFdvcmtzcGFjZRIhLnJpdmVyYmVhbS52MS5HZXRXb3Jrc3BhY2VSZXF1ZXN0GiIucml2ZXJiZWFtLnYxLkdldFdvcmtzcGFjZVJlc3BvbnNlElsKDkxpc3RXb3Jrc3BhY2VzEiMucml2ZXJiZWFtLnYxLkxpc3RXb3Jrc3BhY2VzUmVxdWVzdBokLnJpdmVyYmVhbS52MS5MaXN0V29ya3NwYWNlc1Jlc3BvbnNlEl4KD0RlbGV0ZVdvcmtzcGFjZRIkLnJpdmVyYmVhbS52MS5EZWxldGVXb3Jrc3BhY2VSZXF1ZXN0GiUucml2ZXJiZWFtLnYxLkRlbGV0ZVdvcmtzcGFjZVJlc3BvbnNlElsKDkNoZWNrb3V0QnJhbmNoEiMucml2ZXJiZWFtLnYxLkNoZWNrb3V0QnJhbmNoUmVxdWVzdBokLnJpdmVyYmVhbS52MS5DaGVja291dEJyYW5jaFJlc3BvbnNlEkkKCExpc3RUcmVlEh0ucml2ZXJiZWFtLnYxLkxpc3RUcmVlUmVxdWVzdBoeLnJpdmVyYmVhbS52MS5MaXN0VHJlZVJlc3BvbnNlEkkKCFJlYWRGaWxlEh0ucml2ZXJiZWFtLnYxLlJlYWRGaWxlUmVxdWVzdBoeLnJpdmVyYmVhbS52MS5SZWFkRmlsZVJlc3BvbnNlEkwKCVdyaXRlRmlsZRIeLnJpdmVyYmVhbS52MS5Xcml0ZUZpbGVSZXF1ZXN0Gh8ucml2ZXJiZWFtLnYxLldyaXRlRmlsZVJlc3BvbnNlEkwKCUdpdFN0YXR1cxIeLnJpdmVyYmVhbS52MS5HaXRTdGF0dXNSZXF1ZXN0Gh8ucml2ZXJiZWFtLnYxLkdpdFN0YXR1c1Jlc3BvbnNlEkYKB0dpdERpZmYSHC5yaXZlcmJlYW0udjEuR2l0RGlmZlJlcXVlc3QaHS5yaXZlcmJlYW0udjEuR2l0RGlmZlJlc3BvbnNlEkMKBkdpdExvZxIbLnJpdmVyYmVhbS52MS5HaXRMb2dSZXF1ZXN0Ghwucml2ZXJiZWFtLnYxLkdpdExvZ1Jlc3BvbnNlEkMKBkdpdEFkZBIbLnJpdmVyYmVhbS52MS5HaXRBZGRSZXF1ZXN0Ghwucml2ZXJiZWFtLnYxLkdpdEFkZFJlc3BvbnNlEkwKCUdpdENvbW1pdBIeLnJpdmVyYmVhbS52MS5HaXRDb21taXRSZXF1ZXN0Gh8ucml2ZXJiZWFtLnYxLkdpdENvbW1pdFJlc3BvbnNlEkYKB0dpdFB1c2gSHC5yaXZlcmJlYW0udjEuR2l0UHVzaFJlcXVlc3QaHS5yaXZlcmJlYW0udjEuR2l0UHVzaFJlc3BvbnNlQqIBChBkZXYucml2ZXJiZWFtLnYxQhNTYW5kYm94U2VydmljZVByb3RvUAFaPmdpdGh1Yi5jb20vcml2ZXJiZWFtL3JpdmVyYmVhbS9nZW4vZ28vcml2ZXJiZWFtL3YxO3JpdmVyYmVhbXYxogIDUlhYqgIMUml2ZXJiZWFtLlYxugICUkLKAgxSaXZlcmJlYW1cVjHqAg1SaXZlcmJlYW06OlYxYgZwcm90bzM");
+  fileDesc("CiJyaXZlcmJlYW0vdjEvc2FuZGJveF9zZXJ2aWNlLnByb3RvEgxyaXZlcmJlYW0udjEiJgoFRmVuY2USDgoGcnVuX2lkGAEgASgJEg0KBWVwb2NoGAIgASgDIjcKElJldm9rZUZlbmNlUmVxdWVzdBIOCgZydW5faWQYASABKAkSEQoJbWluX2Vwb2NoGAIgASgDIigKE1Jldm9rZUZlbmNlUmVzcG9uc2USEQoJbWluX2Vwb2NoGAEgASgDInUKCVdvcmtzcGFjZRIMCgRuYW1lGAEgASgJEhMKBm9yaWdpbhgCIAEoCUgAiAEBEhMKBmJyYW5jaBgDIAEoCUgBiAEBEhEKBGhlYWQYBCABKAlIAogBAUIJCgdfb3JpZ2luQgkKB19icmFuY2hCBwoFX2hlYWQiZgoWQ3JlYXRlV29ya3NwYWNlUmVxdWVzdBIMCgRuYW1lGAEgASgJEhMKBmJyYW5jaBgCIAEoCUgAiAEBEhMKBm9yaWdpbhgDIAEoCUgBiAEBQgkKB19icmFuY2hCCQoHX29yaWdpbiJFChdDcmVhdGVXb3Jrc3BhY2VSZXNwb25zZRIqCgl3b3Jrc3BhY2UYASABKAsyFy5yaXZlcmJlYW0udjEuV29ya3NwYWNlImYKFkVuc3VyZVdvcmtzcGFjZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRITCgZicmFuY2gYAiABKAlIAIgBARITCgZvcmlnaW4YAyABKAlIAYgBAUIJCgdfYnJhbmNoQgkKB19vcmlnaW4iVgoXRW5zdXJlV29ya3NwYWNlUmVzcG9uc2USKgoJd29ya3NwYWNlGAEgASgLMhcucml2ZXJiZWFtLnYxLldvcmtzcGFjZRIPCgdjcmVhdGVkGAIgASgIIiMKE0dldFdvcmtzcGFjZVJlcXVlc3QSDAoEbmFtZRgBIAEoCSJCChRHZXRXb3Jrc3BhY2VSZXNwb25zZRIqCgl3b3Jrc3BhY2UYASABKAsyFy5yaXZlcmJlYW0udjEuV29ya3NwYWNlIj4KFUxpc3RXb3Jrc3BhY2VzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCSJeChZMaXN0V29ya3NwYWNlc1Jlc3BvbnNlEisKCndvcmtzcGFjZXMYASADKAsyFy5yaXZlcmJlYW0udjEuV29ya3NwYWNlEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSImChZEZWxldGVXb3Jrc3BhY2VSZXF1ZXN0EgwKBG5hbWUYASABKAkiGQoXRGVsZXRlV29ya3NwYWNlUmVzcG9uc2UifQoVQ2hlY2tvdXRCcmFuY2hSZXF1ZXN0EhEKCXdvcmtzcGFjZRgBIAEoCRIOCgZicmFuY2gYAiABKAkSDgoGY3JlYXRlGAMgASgIEicKBWZlbmNlGCggASgLMhMucml2ZXJiZWFtLnYxLkZlbmNlSACIAQFCCAoGX2ZlbmNlIigKFkNoZWNrb3V0QnJhbmNoUmVzcG9uc2USDgoGYnJhbmNoGAEgASgJImUKD0xpc3RUcmVlUmVxdWVzdBIRCgl3b3Jrc3BhY2UYASABKAkSDAoEcGF0aBgCIAEoCRInCgVmZW5jZRgoIAEoCzITLnJpdmVyYmVhbS52MS5GZW5jZUgAiAEBQggKBl9mZW5jZSJCChBMaXN0VHJlZVJlc3BvbnNlEgwKBHBhdGgYASABKAkSDQoFZmlsZXMYAiADKAkSEQoJdHJ1bmNhdGVkGAMgASgIImUKD1JlYWRGaWxlUmVxdWVzdBIRCgl3b3Jrc3BhY2UYASABKAkSDAoEcGF0aBgCIAEoCRInCgVmZW5jZRgoIAEoCzITLnJpdmVyYmVhbS52MS5GZW5jZUgAiAEBQggKBl9mZW5jZSJfChBSZWFkRmlsZVJlc3BvbnNlEgwKBHBhdGgYASABKAkSDAoEdGV4dBgCIAEoCRIMCgRzaXplGAMgASgDEhEKCXRydW5jYXRlZBgEIAEoCBIOCgZiaW5hcnkYBSABKAgidAoQV3JpdGVGaWxlUmVxdWVzdBIRCgl3b3Jrc3BhY2UYASABKAkSDAoEcGF0aBgCIAEoCRIMCgRib2R5GAMgASgJEicKBWZlbmNlGCggASgLMhMucml2ZXJiZWFtLnYxLkZlbmNlSACIAQFCCAoGX2ZlbmNlIjgKEVdyaXRlRmlsZVJlc3BvbnNlEgwKBHBhdGgYASABKAkSFQoNYnl0ZXNfd3JpdHRlbhgCIAEoAyJYChBHaXRTdGF0dXNSZXF1ZXN0EhEKCXdvcmtzcGFjZRgBIAEoCRInCgVmZW5jZRgoIAEoCzITLnJpdmVyYmVhbS52MS5GZW5jZUgAiAEBQggKBl9mZW5jZSJzCg1HaXRGaWxlU3RhdHVzEgwKBHBhdGgYASABKAkSKAoGc3RhZ2VkGAIgASgOMhgucml2ZXJiZWFtLnYxLkZpbGVDaGFuZ2USKgoIdW5zdGFnZWQYAyABKA4yGC5yaXZlcmJlYW0udjEuRmlsZUNoYW5nZSKQAQoRR2l0U3RhdHVzUmVzcG9uc2USEwoGYnJhbmNoGAEgASgJSACIAQESEQoEaGVhZBgCIAEoCUgBiAEBEiwKB2VudHJpZXMYAyADKAsyGy5yaXZlcmJlYW0udjEuR2l0RmlsZVN0YXR1cxIRCgl0cnVuY2F0ZWQYBCABKAhCCQoHX2JyYW5jaEIHCgVfaGVhZCJWCg5HaXREaWZmUmVxdWVzdBIRCgl3b3Jrc3BhY2UYASABKAkSJwoFZmVuY2UYKCABKAsyEy5yaXZlcmJlYW0udjEuRmVuY2VIAIgBAUIICgZfZmVuY2UiVQoPR2l0RGlmZlJlc3BvbnNlEg4KBnN0YWdlZBgBIAEoCRIQCgh1bnN0YWdlZBgCIAEoCRINCgVmaWxlcxgDIAEoBRIRCgl0cnVuY2F0ZWQYBCABKAgiZAoNR2l0TG9nUmVxdWVzdBIRCgl3b3Jrc3BhY2UYASABKAkSDQoFbGltaXQYAiABKAUSJwoFZmVuY2UYKCABKAsyEy5yaXZlcmJlYW0udjEuRmVuY2VIAIgBAUIICgZfZmVuY2UiVwoLR2l0TG9nRW50cnkSCgoCaWQYASABKAkSDwoHc3VtbWFyeRgCIAEoCRIOCgZhdXRob3IYAyABKAkSDQoFZW1haWwYBCABKAkSDAoEdGltZRgFIAEoAyI8Cg5HaXRMb2dSZXNwb25zZRIqCgdjb21taXRzGAEgAygLMhkucml2ZXJiZWFtLnYxLkdpdExvZ0VudHJ5ImMKDUdpdEFkZFJlcXVlc3QSEQoJd29ya3NwYWNlGAEgASgJEgwKBHBhdGgYAiABKAkSJwoFZmVuY2UYKCABKAsyEy5yaXZlcmJlYW0udjEuRmVuY2VIAIgBAUIICgZfZmVuY2UiQQoOR2l0QWRkUmVzcG9uc2USDQoFcGF0aHMYASADKAkSDQoFY291bnQYAiABKAUSEQoJdHJ1bmNhdGVkGAMgASgIImkKEEdpdENvbW1pdFJlcXVlc3QSEQoJd29ya3NwYWNlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSJwoFZmVuY2UYKCABKAsyEy5yaXZlcmJlYW0udjEuRmVuY2VIAIgBAUIICgZfZmVuY2UiQAoRR2l0Q29tbWl0UmVzcG9uc2USCgoCaWQYASABKAkSDgoGYnJhbmNoGAIgASgJEg8KB3N1bW1hcnkYAyABKAkicAoOR2l0UHVzaFJlcXVlc3QSEQoJd29ya3NwYWNlGAEgASgJEhAKA3JlZhgCIAEoCUgAiAEBEicKBWZlbmNlGCggASgLMhMucml2ZXJiZWFtLnYxLkZlbmNlSAGIAQFCBgoEX3JlZkIICgZfZmVuY2UiRQoPR2l0UHVzaFJlc3BvbnNlEg4KBmJyYW5jaBgBIAEoCRISCgpyZW1vdGVfcmVmGAIgASgJEg4KBmNvbW1pdBgDIAEoCSqqAQoKRmlsZUNoYW5nZRIbChdGSUxFX0NIQU5HRV9VTlNQRUNJRklFRBAAEhUKEUZJTEVfQ0hBTkdFX0FEREVEEAESGAoURklMRV9DSEFOR0VfTU9ESUZJRUQQAhIXChNGSUxFX0NIQU5HRV9ERUxFVEVEEAMSGQoVRklMRV9DSEFOR0VfVU5UUkFDS0VEEAQSGgoWRklMRV9DSEFOR0VfVFlQRUNIQU5HRRAFMq8KCg5TYW5kYm94U2VydmljZRJeCg9DcmVhdGVXb3Jrc3BhY2USJC5yaXZlcmJlYW0udjEuQ3JlYXRlV29ya3NwYWNlUmVxdWVzdBolLnJpdmVyYmVhbS52MS5DcmVhdGVXb3Jrc3BhY2VSZXNwb25zZRJeCg9FbnN1cmVXb3Jrc3BhY2USJC5yaXZlcmJlYW0udjEuRW5zdXJlV29ya3NwYWNlUmVxdWVzdBolLnJpdmVyYmVhbS52MS5FbnN1cmVXb3Jrc3BhY2VSZXNwb25zZRJVCgxHZXRXb3Jrc3BhY2USIS5yaXZlcmJlYW0udjEuR2V0V29ya3NwYWNlUmVxdWVzdBoiLnJpdmVyYmVhbS52MS5HZXRXb3Jrc3BhY2VSZXNwb25zZRJbCg5MaXN0V29ya3NwYWNlcxIjLnJpdmVyYmVhbS52MS5MaXN0V29ya3NwYWNlc1JlcXVlc3QaJC5yaXZlcmJlYW0udjEuTGlzdFdvcmtzcGFjZXNSZXNwb25zZRJeCg9EZWxldGVXb3Jrc3BhY2USJC5yaXZlcmJlYW0udjEuRGVsZXRlV29ya3NwYWNlUmVxdWVzdBolLnJpdmVyYmVhbS52MS5EZWxldGVXb3Jrc3BhY2VSZXNwb25zZRJbCg5DaGVja291dEJyYW5jaBIjLnJpdmVyYmVhbS52MS5DaGVja291dEJyYW5jaFJlcXVlc3QaJC5yaXZlcmJlYW0udjEuQ2hlY2tvdXRCcmFuY2hSZXNwb25zZRJJCghMaXN0VHJlZRIdLnJpdmVyYmVhbS52MS5MaXN0VHJlZVJlcXVlc3QaHi5yaXZlcmJlYW0udjEuTGlzdFRyZWVSZXNwb25zZRJJCghSZWFkRmlsZRIdLnJpdmVyYmVhbS52MS5SZWFkRmlsZVJlcXVlc3QaHi5yaXZlcmJlYW0udjEuUmVhZEZpbGVSZXNwb25zZRJMCglXcml0ZUZpbGUSHi5yaXZlcmJlYW0udjEuV3JpdGVGaWxlUmVxdWVzdBofLnJpdmVyYmVhbS52MS5Xcml0ZUZpbGVSZXNwb25zZRJMCglHaXRTdGF0dXMSHi5yaXZlcmJlYW0udjEuR2l0U3RhdHVzUmVxdWVzdBofLnJpdmVyYmVhbS52MS5HaXRTdGF0dXNSZXNwb25zZRJGCgdHaXREaWZmEhwucml2ZXJiZWFtLnYxLkdpdERpZmZSZXF1ZXN0Gh0ucml2ZXJiZWFtLnYxLkdpdERpZmZSZXNwb25zZRJDCgZHaXRMb2cSGy5yaXZlcmJlYW0udjEuR2l0TG9nUmVxdWVzdBocLnJpdmVyYmVhbS52MS5HaXRMb2dSZXNwb25zZRJDCgZHaXRBZGQSGy5yaXZlcmJlYW0udjEuR2l0QWRkUmVxdWVzdBocLnJpdmVyYmVhbS52MS5HaXRBZGRSZXNwb25zZRJMCglHaXRDb21taXQSHi5yaXZlcmJlYW0udjEuR2l0Q29tbWl0UmVxdWVzdBofLnJpdmVyYmVhbS52MS5HaXRDb21taXRSZXNwb25zZRJGCgdHaXRQdXNoEhwucml2ZXJiZWFtLnYxLkdpdFB1c2hSZXF1ZXN0Gh0ucml2ZXJiZWFtLnYxLkdpdFB1c2hSZXNwb25zZRJSCgtSZXZva2VGZW5jZRIgLnJpdmVyYmVhbS52MS5SZXZva2VGZW5jZVJlcXVlc3QaIS5yaXZlcmJlYW0udjEuUmV2b2tlRmVuY2VSZXNwb25zZUKiAQoQZGV2LnJpdmVyYmVhbS52MUITU2FuZGJveFNlcnZpY2VQcm90b1ABWj5naXRodWIuY29tL3JpdmVyYmVhbS9yaXZlcmJlYW0vZ2VuL2dvL3JpdmVyYmVhbS92MTtyaXZlcmJlYW12MaICA1JYWKoCDFJpdmVyYmVhbS5WMboCAlJCygIMUml2ZXJiZWFtXFYx6gINUml2ZXJiZWFtOjpWMWIGcHJvdG8z");
+
+/**
+ * Which run a call acts for, and the lease epoch it holds. A call whose epoch is below the
+ * highest known for its run (from earlier calls, or a RevokeFence) is refused with BEM-340.
+ *
+ * @generated from message riverbeam.v1.Fence
+ */
+export type Fence = Message<"riverbeam.v1.Fence"> & {
+  /**
+   * @generated from field: string run_id = 1;
+   */
+  runId: string;
+
+  /**
+   * @generated from field: int64 epoch = 2;
+   */
+  epoch: bigint;
+};
+
+/**
+ * Describes the message riverbeam.v1.Fence.
+ * Use `create(FenceSchema)` to create a new message.
+ */
+export const FenceSchema: GenMessage<Fence> = /*@__PURE__*/
+  messageDesc(file_riverbeam_v1_sandbox_service, 0);
+
+/**
+ * @generated from message riverbeam.v1.RevokeFenceRequest
+ */
+export type RevokeFenceRequest = Message<"riverbeam.v1.RevokeFenceRequest"> & {
+  /**
+   * @generated from field: string run_id = 1;
+   */
+  runId: string;
+
+  /**
+   * Epochs below this one are stale.
+   *
+   * @generated from field: int64 min_epoch = 2;
+   */
+  minEpoch: bigint;
+};
+
+/**
+ * Describes the message riverbeam.v1.RevokeFenceRequest.
+ * Use `create(RevokeFenceRequestSchema)` to create a new message.
+ */
+export const RevokeFenceRequestSchema: GenMessage<RevokeFenceRequest> = /*@__PURE__*/
+  messageDesc(file_riverbeam_v1_sandbox_service, 1);
+
+/**
+ * @generated from message riverbeam.v1.RevokeFenceResponse
+ */
+export type RevokeFenceResponse = Message<"riverbeam.v1.RevokeFenceResponse"> & {
+  /**
+   * The lowest epoch the run's calls are accepted at now.
+   *
+   * @generated from field: int64 min_epoch = 1;
+   */
+  minEpoch: bigint;
+};
+
+/**
+ * Describes the message riverbeam.v1.RevokeFenceResponse.
+ * Use `create(RevokeFenceResponseSchema)` to create a new message.
+ */
+export const RevokeFenceResponseSchema: GenMessage<RevokeFenceResponse> = /*@__PURE__*/
+  messageDesc(file_riverbeam_v1_sandbox_service, 2);
 
 /**
  * @generated from message riverbeam.v1.Workspace
@@ -52,7 +120,7 @@ export type Workspace = Message<"riverbeam.v1.Workspace"> & {
  * Use `create(WorkspaceSchema)` to create a new message.
  */
 export const WorkspaceSchema: GenMessage<Workspace> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 0);
+  messageDesc(file_riverbeam_v1_sandbox_service, 3);
 
 /**
  * @generated from message riverbeam.v1.CreateWorkspaceRequest
@@ -85,7 +153,7 @@ export type CreateWorkspaceRequest = Message<"riverbeam.v1.CreateWorkspaceReques
  * Use `create(CreateWorkspaceRequestSchema)` to create a new message.
  */
 export const CreateWorkspaceRequestSchema: GenMessage<CreateWorkspaceRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 1);
+  messageDesc(file_riverbeam_v1_sandbox_service, 4);
 
 /**
  * @generated from message riverbeam.v1.CreateWorkspaceResponse
@@ -102,7 +170,65 @@ export type CreateWorkspaceResponse = Message<"riverbeam.v1.CreateWorkspaceRespo
  * Use `create(CreateWorkspaceResponseSchema)` to create a new message.
  */
 export const CreateWorkspaceResponseSchema: GenMessage<CreateWorkspaceResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 2);
+  messageDesc(file_riverbeam_v1_sandbox_service, 5);
+
+/**
+ * @generated from message riverbeam.v1.EnsureWorkspaceRequest
+ */
+export type EnsureWorkspaceRequest = Message<"riverbeam.v1.EnsureWorkspaceRequest"> & {
+  /**
+   * [a-z0-9][a-z0-9_-]{0,62}
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The working branch a new workspace starts on; protected names are refused.
+   *
+   * @generated from field: optional string branch = 2;
+   */
+  branch?: string | undefined;
+
+  /**
+   * Must match the service's origin allowlist. A new workspace is a clone of its base branch
+   * (hostile input: no filters, hooks, submodules or LFS; unsafe trees refused).
+   *
+   * @generated from field: optional string origin = 3;
+   */
+  origin?: string | undefined;
+};
+
+/**
+ * Describes the message riverbeam.v1.EnsureWorkspaceRequest.
+ * Use `create(EnsureWorkspaceRequestSchema)` to create a new message.
+ */
+export const EnsureWorkspaceRequestSchema: GenMessage<EnsureWorkspaceRequest> = /*@__PURE__*/
+  messageDesc(file_riverbeam_v1_sandbox_service, 6);
+
+/**
+ * @generated from message riverbeam.v1.EnsureWorkspaceResponse
+ */
+export type EnsureWorkspaceResponse = Message<"riverbeam.v1.EnsureWorkspaceResponse"> & {
+  /**
+   * @generated from field: riverbeam.v1.Workspace workspace = 1;
+   */
+  workspace?: Workspace | undefined;
+
+  /**
+   * True for the one call that created the workspace.
+   *
+   * @generated from field: bool created = 2;
+   */
+  created: boolean;
+};
+
+/**
+ * Describes the message riverbeam.v1.EnsureWorkspaceResponse.
+ * Use `create(EnsureWorkspaceResponseSchema)` to create a new message.
+ */
+export const EnsureWorkspaceResponseSchema: GenMessage<EnsureWorkspaceResponse> = /*@__PURE__*/
+  messageDesc(file_riverbeam_v1_sandbox_service, 7);
 
 /**
  * @generated from message riverbeam.v1.GetWorkspaceRequest
@@ -119,7 +245,7 @@ export type GetWorkspaceRequest = Message<"riverbeam.v1.GetWorkspaceRequest"> & 
  * Use `create(GetWorkspaceRequestSchema)` to create a new message.
  */
 export const GetWorkspaceRequestSchema: GenMessage<GetWorkspaceRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 3);
+  messageDesc(file_riverbeam_v1_sandbox_service, 8);
 
 /**
  * @generated from message riverbeam.v1.GetWorkspaceResponse
@@ -136,7 +262,7 @@ export type GetWorkspaceResponse = Message<"riverbeam.v1.GetWorkspaceResponse"> 
  * Use `create(GetWorkspaceResponseSchema)` to create a new message.
  */
 export const GetWorkspaceResponseSchema: GenMessage<GetWorkspaceResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 4);
+  messageDesc(file_riverbeam_v1_sandbox_service, 9);
 
 /**
  * @generated from message riverbeam.v1.ListWorkspacesRequest
@@ -158,7 +284,7 @@ export type ListWorkspacesRequest = Message<"riverbeam.v1.ListWorkspacesRequest"
  * Use `create(ListWorkspacesRequestSchema)` to create a new message.
  */
 export const ListWorkspacesRequestSchema: GenMessage<ListWorkspacesRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 5);
+  messageDesc(file_riverbeam_v1_sandbox_service, 10);
 
 /**
  * @generated from message riverbeam.v1.ListWorkspacesResponse
@@ -180,7 +306,7 @@ export type ListWorkspacesResponse = Message<"riverbeam.v1.ListWorkspacesRespons
  * Use `create(ListWorkspacesResponseSchema)` to create a new message.
  */
 export const ListWorkspacesResponseSchema: GenMessage<ListWorkspacesResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 6);
+  messageDesc(file_riverbeam_v1_sandbox_service, 11);
 
 /**
  * @generated from message riverbeam.v1.DeleteWorkspaceRequest
@@ -197,7 +323,7 @@ export type DeleteWorkspaceRequest = Message<"riverbeam.v1.DeleteWorkspaceReques
  * Use `create(DeleteWorkspaceRequestSchema)` to create a new message.
  */
 export const DeleteWorkspaceRequestSchema: GenMessage<DeleteWorkspaceRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 7);
+  messageDesc(file_riverbeam_v1_sandbox_service, 12);
 
 /**
  * @generated from message riverbeam.v1.DeleteWorkspaceResponse
@@ -210,7 +336,7 @@ export type DeleteWorkspaceResponse = Message<"riverbeam.v1.DeleteWorkspaceRespo
  * Use `create(DeleteWorkspaceResponseSchema)` to create a new message.
  */
 export const DeleteWorkspaceResponseSchema: GenMessage<DeleteWorkspaceResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 8);
+  messageDesc(file_riverbeam_v1_sandbox_service, 13);
 
 /**
  * @generated from message riverbeam.v1.CheckoutBranchRequest
@@ -230,6 +356,13 @@ export type CheckoutBranchRequest = Message<"riverbeam.v1.CheckoutBranchRequest"
    * @generated from field: bool create = 3;
    */
   create: boolean;
+
+  /**
+   * The run this call acts for (unset: not fenced).
+   *
+   * @generated from field: optional riverbeam.v1.Fence fence = 40;
+   */
+  fence?: Fence | undefined;
 };
 
 /**
@@ -237,7 +370,7 @@ export type CheckoutBranchRequest = Message<"riverbeam.v1.CheckoutBranchRequest"
  * Use `create(CheckoutBranchRequestSchema)` to create a new message.
  */
 export const CheckoutBranchRequestSchema: GenMessage<CheckoutBranchRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 9);
+  messageDesc(file_riverbeam_v1_sandbox_service, 14);
 
 /**
  * @generated from message riverbeam.v1.CheckoutBranchResponse
@@ -254,7 +387,7 @@ export type CheckoutBranchResponse = Message<"riverbeam.v1.CheckoutBranchRespons
  * Use `create(CheckoutBranchResponseSchema)` to create a new message.
  */
 export const CheckoutBranchResponseSchema: GenMessage<CheckoutBranchResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 10);
+  messageDesc(file_riverbeam_v1_sandbox_service, 15);
 
 /**
  * @generated from message riverbeam.v1.ListTreeRequest
@@ -271,6 +404,13 @@ export type ListTreeRequest = Message<"riverbeam.v1.ListTreeRequest"> & {
    * @generated from field: string path = 2;
    */
   path: string;
+
+  /**
+   * The run this call acts for (unset: not fenced).
+   *
+   * @generated from field: optional riverbeam.v1.Fence fence = 40;
+   */
+  fence?: Fence | undefined;
 };
 
 /**
@@ -278,7 +418,7 @@ export type ListTreeRequest = Message<"riverbeam.v1.ListTreeRequest"> & {
  * Use `create(ListTreeRequestSchema)` to create a new message.
  */
 export const ListTreeRequestSchema: GenMessage<ListTreeRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 11);
+  messageDesc(file_riverbeam_v1_sandbox_service, 16);
 
 /**
  * @generated from message riverbeam.v1.ListTreeResponse
@@ -305,7 +445,7 @@ export type ListTreeResponse = Message<"riverbeam.v1.ListTreeResponse"> & {
  * Use `create(ListTreeResponseSchema)` to create a new message.
  */
 export const ListTreeResponseSchema: GenMessage<ListTreeResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 12);
+  messageDesc(file_riverbeam_v1_sandbox_service, 17);
 
 /**
  * @generated from message riverbeam.v1.ReadFileRequest
@@ -320,6 +460,13 @@ export type ReadFileRequest = Message<"riverbeam.v1.ReadFileRequest"> & {
    * @generated from field: string path = 2;
    */
   path: string;
+
+  /**
+   * The run this call acts for (unset: not fenced).
+   *
+   * @generated from field: optional riverbeam.v1.Fence fence = 40;
+   */
+  fence?: Fence | undefined;
 };
 
 /**
@@ -327,7 +474,7 @@ export type ReadFileRequest = Message<"riverbeam.v1.ReadFileRequest"> & {
  * Use `create(ReadFileRequestSchema)` to create a new message.
  */
 export const ReadFileRequestSchema: GenMessage<ReadFileRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 13);
+  messageDesc(file_riverbeam_v1_sandbox_service, 18);
 
 /**
  * @generated from message riverbeam.v1.ReadFileResponse
@@ -366,7 +513,7 @@ export type ReadFileResponse = Message<"riverbeam.v1.ReadFileResponse"> & {
  * Use `create(ReadFileResponseSchema)` to create a new message.
  */
 export const ReadFileResponseSchema: GenMessage<ReadFileResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 14);
+  messageDesc(file_riverbeam_v1_sandbox_service, 19);
 
 /**
  * @generated from message riverbeam.v1.WriteFileRequest
@@ -386,6 +533,13 @@ export type WriteFileRequest = Message<"riverbeam.v1.WriteFileRequest"> & {
    * @generated from field: string body = 3;
    */
   body: string;
+
+  /**
+   * The run this call acts for (unset: not fenced).
+   *
+   * @generated from field: optional riverbeam.v1.Fence fence = 40;
+   */
+  fence?: Fence | undefined;
 };
 
 /**
@@ -393,7 +547,7 @@ export type WriteFileRequest = Message<"riverbeam.v1.WriteFileRequest"> & {
  * Use `create(WriteFileRequestSchema)` to create a new message.
  */
 export const WriteFileRequestSchema: GenMessage<WriteFileRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 15);
+  messageDesc(file_riverbeam_v1_sandbox_service, 20);
 
 /**
  * @generated from message riverbeam.v1.WriteFileResponse
@@ -415,7 +569,7 @@ export type WriteFileResponse = Message<"riverbeam.v1.WriteFileResponse"> & {
  * Use `create(WriteFileResponseSchema)` to create a new message.
  */
 export const WriteFileResponseSchema: GenMessage<WriteFileResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 16);
+  messageDesc(file_riverbeam_v1_sandbox_service, 21);
 
 /**
  * @generated from message riverbeam.v1.GitStatusRequest
@@ -425,6 +579,13 @@ export type GitStatusRequest = Message<"riverbeam.v1.GitStatusRequest"> & {
    * @generated from field: string workspace = 1;
    */
   workspace: string;
+
+  /**
+   * The run this call acts for (unset: not fenced).
+   *
+   * @generated from field: optional riverbeam.v1.Fence fence = 40;
+   */
+  fence?: Fence | undefined;
 };
 
 /**
@@ -432,7 +593,7 @@ export type GitStatusRequest = Message<"riverbeam.v1.GitStatusRequest"> & {
  * Use `create(GitStatusRequestSchema)` to create a new message.
  */
 export const GitStatusRequestSchema: GenMessage<GitStatusRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 17);
+  messageDesc(file_riverbeam_v1_sandbox_service, 22);
 
 /**
  * @generated from message riverbeam.v1.GitFileStatus
@@ -463,7 +624,7 @@ export type GitFileStatus = Message<"riverbeam.v1.GitFileStatus"> & {
  * Use `create(GitFileStatusSchema)` to create a new message.
  */
 export const GitFileStatusSchema: GenMessage<GitFileStatus> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 18);
+  messageDesc(file_riverbeam_v1_sandbox_service, 23);
 
 /**
  * @generated from message riverbeam.v1.GitStatusResponse
@@ -495,7 +656,7 @@ export type GitStatusResponse = Message<"riverbeam.v1.GitStatusResponse"> & {
  * Use `create(GitStatusResponseSchema)` to create a new message.
  */
 export const GitStatusResponseSchema: GenMessage<GitStatusResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 19);
+  messageDesc(file_riverbeam_v1_sandbox_service, 24);
 
 /**
  * @generated from message riverbeam.v1.GitDiffRequest
@@ -505,6 +666,13 @@ export type GitDiffRequest = Message<"riverbeam.v1.GitDiffRequest"> & {
    * @generated from field: string workspace = 1;
    */
   workspace: string;
+
+  /**
+   * The run this call acts for (unset: not fenced).
+   *
+   * @generated from field: optional riverbeam.v1.Fence fence = 40;
+   */
+  fence?: Fence | undefined;
 };
 
 /**
@@ -512,7 +680,7 @@ export type GitDiffRequest = Message<"riverbeam.v1.GitDiffRequest"> & {
  * Use `create(GitDiffRequestSchema)` to create a new message.
  */
 export const GitDiffRequestSchema: GenMessage<GitDiffRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 20);
+  messageDesc(file_riverbeam_v1_sandbox_service, 25);
 
 /**
  * @generated from message riverbeam.v1.GitDiffResponse
@@ -544,7 +712,7 @@ export type GitDiffResponse = Message<"riverbeam.v1.GitDiffResponse"> & {
  * Use `create(GitDiffResponseSchema)` to create a new message.
  */
 export const GitDiffResponseSchema: GenMessage<GitDiffResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 21);
+  messageDesc(file_riverbeam_v1_sandbox_service, 26);
 
 /**
  * @generated from message riverbeam.v1.GitLogRequest
@@ -559,6 +727,13 @@ export type GitLogRequest = Message<"riverbeam.v1.GitLogRequest"> & {
    * @generated from field: int32 limit = 2;
    */
   limit: number;
+
+  /**
+   * The run this call acts for (unset: not fenced).
+   *
+   * @generated from field: optional riverbeam.v1.Fence fence = 40;
+   */
+  fence?: Fence | undefined;
 };
 
 /**
@@ -566,7 +741,7 @@ export type GitLogRequest = Message<"riverbeam.v1.GitLogRequest"> & {
  * Use `create(GitLogRequestSchema)` to create a new message.
  */
 export const GitLogRequestSchema: GenMessage<GitLogRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 22);
+  messageDesc(file_riverbeam_v1_sandbox_service, 27);
 
 /**
  * @generated from message riverbeam.v1.GitLogEntry
@@ -603,7 +778,7 @@ export type GitLogEntry = Message<"riverbeam.v1.GitLogEntry"> & {
  * Use `create(GitLogEntrySchema)` to create a new message.
  */
 export const GitLogEntrySchema: GenMessage<GitLogEntry> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 23);
+  messageDesc(file_riverbeam_v1_sandbox_service, 28);
 
 /**
  * @generated from message riverbeam.v1.GitLogResponse
@@ -620,7 +795,7 @@ export type GitLogResponse = Message<"riverbeam.v1.GitLogResponse"> & {
  * Use `create(GitLogResponseSchema)` to create a new message.
  */
 export const GitLogResponseSchema: GenMessage<GitLogResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 24);
+  messageDesc(file_riverbeam_v1_sandbox_service, 29);
 
 /**
  * @generated from message riverbeam.v1.GitAddRequest
@@ -637,6 +812,13 @@ export type GitAddRequest = Message<"riverbeam.v1.GitAddRequest"> & {
    * @generated from field: string path = 2;
    */
   path: string;
+
+  /**
+   * The run this call acts for (unset: not fenced).
+   *
+   * @generated from field: optional riverbeam.v1.Fence fence = 40;
+   */
+  fence?: Fence | undefined;
 };
 
 /**
@@ -644,7 +826,7 @@ export type GitAddRequest = Message<"riverbeam.v1.GitAddRequest"> & {
  * Use `create(GitAddRequestSchema)` to create a new message.
  */
 export const GitAddRequestSchema: GenMessage<GitAddRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 25);
+  messageDesc(file_riverbeam_v1_sandbox_service, 30);
 
 /**
  * @generated from message riverbeam.v1.GitAddResponse
@@ -671,7 +853,7 @@ export type GitAddResponse = Message<"riverbeam.v1.GitAddResponse"> & {
  * Use `create(GitAddResponseSchema)` to create a new message.
  */
 export const GitAddResponseSchema: GenMessage<GitAddResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 26);
+  messageDesc(file_riverbeam_v1_sandbox_service, 31);
 
 /**
  * @generated from message riverbeam.v1.GitCommitRequest
@@ -686,6 +868,13 @@ export type GitCommitRequest = Message<"riverbeam.v1.GitCommitRequest"> & {
    * @generated from field: string message = 2;
    */
   message: string;
+
+  /**
+   * The run this call acts for (unset: not fenced).
+   *
+   * @generated from field: optional riverbeam.v1.Fence fence = 40;
+   */
+  fence?: Fence | undefined;
 };
 
 /**
@@ -693,7 +882,7 @@ export type GitCommitRequest = Message<"riverbeam.v1.GitCommitRequest"> & {
  * Use `create(GitCommitRequestSchema)` to create a new message.
  */
 export const GitCommitRequestSchema: GenMessage<GitCommitRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 27);
+  messageDesc(file_riverbeam_v1_sandbox_service, 32);
 
 /**
  * @generated from message riverbeam.v1.GitCommitResponse
@@ -720,7 +909,7 @@ export type GitCommitResponse = Message<"riverbeam.v1.GitCommitResponse"> & {
  * Use `create(GitCommitResponseSchema)` to create a new message.
  */
 export const GitCommitResponseSchema: GenMessage<GitCommitResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 28);
+  messageDesc(file_riverbeam_v1_sandbox_service, 33);
 
 /**
  * @generated from message riverbeam.v1.GitPushRequest
@@ -737,6 +926,13 @@ export type GitPushRequest = Message<"riverbeam.v1.GitPushRequest"> & {
    * @generated from field: optional string ref = 2;
    */
   ref?: string | undefined;
+
+  /**
+   * The run this call acts for (unset: not fenced).
+   *
+   * @generated from field: optional riverbeam.v1.Fence fence = 40;
+   */
+  fence?: Fence | undefined;
 };
 
 /**
@@ -744,7 +940,7 @@ export type GitPushRequest = Message<"riverbeam.v1.GitPushRequest"> & {
  * Use `create(GitPushRequestSchema)` to create a new message.
  */
 export const GitPushRequestSchema: GenMessage<GitPushRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 29);
+  messageDesc(file_riverbeam_v1_sandbox_service, 34);
 
 /**
  * @generated from message riverbeam.v1.GitPushResponse
@@ -771,7 +967,7 @@ export type GitPushResponse = Message<"riverbeam.v1.GitPushResponse"> & {
  * Use `create(GitPushResponseSchema)` to create a new message.
  */
 export const GitPushResponseSchema: GenMessage<GitPushResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_sandbox_service, 30);
+  messageDesc(file_riverbeam_v1_sandbox_service, 35);
 
 /**
  * @generated from enum riverbeam.v1.FileChange
@@ -827,6 +1023,17 @@ export const SandboxService: GenService<{
     methodKind: "unary";
     input: typeof CreateWorkspaceRequestSchema;
     output: typeof CreateWorkspaceResponseSchema;
+  },
+  /**
+   * Create the workspace if it does not exist yet, else return it as it is. Idempotent, and
+   * safe when several callers ask for one name at once: exactly one of them creates it.
+   *
+   * @generated from rpc riverbeam.v1.SandboxService.EnsureWorkspace
+   */
+  ensureWorkspace: {
+    methodKind: "unary";
+    input: typeof EnsureWorkspaceRequestSchema;
+    output: typeof EnsureWorkspaceResponseSchema;
   },
   /**
    * @generated from rpc riverbeam.v1.SandboxService.GetWorkspace
@@ -933,6 +1140,18 @@ export const SandboxService: GenService<{
     methodKind: "unary";
     input: typeof GitPushRequestSchema;
     output: typeof GitPushResponseSchema;
+  },
+  /**
+   * Fencing: from now on, calls fenced for run_id with an epoch below min_epoch are refused
+   * (BEM-340). Returns once no such call is in flight any more, so the caller (a reaper taking
+   * the run over) knows the stale holder can no longer act. Persisted across restarts.
+   *
+   * @generated from rpc riverbeam.v1.SandboxService.RevokeFence
+   */
+  revokeFence: {
+    methodKind: "unary";
+    input: typeof RevokeFenceRequestSchema;
+    output: typeof RevokeFenceResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_riverbeam_v1_sandbox_service, 0);

@@ -20,7 +20,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file riverbeam/v1/store_service.proto.
  */
 export const file_riverbeam_v1_store_service: GenFile = /*@__PURE__*/
-  fileDesc("CiByaXZlcmJlYW0vdjEvc3RvcmVfc2VydmljZS5wcm90bxIMcml2ZXJiZWFtLnYxIvEBChVTdW1tYXJpemVVc2FnZVJlcXVlc3QSEAoIZ3JvdXBfYnkYASABKAkSLgoKc3RhcnRfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKB3VzZXJfaWQYBCABKAlIAIgBARITCgZvcmdfaWQYBSABKAlIAYgBARIXCgpzZXNzaW9uX2lkGAYgASgJSAKIAQFCCgoIX3VzZXJfaWRCCQoHX29yZ19pZEINCgtfc2Vzc2lvbl9pZCI+ChZTdW1tYXJpemVVc2FnZVJlc3BvbnNlEiQKBHJvd3MYASADKAsyFi5yaXZlcmJlYW0udjEuVXNhZ2VSb3civgIKCk5ld01lc3NhZ2USDAoEcm9sZRgBIAEoCRIMCgR0eXBlGAIgASgJEioKB2NvbnRlbnQYAyADKAsyGS5yaXZlcmJlYW0udjEuQ29udGVudFBhcnQSEgoKbWVzc2FnZV9pZBgEIAEoCRIZCgx0b29sX2NhbGxfaWQYBSABKAlIAIgBARIWCgl0b29sX25hbWUYBiABKAlIAYgBARIqCgl0b29sX2FyZ3MYByABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EisKC3Rvb2xfcmVzdWx0GAggASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEikKCG1ldGFkYXRhGAkgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIPCg1fdG9vbF9jYWxsX2lkQgwKCl90b29sX25hbWUiJwoLTWVtb3J5U2NvcGUSDAoEbmFtZRgBIAEoCRIKCgJpZBgCIAEoCSIpChNGZXRjaFNlc3Npb25SZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiPgoURmV0Y2hTZXNzaW9uUmVzcG9uc2USJgoHc2Vzc2lvbhgBIAEoCzIVLnJpdmVyYmVhbS52MS5TZXNzaW9uIjEKF0ZldGNoSW50ZXJhY3Rpb25SZXF1ZXN0EhYKDmludGVyYWN0aW9uX2lkGAEgASgJIkoKGEZldGNoSW50ZXJhY3Rpb25SZXNwb25zZRIuCgtpbnRlcmFjdGlvbhgBIAEoCzIZLnJpdmVyYmVhbS52MS5JbnRlcmFjdGlvbiIhCg9GZXRjaFJ1blJlcXVlc3QSDgoGcnVuX2lkGAEgASgJIjIKEEZldGNoUnVuUmVzcG9uc2USHgoDcnVuGAEgASgLMhEucml2ZXJiZWFtLnYxLlJ1biInChJGZXRjaEFjdGlvblJlcXVlc3QSEQoJYWN0aW9uX2lkGAEgASgJIjsKE0ZldGNoQWN0aW9uUmVzcG9uc2USJAoGYWN0aW9uGAEgASgLMhQucml2ZXJiZWFtLnYxLkFjdGlvbiIuChhGZXRjaFJ1bkJ5UmVxdWVzdFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCSI7ChlGZXRjaFJ1bkJ5UmVxdWVzdFJlc3BvbnNlEh4KA3J1bhgBIAEoCzIRLnJpdmVyYmVhbS52MS5SdW4iKgoQRmV0Y2hSdW5zUmVxdWVzdBIWCg5pbnRlcmFjdGlvbl9pZBgBIAEoCSI0ChFGZXRjaFJ1bnNSZXNwb25zZRIfCgRydW5zGAEgAygLMhEucml2ZXJiZWFtLnYxLlJ1biJRChRGZXRjaE1lc3NhZ2VzUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIlkKFUZldGNoTWVzc2FnZXNSZXNwb25zZRInCghtZXNzYWdlcxgBIAMoCzIVLnJpdmVyYmVhbS52MS5NZXNzYWdlEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSKNAQoaRmV0Y2hQZW5kaW5nQWN0aW9uc1JlcXVlc3QSFwoKc2Vzc2lvbl9pZBgBIAEoCUgAiAEBEhQKB3VzZXJfaWQYAiABKAlIAYgBARIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCUINCgtfc2Vzc2lvbl9pZEIKCghfdXNlcl9pZCJdChtGZXRjaFBlbmRpbmdBY3Rpb25zUmVzcG9uc2USJQoHYWN0aW9ucxgBIAMoCzIULnJpdmVyYmVhbS52MS5BY3Rpb24SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJItwECg9CZWdpblJ1blJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIUCgd1c2VyX2lkGAIgASgJSACIAQESFwoKcHJvZmlsZV9pZBgDIAEoCUgBiAEBEhMKBm9yZ19pZBgEIAEoCUgCiAEBEhIKCmFnZW50X25hbWUYBSABKAkSGwoOaW50ZXJhY3Rpb25faWQYBiABKAlIA4gBARIOCgZydW5faWQYByABKAkSFwoKcmVxdWVzdF9pZBgIIAEoCUgEiAEBEjAKDWh1bWFuX2NvbnRlbnQYCSADKAsyGS5yaXZlcmJlYW0udjEuQ29udGVudFBhcnQSMQoQbWVzc2FnZV9tZXRhZGF0YRgKIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEwoLbGVhc2Vfb3duZXIYCyABKAkSEwoLbGVhc2VfdHRsX3MYDCABKAESEQoJZXhjbHVzaXZlGA0gASgIEj4KEGFjdGlvbl9yZXNwb25zZXMYDiADKAsyJC5yaXZlcmJlYW0udjEuQWN0aW9uUmVzcG9uc2VFbnZlbG9wZRIVCg1oaXN0b3J5X2xpbWl0GA8gASgFEhoKDXJlcXVpcmVfb3duZXIYECABKAlIBYgBARIYCgtyZXF1aXJlX29yZxgRIAEoCUgGiAEBQgoKCF91c2VyX2lkQg0KC19wcm9maWxlX2lkQgkKB19vcmdfaWRCEQoPX2ludGVyYWN0aW9uX2lkQg0KC19yZXF1ZXN0X2lkQhAKDl9yZXF1aXJlX293bmVyQg4KDF9yZXF1aXJlX29yZyLAAgoQQmVnaW5SdW5SZXNwb25zZRImCgdzZXNzaW9uGAEgASgLMhUucml2ZXJiZWFtLnYxLlNlc3Npb24SLgoLaW50ZXJhY3Rpb24YAiABKAsyGS5yaXZlcmJlYW0udjEuSW50ZXJhY3Rpb24SHgoDcnVuGAMgASgLMhEucml2ZXJiZWFtLnYxLlJ1bhIsCg1odW1hbl9tZXNzYWdlGAQgASgLMhUucml2ZXJiZWFtLnYxLk1lc3NhZ2USLgoQcmVzb2x2ZWRfYWN0aW9ucxgFIAMoCzIULnJpdmVyYmVhbS52MS5BY3Rpb24SLgoPYWN0aW9uX21lc3NhZ2VzGAYgAygLMhUucml2ZXJiZWFtLnYxLk1lc3NhZ2USJgoHaGlzdG9yeRgHIAMoCzIVLnJpdmVyYmVhbS52MS5NZXNzYWdlItgDChBGaW5pc2hSdW5SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRITCgtsZWFzZV9vd25lchgCIAEoCRInCgZzdGF0dXMYAyABKA4yFy5yaXZlcmJlYW0udjEuUnVuU3RhdHVzEioKCG1lc3NhZ2VzGAQgAygLMhgucml2ZXJiZWFtLnYxLk5ld01lc3NhZ2USNQoPcGVuZGluZ19hY3Rpb25zGAUgAygLMhwucml2ZXJiZWFtLnYxLkFjdGlvblJlcXVpcmVkEjsKEmludGVyYWN0aW9uX3N0YXR1cxgGIAEoDjIfLnJpdmVyYmVhbS52MS5JbnRlcmFjdGlvblN0YXR1cxIXCgplcnJvcl9jb2RlGAcgASgJSACIAQESGgoNZXJyb3JfbWVzc2FnZRgIIAEoCUgBiAEBEi0KC3Rva2VuX3VzYWdlGAkgASgLMhgucml2ZXJiZWFtLnYxLlRva2VuVXNhZ2USFwoKbW9kZWxfdXNlZBgKIAEoCUgCiAEBEikKBnJlc3VsdBgLIAEoCzIZLnJpdmVyYmVhbS52MS5BZ2VudFJlc3VsdEINCgtfZXJyb3JfY29kZUIQCg5fZXJyb3JfbWVzc2FnZUINCgtfbW9kZWxfdXNlZCIzChFGaW5pc2hSdW5SZXNwb25zZRIeCgNydW4YASABKAsyES5yaXZlcmJlYW0udjEuUnVuIqMBChpSZWNvcmRBY3Rpb25PdXRjb21lUmVxdWVzdBIRCglhY3Rpb25faWQYASABKAkSLAoHb3V0Y29tZRgCIAEoDjIbLnJpdmVyYmVhbS52MS5BY3Rpb25PdXRjb21lEiYKBnJlc3VsdBgDIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRISCgVlcnJvchgEIAEoCUgAiAEBQggKBl9lcnJvciJDChtSZWNvcmRBY3Rpb25PdXRjb21lUmVzcG9uc2USJAoGYWN0aW9uGAEgASgLMhQucml2ZXJiZWFtLnYxLkFjdGlvbiKlAQoUQXBwZW5kTWVzc2FnZVJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIpCgdtZXNzYWdlGAIgASgLMhgucml2ZXJiZWFtLnYxLk5ld01lc3NhZ2USGwoOaW50ZXJhY3Rpb25faWQYAyABKAlIAIgBARITCgZydW5faWQYBCABKAlIAYgBAUIRCg9faW50ZXJhY3Rpb25faWRCCQoHX3J1bl9pZCI/ChVBcHBlbmRNZXNzYWdlUmVzcG9uc2USJgoHbWVzc2FnZRgBIAEoCzIVLnJpdmVyYmVhbS52MS5NZXNzYWdlIkcKEVJlbmV3TGVhc2VSZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRITCgtsZWFzZV9vd25lchgCIAEoCRINCgV0dGxfcxgDIAEoASIlChJSZW5ld0xlYXNlUmVzcG9uc2USDwoHcmVuZXdlZBgBIAEoCCJQChZSZWFwRXhwaXJlZFJ1bnNSZXF1ZXN0EicKA25vdxgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFbGltaXQYAiABKAUiOgoXUmVhcEV4cGlyZWRSdW5zUmVzcG9uc2USHwoEcnVucxgBIAMoCzIRLnJpdmVyYmVhbS52MS5SdW4icwoPUmVtZW1iZXJSZXF1ZXN0EhIKCnNjb3BlX25hbWUYASABKAkSEAoIc2NvcGVfaWQYAiABKAkSDwoHY29udGVudBgDIAEoCRIpCghtZXRhZGF0YRgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiPAoQUmVtZW1iZXJSZXNwb25zZRIoCgVlbnRyeRgBIAEoCzIZLnJpdmVyYmVhbS52MS5NZW1vcnlFbnRyeSJJCg1SZWNhbGxSZXF1ZXN0EikKBnNjb3BlcxgBIAMoCzIZLnJpdmVyYmVhbS52MS5NZW1vcnlTY29wZRINCgVsaW1pdBgCIAEoBSI8Cg5SZWNhbGxSZXNwb25zZRIqCgdlbnRyaWVzGAEgAygLMhkucml2ZXJiZWFtLnYxLk1lbW9yeUVudHJ5IkoKGURlbGV0ZUlkbGVTZXNzaW9uc1JlcXVlc3QSLQoKb2xkZXJfdGhhbhgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiItChpEZWxldGVJZGxlU2Vzc2lvbnNSZXNwb25zZRIPCgdkZWxldGVkGAEgASgDMscMCgxTdG9yZVNlcnZpY2USVQoMRmV0Y2hTZXNzaW9uEiEucml2ZXJiZWFtLnYxLkZldGNoU2Vzc2lvblJlcXVlc3QaIi5yaXZlcmJlYW0udjEuRmV0Y2hTZXNzaW9uUmVzcG9uc2USYQoQRmV0Y2hJbnRlcmFjdGlvbhIlLnJpdmVyYmVhbS52MS5GZXRjaEludGVyYWN0aW9uUmVxdWVzdBomLnJpdmVyYmVhbS52MS5GZXRjaEludGVyYWN0aW9uUmVzcG9uc2USSQoIRmV0Y2hSdW4SHS5yaXZlcmJlYW0udjEuRmV0Y2hSdW5SZXF1ZXN0Gh4ucml2ZXJiZWFtLnYxLkZldGNoUnVuUmVzcG9uc2USUgoLRmV0Y2hBY3Rpb24SIC5yaXZlcmJlYW0udjEuRmV0Y2hBY3Rpb25SZXF1ZXN0GiEucml2ZXJiZWFtLnYxLkZldGNoQWN0aW9uUmVzcG9uc2USZAoRRmV0Y2hSdW5CeVJlcXVlc3QSJi5yaXZlcmJlYW0udjEuRmV0Y2hSdW5CeVJlcXVlc3RSZXF1ZXN0Gicucml2ZXJiZWFtLnYxLkZldGNoUnVuQnlSZXF1ZXN0UmVzcG9uc2USTAoJRmV0Y2hSdW5zEh4ucml2ZXJiZWFtLnYxLkZldGNoUnVuc1JlcXVlc3QaHy5yaXZlcmJlYW0udjEuRmV0Y2hSdW5zUmVzcG9uc2USWAoNRmV0Y2hNZXNzYWdlcxIiLnJpdmVyYmVhbS52MS5GZXRjaE1lc3NhZ2VzUmVxdWVzdBojLnJpdmVyYmVhbS52MS5GZXRjaE1lc3NhZ2VzUmVzcG9uc2USagoTRmV0Y2hQZW5kaW5nQWN0aW9ucxIoLnJpdmVyYmVhbS52MS5GZXRjaFBlbmRpbmdBY3Rpb25zUmVxdWVzdBopLnJpdmVyYmVhbS52MS5GZXRjaFBlbmRpbmdBY3Rpb25zUmVzcG9uc2USSQoIQmVnaW5SdW4SHS5yaXZlcmJlYW0udjEuQmVnaW5SdW5SZXF1ZXN0Gh4ucml2ZXJiZWFtLnYxLkJlZ2luUnVuUmVzcG9uc2USTAoJRmluaXNoUnVuEh4ucml2ZXJiZWFtLnYxLkZpbmlzaFJ1blJlcXVlc3QaHy5yaXZlcmJlYW0udjEuRmluaXNoUnVuUmVzcG9uc2USagoTUmVjb3JkQWN0aW9uT3V0Y29tZRIoLnJpdmVyYmVhbS52MS5SZWNvcmRBY3Rpb25PdXRjb21lUmVxdWVzdBopLnJpdmVyYmVhbS52MS5SZWNvcmRBY3Rpb25PdXRjb21lUmVzcG9uc2USWAoNQXBwZW5kTWVzc2FnZRIiLnJpdmVyYmVhbS52MS5BcHBlbmRNZXNzYWdlUmVxdWVzdBojLnJpdmVyYmVhbS52MS5BcHBlbmRNZXNzYWdlUmVzcG9uc2USTwoKUmVuZXdMZWFzZRIfLnJpdmVyYmVhbS52MS5SZW5ld0xlYXNlUmVxdWVzdBogLnJpdmVyYmVhbS52MS5SZW5ld0xlYXNlUmVzcG9uc2USXgoPUmVhcEV4cGlyZWRSdW5zEiQucml2ZXJiZWFtLnYxLlJlYXBFeHBpcmVkUnVuc1JlcXVlc3QaJS5yaXZlcmJlYW0udjEuUmVhcEV4cGlyZWRSdW5zUmVzcG9uc2USSQoIUmVtZW1iZXISHS5yaXZlcmJlYW0udjEuUmVtZW1iZXJSZXF1ZXN0Gh4ucml2ZXJiZWFtLnYxLlJlbWVtYmVyUmVzcG9uc2USQwoGUmVjYWxsEhsucml2ZXJiZWFtLnYxLlJlY2FsbFJlcXVlc3QaHC5yaXZlcmJlYW0udjEuUmVjYWxsUmVzcG9uc2USZwoSRGVsZXRlSWRsZVNlc3Npb25zEicucml2ZXJiZWFtLnYxLkRlbGV0ZUlkbGVTZXNzaW9uc1JlcXVlc3QaKC5yaXZlcmJlYW0udjEuRGVsZXRlSWRsZVNlc3Npb25zUmVzcG9uc2USWwoOU3VtbWFyaXplVXNhZ2USIy5yaXZlcmJlYW0udjEuU3VtbWFyaXplVXNhZ2VSZXF1ZXN0GiQucml2ZXJiZWFtLnYxLlN1bW1hcml6ZVVzYWdlUmVzcG9uc2VCoAEKEGRldi5yaXZlcmJlYW0udjFCEVN0b3JlU2VydmljZVByb3RvUAFaPmdpdGh1Yi5jb20vcml2ZXJiZWFtL3JpdmVyYmVhbS9nZW4vZ28vcml2ZXJiZWFtL3YxO3JpdmVyYmVhbXYxogIDUlhYqgIMUml2ZXJiZWFtLlYxugICUkLKAgxSaXZlcmJlYW1cVjHqAg1SaXZlcmJlYW06OlYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_riverbeam_v1_records, file_riverbeam_v1_types]);
+  fileDesc("CiByaXZlcmJlYW0vdjEvc3RvcmVfc2VydmljZS5wcm90bxIMcml2ZXJiZWFtLnYxIvEBChVTdW1tYXJpemVVc2FnZVJlcXVlc3QSEAoIZ3JvdXBfYnkYASABKAkSLgoKc3RhcnRfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKB3VzZXJfaWQYBCABKAlIAIgBARITCgZvcmdfaWQYBSABKAlIAYgBARIXCgpzZXNzaW9uX2lkGAYgASgJSAKIAQFCCgoIX3VzZXJfaWRCCQoHX29yZ19pZEINCgtfc2Vzc2lvbl9pZCI+ChZTdW1tYXJpemVVc2FnZVJlc3BvbnNlEiQKBHJvd3MYASADKAsyFi5yaXZlcmJlYW0udjEuVXNhZ2VSb3civgIKCk5ld01lc3NhZ2USDAoEcm9sZRgBIAEoCRIMCgR0eXBlGAIgASgJEioKB2NvbnRlbnQYAyADKAsyGS5yaXZlcmJlYW0udjEuQ29udGVudFBhcnQSEgoKbWVzc2FnZV9pZBgEIAEoCRIZCgx0b29sX2NhbGxfaWQYBSABKAlIAIgBARIWCgl0b29sX25hbWUYBiABKAlIAYgBARIqCgl0b29sX2FyZ3MYByABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EisKC3Rvb2xfcmVzdWx0GAggASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEikKCG1ldGFkYXRhGAkgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIPCg1fdG9vbF9jYWxsX2lkQgwKCl90b29sX25hbWUiJwoLTWVtb3J5U2NvcGUSDAoEbmFtZRgBIAEoCRIKCgJpZBgCIAEoCSIpChNGZXRjaFNlc3Npb25SZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiPgoURmV0Y2hTZXNzaW9uUmVzcG9uc2USJgoHc2Vzc2lvbhgBIAEoCzIVLnJpdmVyYmVhbS52MS5TZXNzaW9uIjEKF0ZldGNoSW50ZXJhY3Rpb25SZXF1ZXN0EhYKDmludGVyYWN0aW9uX2lkGAEgASgJIkoKGEZldGNoSW50ZXJhY3Rpb25SZXNwb25zZRIuCgtpbnRlcmFjdGlvbhgBIAEoCzIZLnJpdmVyYmVhbS52MS5JbnRlcmFjdGlvbiIhCg9GZXRjaFJ1blJlcXVlc3QSDgoGcnVuX2lkGAEgASgJIjIKEEZldGNoUnVuUmVzcG9uc2USHgoDcnVuGAEgASgLMhEucml2ZXJiZWFtLnYxLlJ1biInChJGZXRjaEFjdGlvblJlcXVlc3QSEQoJYWN0aW9uX2lkGAEgASgJIjsKE0ZldGNoQWN0aW9uUmVzcG9uc2USJAoGYWN0aW9uGAEgASgLMhQucml2ZXJiZWFtLnYxLkFjdGlvbiIuChhGZXRjaFJ1bkJ5UmVxdWVzdFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCSI7ChlGZXRjaFJ1bkJ5UmVxdWVzdFJlc3BvbnNlEh4KA3J1bhgBIAEoCzIRLnJpdmVyYmVhbS52MS5SdW4iKgoQRmV0Y2hSdW5zUmVxdWVzdBIWCg5pbnRlcmFjdGlvbl9pZBgBIAEoCSI0ChFGZXRjaFJ1bnNSZXNwb25zZRIfCgRydW5zGAEgAygLMhEucml2ZXJiZWFtLnYxLlJ1biJRChRGZXRjaE1lc3NhZ2VzUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIlkKFUZldGNoTWVzc2FnZXNSZXNwb25zZRInCghtZXNzYWdlcxgBIAMoCzIVLnJpdmVyYmVhbS52MS5NZXNzYWdlEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSKNAQoaRmV0Y2hQZW5kaW5nQWN0aW9uc1JlcXVlc3QSFwoKc2Vzc2lvbl9pZBgBIAEoCUgAiAEBEhQKB3VzZXJfaWQYAiABKAlIAYgBARIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCUINCgtfc2Vzc2lvbl9pZEIKCghfdXNlcl9pZCJdChtGZXRjaFBlbmRpbmdBY3Rpb25zUmVzcG9uc2USJQoHYWN0aW9ucxgBIAMoCzIULnJpdmVyYmVhbS52MS5BY3Rpb24SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJItwECg9CZWdpblJ1blJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIUCgd1c2VyX2lkGAIgASgJSACIAQESFwoKcHJvZmlsZV9pZBgDIAEoCUgBiAEBEhMKBm9yZ19pZBgEIAEoCUgCiAEBEhIKCmFnZW50X25hbWUYBSABKAkSGwoOaW50ZXJhY3Rpb25faWQYBiABKAlIA4gBARIOCgZydW5faWQYByABKAkSFwoKcmVxdWVzdF9pZBgIIAEoCUgEiAEBEjAKDWh1bWFuX2NvbnRlbnQYCSADKAsyGS5yaXZlcmJlYW0udjEuQ29udGVudFBhcnQSMQoQbWVzc2FnZV9tZXRhZGF0YRgKIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEwoLbGVhc2Vfb3duZXIYCyABKAkSEwoLbGVhc2VfdHRsX3MYDCABKAESEQoJZXhjbHVzaXZlGA0gASgIEj4KEGFjdGlvbl9yZXNwb25zZXMYDiADKAsyJC5yaXZlcmJlYW0udjEuQWN0aW9uUmVzcG9uc2VFbnZlbG9wZRIVCg1oaXN0b3J5X2xpbWl0GA8gASgFEhoKDXJlcXVpcmVfb3duZXIYECABKAlIBYgBARIYCgtyZXF1aXJlX29yZxgRIAEoCUgGiAEBQgoKCF91c2VyX2lkQg0KC19wcm9maWxlX2lkQgkKB19vcmdfaWRCEQoPX2ludGVyYWN0aW9uX2lkQg0KC19yZXF1ZXN0X2lkQhAKDl9yZXF1aXJlX293bmVyQg4KDF9yZXF1aXJlX29yZyLAAgoQQmVnaW5SdW5SZXNwb25zZRImCgdzZXNzaW9uGAEgASgLMhUucml2ZXJiZWFtLnYxLlNlc3Npb24SLgoLaW50ZXJhY3Rpb24YAiABKAsyGS5yaXZlcmJlYW0udjEuSW50ZXJhY3Rpb24SHgoDcnVuGAMgASgLMhEucml2ZXJiZWFtLnYxLlJ1bhIsCg1odW1hbl9tZXNzYWdlGAQgASgLMhUucml2ZXJiZWFtLnYxLk1lc3NhZ2USLgoQcmVzb2x2ZWRfYWN0aW9ucxgFIAMoCzIULnJpdmVyYmVhbS52MS5BY3Rpb24SLgoPYWN0aW9uX21lc3NhZ2VzGAYgAygLMhUucml2ZXJiZWFtLnYxLk1lc3NhZ2USJgoHaGlzdG9yeRgHIAMoCzIVLnJpdmVyYmVhbS52MS5NZXNzYWdlIoIEChBGaW5pc2hSdW5SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRITCgtsZWFzZV9vd25lchgCIAEoCRInCgZzdGF0dXMYAyABKA4yFy5yaXZlcmJlYW0udjEuUnVuU3RhdHVzEioKCG1lc3NhZ2VzGAQgAygLMhgucml2ZXJiZWFtLnYxLk5ld01lc3NhZ2USNQoPcGVuZGluZ19hY3Rpb25zGAUgAygLMhwucml2ZXJiZWFtLnYxLkFjdGlvblJlcXVpcmVkEjsKEmludGVyYWN0aW9uX3N0YXR1cxgGIAEoDjIfLnJpdmVyYmVhbS52MS5JbnRlcmFjdGlvblN0YXR1cxIXCgplcnJvcl9jb2RlGAcgASgJSACIAQESGgoNZXJyb3JfbWVzc2FnZRgIIAEoCUgBiAEBEi0KC3Rva2VuX3VzYWdlGAkgASgLMhgucml2ZXJiZWFtLnYxLlRva2VuVXNhZ2USFwoKbW9kZWxfdXNlZBgKIAEoCUgCiAEBEikKBnJlc3VsdBgLIAEoCzIZLnJpdmVyYmVhbS52MS5BZ2VudFJlc3VsdBIYCgtsZWFzZV9lcG9jaBgoIAEoA0gDiAEBQg0KC19lcnJvcl9jb2RlQhAKDl9lcnJvcl9tZXNzYWdlQg0KC19tb2RlbF91c2VkQg4KDF9sZWFzZV9lcG9jaCIzChFGaW5pc2hSdW5SZXNwb25zZRIeCgNydW4YASABKAsyES5yaXZlcmJlYW0udjEuUnVuIu0BChpSZWNvcmRBY3Rpb25PdXRjb21lUmVxdWVzdBIRCglhY3Rpb25faWQYASABKAkSLAoHb3V0Y29tZRgCIAEoDjIbLnJpdmVyYmVhbS52MS5BY3Rpb25PdXRjb21lEiYKBnJlc3VsdBgDIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRISCgVlcnJvchgEIAEoCUgAiAEBEhMKBnJ1bl9pZBgoIAEoCUgBiAEBEhgKC2xlYXNlX2Vwb2NoGCkgASgDSAKIAQFCCAoGX2Vycm9yQgkKB19ydW5faWRCDgoMX2xlYXNlX2Vwb2NoIkMKG1JlY29yZEFjdGlvbk91dGNvbWVSZXNwb25zZRIkCgZhY3Rpb24YASABKAsyFC5yaXZlcmJlYW0udjEuQWN0aW9uIs8BChRBcHBlbmRNZXNzYWdlUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEikKB21lc3NhZ2UYAiABKAsyGC5yaXZlcmJlYW0udjEuTmV3TWVzc2FnZRIbCg5pbnRlcmFjdGlvbl9pZBgDIAEoCUgAiAEBEhMKBnJ1bl9pZBgEIAEoCUgBiAEBEhgKC2xlYXNlX2Vwb2NoGCggASgDSAKIAQFCEQoPX2ludGVyYWN0aW9uX2lkQgkKB19ydW5faWRCDgoMX2xlYXNlX2Vwb2NoIj8KFUFwcGVuZE1lc3NhZ2VSZXNwb25zZRImCgdtZXNzYWdlGAEgASgLMhUucml2ZXJiZWFtLnYxLk1lc3NhZ2UicQoRUmVuZXdMZWFzZVJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEhMKC2xlYXNlX293bmVyGAIgASgJEg0KBXR0bF9zGAMgASgBEhgKC2xlYXNlX2Vwb2NoGCggASgDSACIAQFCDgoMX2xlYXNlX2Vwb2NoIiUKElJlbmV3TGVhc2VSZXNwb25zZRIPCgdyZW5ld2VkGAEgASgIIlAKFlJlYXBFeHBpcmVkUnVuc1JlcXVlc3QSJwoDbm93GAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVsaW1pdBgCIAEoBSI6ChdSZWFwRXhwaXJlZFJ1bnNSZXNwb25zZRIfCgRydW5zGAEgAygLMhEucml2ZXJiZWFtLnYxLlJ1biKVAQoaVGFrZU92ZXJFeHBpcmVkUnVuc1JlcXVlc3QSEQoJbmV3X293bmVyGAEgASgJEhMKC2xlYXNlX3R0bF9zGAIgASgBEg0KBWxpbWl0GAMgASgFEhcKD2V4Y2x1ZGVfcnVuX2lkcxgEIAMoCRInCgNub3cYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkcKG1Rha2VPdmVyRXhwaXJlZFJ1bnNSZXNwb25zZRIoCgRydW5zGAEgAygLMhoucml2ZXJiZWFtLnYxLlRha2VuT3ZlclJ1biJeCgxUYWtlbk92ZXJSdW4SHgoDcnVuGAEgASgLMhEucml2ZXJiZWFtLnYxLlJ1bhIbCg5wcmV2aW91c19vd25lchgCIAEoCUgAiAEBQhEKD19wcmV2aW91c19vd25lciKTAQoPUmVtZW1iZXJSZXF1ZXN0EhIKCnNjb3BlX25hbWUYASABKAkSEAoIc2NvcGVfaWQYAiABKAkSDwoHY29udGVudBgDIAEoCRIpCghtZXRhZGF0YRgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEwoGb3JnX2lkGB4gASgJSACIAQFCCQoHX29yZ19pZCI8ChBSZW1lbWJlclJlc3BvbnNlEigKBWVudHJ5GAEgASgLMhkucml2ZXJiZWFtLnYxLk1lbW9yeUVudHJ5ImkKDVJlY2FsbFJlcXVlc3QSKQoGc2NvcGVzGAEgAygLMhkucml2ZXJiZWFtLnYxLk1lbW9yeVNjb3BlEg0KBWxpbWl0GAIgASgFEhMKBm9yZ19pZBgeIAEoCUgAiAEBQgkKB19vcmdfaWQiPAoOUmVjYWxsUmVzcG9uc2USKgoHZW50cmllcxgBIAMoCzIZLnJpdmVyYmVhbS52MS5NZW1vcnlFbnRyeSJKChlEZWxldGVJZGxlU2Vzc2lvbnNSZXF1ZXN0Ei0KCm9sZGVyX3RoYW4YASABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iLQoaRGVsZXRlSWRsZVNlc3Npb25zUmVzcG9uc2USDwoHZGVsZXRlZBgBIAEoAzKzDQoMU3RvcmVTZXJ2aWNlElUKDEZldGNoU2Vzc2lvbhIhLnJpdmVyYmVhbS52MS5GZXRjaFNlc3Npb25SZXF1ZXN0GiIucml2ZXJiZWFtLnYxLkZldGNoU2Vzc2lvblJlc3BvbnNlEmEKEEZldGNoSW50ZXJhY3Rpb24SJS5yaXZlcmJlYW0udjEuRmV0Y2hJbnRlcmFjdGlvblJlcXVlc3QaJi5yaXZlcmJlYW0udjEuRmV0Y2hJbnRlcmFjdGlvblJlc3BvbnNlEkkKCEZldGNoUnVuEh0ucml2ZXJiZWFtLnYxLkZldGNoUnVuUmVxdWVzdBoeLnJpdmVyYmVhbS52MS5GZXRjaFJ1blJlc3BvbnNlElIKC0ZldGNoQWN0aW9uEiAucml2ZXJiZWFtLnYxLkZldGNoQWN0aW9uUmVxdWVzdBohLnJpdmVyYmVhbS52MS5GZXRjaEFjdGlvblJlc3BvbnNlEmQKEUZldGNoUnVuQnlSZXF1ZXN0EiYucml2ZXJiZWFtLnYxLkZldGNoUnVuQnlSZXF1ZXN0UmVxdWVzdBonLnJpdmVyYmVhbS52MS5GZXRjaFJ1bkJ5UmVxdWVzdFJlc3BvbnNlEkwKCUZldGNoUnVucxIeLnJpdmVyYmVhbS52MS5GZXRjaFJ1bnNSZXF1ZXN0Gh8ucml2ZXJiZWFtLnYxLkZldGNoUnVuc1Jlc3BvbnNlElgKDUZldGNoTWVzc2FnZXMSIi5yaXZlcmJlYW0udjEuRmV0Y2hNZXNzYWdlc1JlcXVlc3QaIy5yaXZlcmJlYW0udjEuRmV0Y2hNZXNzYWdlc1Jlc3BvbnNlEmoKE0ZldGNoUGVuZGluZ0FjdGlvbnMSKC5yaXZlcmJlYW0udjEuRmV0Y2hQZW5kaW5nQWN0aW9uc1JlcXVlc3QaKS5yaXZlcmJlYW0udjEuRmV0Y2hQZW5kaW5nQWN0aW9uc1Jlc3BvbnNlEkkKCEJlZ2luUnVuEh0ucml2ZXJiZWFtLnYxLkJlZ2luUnVuUmVxdWVzdBoeLnJpdmVyYmVhbS52MS5CZWdpblJ1blJlc3BvbnNlEkwKCUZpbmlzaFJ1bhIeLnJpdmVyYmVhbS52MS5GaW5pc2hSdW5SZXF1ZXN0Gh8ucml2ZXJiZWFtLnYxLkZpbmlzaFJ1blJlc3BvbnNlEmoKE1JlY29yZEFjdGlvbk91dGNvbWUSKC5yaXZlcmJlYW0udjEuUmVjb3JkQWN0aW9uT3V0Y29tZVJlcXVlc3QaKS5yaXZlcmJlYW0udjEuUmVjb3JkQWN0aW9uT3V0Y29tZVJlc3BvbnNlElgKDUFwcGVuZE1lc3NhZ2USIi5yaXZlcmJlYW0udjEuQXBwZW5kTWVzc2FnZVJlcXVlc3QaIy5yaXZlcmJlYW0udjEuQXBwZW5kTWVzc2FnZVJlc3BvbnNlEk8KClJlbmV3TGVhc2USHy5yaXZlcmJlYW0udjEuUmVuZXdMZWFzZVJlcXVlc3QaIC5yaXZlcmJlYW0udjEuUmVuZXdMZWFzZVJlc3BvbnNlEl4KD1JlYXBFeHBpcmVkUnVucxIkLnJpdmVyYmVhbS52MS5SZWFwRXhwaXJlZFJ1bnNSZXF1ZXN0GiUucml2ZXJiZWFtLnYxLlJlYXBFeHBpcmVkUnVuc1Jlc3BvbnNlEmoKE1Rha2VPdmVyRXhwaXJlZFJ1bnMSKC5yaXZlcmJlYW0udjEuVGFrZU92ZXJFeHBpcmVkUnVuc1JlcXVlc3QaKS5yaXZlcmJlYW0udjEuVGFrZU92ZXJFeHBpcmVkUnVuc1Jlc3BvbnNlEkkKCFJlbWVtYmVyEh0ucml2ZXJiZWFtLnYxLlJlbWVtYmVyUmVxdWVzdBoeLnJpdmVyYmVhbS52MS5SZW1lbWJlclJlc3BvbnNlEkMKBlJlY2FsbBIbLnJpdmVyYmVhbS52MS5SZWNhbGxSZXF1ZXN0Ghwucml2ZXJiZWFtLnYxLlJlY2FsbFJlc3BvbnNlEmcKEkRlbGV0ZUlkbGVTZXNzaW9ucxInLnJpdmVyYmVhbS52MS5EZWxldGVJZGxlU2Vzc2lvbnNSZXF1ZXN0Gigucml2ZXJiZWFtLnYxLkRlbGV0ZUlkbGVTZXNzaW9uc1Jlc3BvbnNlElsKDlN1bW1hcml6ZVVzYWdlEiMucml2ZXJiZWFtLnYxLlN1bW1hcml6ZVVzYWdlUmVxdWVzdBokLnJpdmVyYmVhbS52MS5TdW1tYXJpemVVc2FnZVJlc3BvbnNlQqABChBkZXYucml2ZXJiZWFtLnYxQhFTdG9yZVNlcnZpY2VQcm90b1ABWj5naXRodWIuY29tL3JpdmVyYmVhbS9yaXZlcmJlYW0vZ2VuL2dvL3JpdmVyYmVhbS92MTtyaXZlcmJlYW12MaICA1JYWKoCDFJpdmVyYmVhbS5WMboCAlJCygIMUml2ZXJiZWFtXFYx6gINUml2ZXJiZWFtOjpWMWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_riverbeam_v1_records, file_riverbeam_v1_types]);
 
 /**
  * @generated from message riverbeam.v1.SummarizeUsageRequest
@@ -719,6 +719,15 @@ export type FinishRunRequest = Message<"riverbeam.v1.FinishRunRequest"> & {
    * @generated from field: riverbeam.v1.AgentResult result = 11;
    */
   result?: AgentResult | undefined;
+
+  /**
+   * The epoch the caller holds the lease at. When set, a run at another epoch is refused
+   * with BEM-035, and a repeat of a finish already committed at this epoch by this owner
+   * returns the stored run without writing anything (a retry after a lost answer).
+   *
+   * @generated from field: optional int64 lease_epoch = 40;
+   */
+  leaseEpoch?: bigint | undefined;
 };
 
 /**
@@ -770,6 +779,19 @@ export type RecordActionOutcomeRequest = Message<"riverbeam.v1.RecordActionOutco
    * @generated from field: optional string error = 4;
    */
   error?: string | undefined;
+
+  /**
+   * The run recording the outcome and the epoch it holds: refused (BEM-035) once that run
+   * was taken over.
+   *
+   * @generated from field: optional string run_id = 40;
+   */
+  runId?: string | undefined;
+
+  /**
+   * @generated from field: optional int64 lease_epoch = 41;
+   */
+  leaseEpoch?: bigint | undefined;
 };
 
 /**
@@ -819,6 +841,13 @@ export type AppendMessageRequest = Message<"riverbeam.v1.AppendMessageRequest"> 
    * @generated from field: optional string run_id = 4;
    */
   runId?: string | undefined;
+
+  /**
+   * With run_id: the run must still be running at this epoch (BEM-035 otherwise).
+   *
+   * @generated from field: optional int64 lease_epoch = 40;
+   */
+  leaseEpoch?: bigint | undefined;
 };
 
 /**
@@ -863,6 +892,13 @@ export type RenewLeaseRequest = Message<"riverbeam.v1.RenewLeaseRequest"> & {
    * @generated from field: double ttl_s = 3;
    */
   ttlS: number;
+
+  /**
+   * When set, only a run still at this epoch is renewed.
+   *
+   * @generated from field: optional int64 lease_epoch = 40;
+   */
+  leaseEpoch?: bigint | undefined;
 };
 
 /**
@@ -935,6 +971,96 @@ export const ReapExpiredRunsResponseSchema: GenMessage<ReapExpiredRunsResponse> 
   messageDesc(file_riverbeam_v1_store_service, 31);
 
 /**
+ * @generated from message riverbeam.v1.TakeOverExpiredRunsRequest
+ */
+export type TakeOverExpiredRunsRequest = Message<"riverbeam.v1.TakeOverExpiredRunsRequest"> & {
+  /**
+   * Who holds the runs taken over (their lease_owner from now on).
+   *
+   * @generated from field: string new_owner = 1;
+   */
+  newOwner: string;
+
+  /**
+   * The new lease's length.
+   *
+   * @generated from field: double lease_ttl_s = 2;
+   */
+  leaseTtlS: number;
+
+  /**
+   * 0 means the default (100).
+   *
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
+
+  /**
+   * Runs not to take over (e.g. those the caller itself is still running).
+   *
+   * @generated from field: repeated string exclude_run_ids = 4;
+   */
+  excludeRunIds: string[];
+
+  /**
+   * Leases that expired before this instant are taken; unset means the store's clock.
+   *
+   * @generated from field: google.protobuf.Timestamp now = 5;
+   */
+  now?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message riverbeam.v1.TakeOverExpiredRunsRequest.
+ * Use `create(TakeOverExpiredRunsRequestSchema)` to create a new message.
+ */
+export const TakeOverExpiredRunsRequestSchema: GenMessage<TakeOverExpiredRunsRequest> = /*@__PURE__*/
+  messageDesc(file_riverbeam_v1_store_service, 32);
+
+/**
+ * @generated from message riverbeam.v1.TakeOverExpiredRunsResponse
+ */
+export type TakeOverExpiredRunsResponse = Message<"riverbeam.v1.TakeOverExpiredRunsResponse"> & {
+  /**
+   * @generated from field: repeated riverbeam.v1.TakenOverRun runs = 1;
+   */
+  runs: TakenOverRun[];
+};
+
+/**
+ * Describes the message riverbeam.v1.TakeOverExpiredRunsResponse.
+ * Use `create(TakeOverExpiredRunsResponseSchema)` to create a new message.
+ */
+export const TakeOverExpiredRunsResponseSchema: GenMessage<TakeOverExpiredRunsResponse> = /*@__PURE__*/
+  messageDesc(file_riverbeam_v1_store_service, 33);
+
+/**
+ * @generated from message riverbeam.v1.TakenOverRun
+ */
+export type TakenOverRun = Message<"riverbeam.v1.TakenOverRun"> & {
+  /**
+   * As stored after the takeover: still running, under new_owner, at the bumped epoch.
+   *
+   * @generated from field: riverbeam.v1.Run run = 1;
+   */
+  run?: Run | undefined;
+
+  /**
+   * Who held the run before.
+   *
+   * @generated from field: optional string previous_owner = 2;
+   */
+  previousOwner?: string | undefined;
+};
+
+/**
+ * Describes the message riverbeam.v1.TakenOverRun.
+ * Use `create(TakenOverRunSchema)` to create a new message.
+ */
+export const TakenOverRunSchema: GenMessage<TakenOverRun> = /*@__PURE__*/
+  messageDesc(file_riverbeam_v1_store_service, 34);
+
+/**
  * @generated from message riverbeam.v1.RememberRequest
  */
 export type RememberRequest = Message<"riverbeam.v1.RememberRequest"> & {
@@ -957,6 +1083,13 @@ export type RememberRequest = Message<"riverbeam.v1.RememberRequest"> & {
    * @generated from field: google.protobuf.Struct metadata = 4;
    */
   metadata?: JsonObject | undefined;
+
+  /**
+   * The organisation the entry is written for; unset for an unscoped caller.
+   *
+   * @generated from field: optional string org_id = 30;
+   */
+  orgId?: string | undefined;
 };
 
 /**
@@ -964,7 +1097,7 @@ export type RememberRequest = Message<"riverbeam.v1.RememberRequest"> & {
  * Use `create(RememberRequestSchema)` to create a new message.
  */
 export const RememberRequestSchema: GenMessage<RememberRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 32);
+  messageDesc(file_riverbeam_v1_store_service, 35);
 
 /**
  * @generated from message riverbeam.v1.RememberResponse
@@ -981,7 +1114,7 @@ export type RememberResponse = Message<"riverbeam.v1.RememberResponse"> & {
  * Use `create(RememberResponseSchema)` to create a new message.
  */
 export const RememberResponseSchema: GenMessage<RememberResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 33);
+  messageDesc(file_riverbeam_v1_store_service, 36);
 
 /**
  * @generated from message riverbeam.v1.RecallRequest
@@ -998,6 +1131,13 @@ export type RecallRequest = Message<"riverbeam.v1.RecallRequest"> & {
    * @generated from field: int32 limit = 2;
    */
   limit: number;
+
+  /**
+   * Only entries of this organisation are read; unset reads unscoped entries only.
+   *
+   * @generated from field: optional string org_id = 30;
+   */
+  orgId?: string | undefined;
 };
 
 /**
@@ -1005,7 +1145,7 @@ export type RecallRequest = Message<"riverbeam.v1.RecallRequest"> & {
  * Use `create(RecallRequestSchema)` to create a new message.
  */
 export const RecallRequestSchema: GenMessage<RecallRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 34);
+  messageDesc(file_riverbeam_v1_store_service, 37);
 
 /**
  * @generated from message riverbeam.v1.RecallResponse
@@ -1024,7 +1164,7 @@ export type RecallResponse = Message<"riverbeam.v1.RecallResponse"> & {
  * Use `create(RecallResponseSchema)` to create a new message.
  */
 export const RecallResponseSchema: GenMessage<RecallResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 35);
+  messageDesc(file_riverbeam_v1_store_service, 38);
 
 /**
  * @generated from message riverbeam.v1.DeleteIdleSessionsRequest
@@ -1041,7 +1181,7 @@ export type DeleteIdleSessionsRequest = Message<"riverbeam.v1.DeleteIdleSessions
  * Use `create(DeleteIdleSessionsRequestSchema)` to create a new message.
  */
 export const DeleteIdleSessionsRequestSchema: GenMessage<DeleteIdleSessionsRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 36);
+  messageDesc(file_riverbeam_v1_store_service, 39);
 
 /**
  * @generated from message riverbeam.v1.DeleteIdleSessionsResponse
@@ -1058,7 +1198,7 @@ export type DeleteIdleSessionsResponse = Message<"riverbeam.v1.DeleteIdleSession
  * Use `create(DeleteIdleSessionsResponseSchema)` to create a new message.
  */
 export const DeleteIdleSessionsResponseSchema: GenMessage<DeleteIdleSessionsResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 37);
+  messageDesc(file_riverbeam_v1_store_service, 40);
 
 /**
  * @generated from service riverbeam.v1.StoreService
@@ -1200,6 +1340,18 @@ export const StoreService: GenService<{
     methodKind: "unary";
     input: typeof ReapExpiredRunsRequestSchema;
     output: typeof ReapExpiredRunsResponseSchema;
+  },
+  /**
+   * Take over running runs whose lease expired: each one's epoch is bumped by compare-and-set
+   * and its lease given to new_owner (the run stays running). The old holder's writes are
+   * refused from then on (BEM-035). Each run is taken over by one caller.
+   *
+   * @generated from rpc riverbeam.v1.StoreService.TakeOverExpiredRuns
+   */
+  takeOverExpiredRuns: {
+    methodKind: "unary";
+    input: typeof TakeOverExpiredRunsRequestSchema;
+    output: typeof TakeOverExpiredRunsResponseSchema;
   },
   /**
    * Memory, per scope (name, id).
