@@ -87,7 +87,7 @@ def serve_cmd(
         str | None, typer.Option(help="Write the bound address to this file once serving.")
     ] = None,
 ) -> None:
-    """Run one service (router, runner, sandbox or store) until SIGTERM."""
+    """Run one service (router, runner, sandbox, store or console) until SIGTERM."""
     serve(service, listen, ready_file)
 
 
@@ -123,8 +123,12 @@ def up_cmd(
     ready_timeout: Annotated[
         float, typer.Option(help="Seconds to wait for each process to be ready.", min=1)
     ] = 60.0,
+    console_port: Annotated[
+        int,
+        typer.Option(help="The console (HTTP API, web console) on this port; 0 for none.", min=0),
+    ] = 8080,
 ) -> None:
-    """Start NATS and the four services locally; Ctrl-C stops everything."""
+    """Start NATS, the four services and the console locally; Ctrl-C stops everything."""
     from services.cli._up import LocalStack
     from services.cli._up_command import run_up
 
@@ -140,6 +144,7 @@ def up_cmd(
         base_port=base_port,
         ready_timeout_s=ready_timeout,
         on_ready=ready,
+        console_port=console_port or None,
     )
     _finish(consoles, lambda: run_up(stack, consoles, own_nats=nats_url is None))
 

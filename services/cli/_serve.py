@@ -9,6 +9,7 @@ from enum import StrEnum
 
 from riverbeam.core.settings import (
     CommonSettings,
+    ConsoleSettings,
     RouterSettings,
     RunnerSettings,
     SandboxSettings,
@@ -18,6 +19,7 @@ from riverbeam.server import ServiceApp, run_service
 
 
 class ServiceName(StrEnum):
+    console = "console"
     router = "router"
     runner = "runner"
     sandbox = "sandbox"
@@ -26,6 +28,7 @@ class ServiceName(StrEnum):
 
 def settings_for(name: ServiceName, listen: str | None) -> CommonSettings:
     classes: dict[ServiceName, type[CommonSettings]] = {
+        ServiceName.console: ConsoleSettings,
         ServiceName.router: RouterSettings,
         ServiceName.runner: RunnerSettings,
         ServiceName.sandbox: SandboxSettings,
@@ -70,6 +73,13 @@ def serve(name: ServiceName, listen: str | None, ready_file: str | None = None) 
         if ready_file:
             with open(ready_file, "w") as fh:
                 fh.write(address)
+
+    if name is ServiceName.console:  # HTTP, not gRPC: uvicorn serves it
+        from services.console.app import run_console
+
+        assert isinstance(settings, ConsoleSettings)
+        asyncio.run(run_console(settings, ready=ready))
+        return
 
     asyncio.run(
         run_service(

@@ -42,6 +42,8 @@ SERVICES = ("router", "runner", "sandbox", "store")
 """The services, in the order of their ports from the base port."""
 
 _TIERS: tuple[tuple[str, ...], ...] = (("store", "sandbox"), ("runner",), ("router",))
+CONSOLE = "console"
+"""The optional fifth process (HTTP), started after the router when a console port is given."""
 _LOG_TAIL_LINES = 25
 
 
@@ -111,6 +113,8 @@ class LocalStack:
             one and fails over to the next).
         base_env: The environment every child starts from, before the settings above and
             `env_overrides`; default: this process's environment (tests pass a scrubbed one).
+        console_port: Also start the console (HTTP API and web console) on this port, after
+            the router (0 picks a free one); None starts no console.
         stop_with_parent: On Linux, have the kernel SIGTERM each child when the thread that
             started it (the event loop's) ends; a stack must then be started from a thread
             that outlives it (the main thread, as `riverbeam up` and pytest do).
@@ -133,16 +137,20 @@ class LocalStack:
         runners: int = 1,
         base_env: Mapping[str, str] | None = None,
         stop_with_parent: bool = True,
+        console_port: int | None = None,
     ) -> None:
         if runners < 1:
             raise ValueError(f"runners must be at least 1, not {runners}")
         self._runner_names = (
             ("runner",) if runners == 1 else tuple(f"runner-{i}" for i in range(1, runners + 1))
         )
-        unknown = set(env_overrides or {}) - {*SERVICES, *self._runner_names, "nats"}
+        unknown = set(env_overrides or {}) - {*SERVICES, *self._runner_names, "nats", CONSOLE}
         if unknown:
             raise ValueError(f"env_overrides for unknown services: {sorted(unknown)}")
         self._services = _closed_set(services)
+        if console_port is not None and "router" not in self._services:
+            raise ValueError("the console needs the router")
+        self._console_port = console_port
         if not 0 <= base_port <= 65535 - 3 - (runners - 1):
             raise ValueError(f"base_port {base_port} out of range")
         self._database_url = database_url
@@ -174,6 +182,12 @@ class LocalStack:
     def router(self) -> str:
         """The router's address (where clients go)."""
         return self._endpoints["router"]
+
+    @property
+    def console_url(self) -> str | None:
+        """`http://host:port` of the console, when this stack started one."""
+        address = self._endpoints.get(CONSOLE)
+        return f"http://{address}" if address else None
 
     @property
     def nats_url(self) -> str:
@@ -238,6 +252,8 @@ class LocalStack:
                     children = [await self._spawn_service(name) for name in names]
                     for child in children:
                         await self._wait_service(child)
+                if self._console_port is not None:
+                    await self._wait_service(await self._spawn_service(CONSOLE))
             except BaseException:
                 await self._stop_children()
                 raise
@@ -291,6 +307,8 @@ class LocalStack:
         return "runner" if name.startswith("runner-") else name
 
     def _port_for(self, name: str) -> int:
+        if name == CONSOLE:
+            return self._console_port or 0
         if self._base_port == 0:
             return 0
         if name.startswith("runner-"):
@@ -300,10 +318,14 @@ class LocalStack:
 
     def _check_ports(self) -> None:
         if self._base_port == 0:
+            if self._console_port:
+                self._check_port(CONSOLE)
             return
         for service in sorted(self._services, key=SERVICES.index):
             for name in self._instances(service):
                 self._check_port(name)
+        if self._console_port:
+            self._check_port(CONSOLE)
 
     def _check_port(self, name: str) -> None:
         port = self._port_for(name)
@@ -419,6 +441,8 @@ class LocalStack:
             env["RIVERBEAM_STORE_URL"] = ep["store"]
             env["RIVERBEAM_NATS_URL"] = ep["nats"]
             env["RIVERBEAM_DEV_MODE"] = "true"
+        elif name == CONSOLE:
+            env["RIVERBEAM_ROUTER_URL"] = ep["router"]
         env.update(self._env_overrides.get(name, {}))
         return env
 
@@ -440,7 +464,7 @@ class LocalStack:
         return child
 
     async def _stop_children(self) -> None:
-        order = ["router", *self._runner_names, "sandbox", "store", "nats"]
+        order = [CONSOLE, "router", *self._runner_names, "sandbox", "store", "nats"]
         for name in order:
             child = self._children.get(name)
             if child is not None:

@@ -32,6 +32,8 @@ def _endpoints_table(stack: LocalStack, own_nats: bool) -> Table:
     table.add_row(
         "nats", endpoints["nats"], str(stack.log_path("nats")) if own_nats else "external"
     )
+    if stack.console_url:
+        table.add_row("console", stack.console_url, str(stack.log_path("console")))
     return table
 
 
@@ -123,4 +125,6 @@ def _show_ready(stack: LocalStack, consoles: Consoles, *, own_nats: bool) -> Non
     if "router" in stack.endpoints:
         out.print(Text("try:", style="bold"))
         out.print(Text(f"  {_try_line(stack.router)}"), soft_wrap=True)
+    if stack.console_url:
+        out.print(Text.assemble(("console: ", "bold"), f"{stack.console_url}/"), soft_wrap=True)
     out.print(Text("Ctrl-C stops everything.", style="dim"))

@@ -67,7 +67,8 @@ def test_spec_is_well_formed(member: ErrorCode) -> None:
     spec = member.spec
     assert isinstance(spec, ErrorSpec)
     assert CODE.match(spec.code), spec.code
-    assert 0 <= int(spec.code[4:]) < 200 or 300 <= int(spec.code[4:]) < 400  # 0xx, 1xx, 3xx
+    number = int(spec.code[4:])
+    assert 0 <= number < 200 or 300 <= number < 420  # 0xx, 1xx, 3xx, 400-419 (HTTP)
     assert spec.title and spec.title == spec.title.strip() and not spec.title.endswith(".")
     assert 400 <= spec.http_status <= 599
     assert isinstance(spec.grpc_status, grpc.StatusCode)
