@@ -122,7 +122,7 @@ class FrameView {
   }
   reset() {
     for (const node of [this.reply, this.tools, this.summary, this.frames]) if (node) node.replaceChildren();
-    this.n = 0; this.text = ""; this.toolRows.clear();
+    this.n = 0; this.text = ""; this.afterTool = false; this.toolRows.clear();
     if (this.count) this.count.textContent = "";
   }
   add(frame) {
@@ -135,9 +135,12 @@ class FrameView {
     }
     const data = frame.data || {};
     if (frame.type === "chunk") {
+      if (this.afterTool && this.text) this.text += "\n\n";  // a new model turn after tools
+      this.afterTool = false;
       for (const part of data.content || []) if (part.text) this.text += part.text;
       if (this.reply) this.reply.textContent = this.text;
     } else if (frame.type === "tool" && this.tools) {
+      this.afterTool = true;
       if (data.role === "tool") {
         const row = this.toolRows.get(data.tool_call_id);
         const result = el("div", { class: "tool result" }, el("span", { class: "name" }, `${data.tool_name} →`), el("pre", {}, json(data.tool_result)));
