@@ -47,6 +47,7 @@ from riverbeam.types import (
 __all__ = ["api_router", "chat_router"]
 
 _INT32_MAX = 2**31 - 1
+_UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 _SSE_HEADERS = {"x-accel-buffering": "no", "cache-control": "no-cache"}
 
 
@@ -66,6 +67,12 @@ def riverbeam_client(request: Request) -> RiverbeamClient:
 Client = Annotated[RiverbeamClient, Depends(riverbeam_client)]
 PageSize = Annotated[int, Query(ge=0, le=1000, description="0: the server's default.")]
 PageToken = Annotated[str, Query(max_length=4096, description="From the previous page.")]
+
+
+# Record ids are UUIDs. Documented, not validated here: the router answers a malformed one with
+# its catalog code (BEM-010, or BEM-063 for an action id).
+_UUID_SCHEMA = {"format": "uuid", "pattern": _UUID_PATTERN}
+Id = Annotated[str, Path(max_length=64, json_schema_extra=_UUID_SCHEMA)]
 
 
 def _settings(request: Request) -> ConsoleSettings:
@@ -118,7 +125,7 @@ async def resume(body: ResumePayload, client: Client) -> StreamAck:
 @api_router.post("/requests/{request_id}/cancel", tags=["invoke"], summary="Cancel")
 async def cancel(
     client: Client,
-    request_id: Annotated[str, Path(max_length=64)],
+    request_id: Id,
     body: Annotated[CancelBody | None, Body()] = None,
 ) -> CancelResult:
     """Cancel a running request."""
@@ -145,7 +152,7 @@ async def _answer(
 @api_router.post("/actions/{action_id}/approve", tags=["approvals"], summary="Approve an action")
 async def approve(
     client: Client,
-    action_id: Annotated[str, Path(max_length=64)],
+    action_id: Id,
     body: Annotated[AnswerBody | None, Body()] = None,
 ) -> StreamAck:
     """Approve one pending action and resume its interaction (a Resume with status submitted)."""
@@ -155,7 +162,7 @@ async def approve(
 @api_router.post("/actions/{action_id}/decline", tags=["approvals"], summary="Decline an action")
 async def decline(
     client: Client,
-    action_id: Annotated[str, Path(max_length=64)],
+    action_id: Id,
     body: Annotated[AnswerBody | None, Body()] = None,
 ) -> StreamAck:
     """Decline one pending action (nothing runs; the agent is told) and resume."""
@@ -179,8 +186,6 @@ async def list_models(client: Client) -> ModelList:
     return ModelList(models=await client.list_models())
 
 
-# ---- records --------------------------------------------------------------------------------------
-Id = Annotated[str, Path(max_length=64)]
 
 
 @api_router.get("/sessions/{session_id}", tags=["records"], summary="Get a session")
@@ -217,7 +222,7 @@ async def get_action(client: Client, action_id: Id) -> Action:
 @api_router.get("/inbox", tags=["approvals"], summary="The approval inbox")
 async def list_pending_actions(
     client: Client,
-    session_id: Annotated[str | None, Query(max_length=64)] = None,
+    session_id: Annotated[str | None, Query(max_length=64, json_schema_extra=_UUID_SCHEMA)] = None,
     page_size: PageSize = 0,
     page_token: PageToken = "",
 ) -> ActionsPage:
