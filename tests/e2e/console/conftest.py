@@ -43,6 +43,22 @@ class ConsoleEnv:
         )
 
 
+def sse_events(body: str) -> list[dict[str, str]]:
+    """The events of a text/event-stream body (comments skipped)."""
+    events = []
+    for block in body.replace("\r\n", "\n").split("\n\n"):
+        event: dict[str, str] = {}
+        for line in block.split("\n"):
+            if not line or line.startswith(":"):
+                continue
+            field, _, value = line.partition(":")
+            value = value.removeprefix(" ")
+            event[field] = f"{event[field]}\n{value}" if field in event else value
+        if "data" in event:
+            events.append(event)
+    return events
+
+
 def write_tokens(path: Path) -> Path:
     path.write_text(
         json.dumps({"tokens": [{"token": ALICE_TOKEN, "subject": "alice", "roles": ["user"]}]})

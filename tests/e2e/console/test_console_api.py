@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import ALICE_TOKEN, WRONG_TOKEN, ConsoleEnv
+from conftest import ALICE_TOKEN, WRONG_TOKEN, ConsoleEnv, sse_events
 from e2e_kit import assert_sequenced, nats_tap
 
 from riverbeam.types import StreamChunk
@@ -44,22 +44,6 @@ RPC_ROUTES = {
     "ListPendingActions": ("get", "/v1/inbox"),
     "FollowStream": ("get", "/v1/requests/{request_id}/frames"),
 }
-
-
-def sse_events(body: str) -> list[dict[str, str]]:
-    """The events of a text/event-stream body (comments skipped)."""
-    events = []
-    for block in body.replace("\r\n", "\n").split("\n\n"):
-        event: dict[str, str] = {}
-        for line in block.split("\n"):
-            if not line or line.startswith(":"):
-                continue
-            field, _, value = line.partition(":")
-            value = value.removeprefix(" ")
-            event[field] = f"{event[field]}\n{value}" if field in event else value
-        if "data" in event:
-            events.append(event)
-    return events
 
 
 def assert_problem(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
