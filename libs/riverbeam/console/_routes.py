@@ -186,8 +186,6 @@ async def list_models(client: Client) -> ModelList:
     return ModelList(models=await client.list_models())
 
 
-
-
 @api_router.get("/sessions/{session_id}", tags=["records"], summary="Get a session")
 async def get_session(client: Client, session_id: Id) -> Session:
     return await client.get_session(session_id)

@@ -88,9 +88,11 @@ async def page(browser: object, console_env: ConsoleEnv) -> AsyncIterator[object
     outside: list[str] = []
     page.on(
         "request",
-        lambda request: None
-        if request.url.startswith(console_env.url) or request.url.startswith("data:")
-        else outside.append(request.url),
+        lambda request: (
+            None
+            if request.url.startswith(console_env.url) or request.url.startswith("data:")
+            else outside.append(request.url)
+        ),
     )
     await page.goto(console_env.url + "/")
     await page.wait_for_selector("body[data-ready=true]")
