@@ -19,6 +19,21 @@ pytestmark = [pytest.mark.e2e, pytest.mark.nats, pytest.mark.postgres]
 EXAMPLES_PER_OPERATION = 5
 
 
+def _run(operation: object, headers: dict[str, str], excluded: list[object]) -> None:
+    @given(case=operation.as_strategy())  # type: ignore[attr-defined]
+    @settings(
+        max_examples=EXAMPLES_PER_OPERATION,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    def check(case: schemathesis.Case) -> None:
+        case.call_and_validate(headers=headers, excluded_checks=excluded)
+
+    check()
+
+
 def test_read_endpoints_match_the_openapi_document(console_env: ConsoleEnv) -> None:
     schema = schemathesis.openapi.from_url(f"{console_env.url}/openapi.json")
     # The frame stream follows a request until it ends: tested in test_console_api.py.
@@ -31,17 +46,4 @@ def test_read_endpoints_match_the_openapi_document(console_env: ConsoleEnv) -> N
         # A page token is opaque: any string fits its schema, but only the server's own are
         # accepted (BEM-015). Where one is sent, a 400 for "schema-valid" data is expected.
         paged = "page_token" in {p.name for p in operation.query}
-        excluded = [positive_data_acceptance] if paged else []
-
-        @given(case=operation.as_strategy())
-        @settings(
-            max_examples=EXAMPLES_PER_OPERATION,
-            deadline=None,
-            derandomize=True,
-            database=None,
-            suppress_health_check=list(HealthCheck),
-        )
-        def check(case: schemathesis.Case, excluded: list[object] = excluded) -> None:
-            case.call_and_validate(headers=headers, excluded_checks=excluded)
-
-        check()
+        _run(operation, headers, [positive_data_acceptance] if paged else [])
