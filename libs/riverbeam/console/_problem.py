@@ -65,7 +65,7 @@ def problem_of(err: RiverbeamError, *, instance: str | None = None) -> Problem:
     spec = err.code.spec
     details = {k: v for k, v in err.details.items() if k not in _INTERNAL_DETAILS}
     detail = err.message
-    if err.transport:
+    if err.transport or "target" in err.details:
         # The router (or what stands in front of it) did not answer: say so without its address.
         detail = f"the router is unavailable ({details.get('grpc_code', 'no answer')})"
     return Problem(
@@ -99,7 +99,11 @@ def error_from_validation(errors: Sequence[Mapping[str, Any]]) -> RiverbeamError
     loc = [str(p) for p in first.get("loc", ())]
     where = loc[0] if loc else ""
     field = ".".join(loc[1:]) if len(loc) > 1 else None
+    # Never the input itself (a body may hold a secret): pydantic's own messages name none, but
+    # the UUID check's message quotes the value.
     message = str(first.get("msg", "invalid request"))
+    if kind == "uuid_format":
+        message = "not a UUID (8-4-4-4-12 hex digits)"
     if kind == "json_invalid":
         return RiverbeamError(ErrorCode.HTTP_INVALID_JSON, "the request body is not valid JSON")
     code = {
