@@ -18,7 +18,6 @@ from fastapi import FastAPI
 
 from riverbeam.console import STATIC_DIR, create_app
 from riverbeam.core.settings import ConsoleSettings
-from riverbeam.server import open_channel
 from tests.unit.client.fake_router import FakeRiverbeam, serve_fake
 from tests.unit.client.fake_world import SESSION
 
