@@ -31,6 +31,7 @@ from riverbeam.console._problem import (
     problem_response,
 )
 from riverbeam.console._routes import api_router, chat_router
+from riverbeam.console._tracing import TRACE_ID_HEADER, TraceSpans
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.settings import ConsoleSettings
 from riverbeam.server import open_channel
@@ -143,11 +144,12 @@ def create_app(settings: ConsoleSettings, *, channel: grpc.aio.Channel | None = 
             allow_origins=settings.cors_origins,
             allow_methods=["GET", "POST", "OPTIONS"],
             allow_headers=["authorization", "content-type", "last-event-id"],
-            expose_headers=["x-vercel-ai-ui-message-stream"],
+            expose_headers=["x-vercel-ai-ui-message-stream", TRACE_ID_HEADER],
             allow_credentials=False,
             max_age=600,
         )
     app.add_middleware(SecurityHeaders, console_paths=frozenset({"/"}))
+    app.add_middleware(TraceSpans)
     return app
 
 

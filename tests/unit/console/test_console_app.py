@@ -146,3 +146,34 @@ def test_openapi_documents_problems_not_422() -> None:
         for operation in path.values():
             assert "422" not in operation["responses"]
     assert "HTTPValidationError" not in schema["components"]["schemas"]
+
+
+async def test_with_tracing_on_the_trace_id_names_the_router_call_too(
+    fake: FakeRiverbeam, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from opentelemetry.trace import SpanKind
+
+    from riverbeam.telemetry import configure_tracing, shutdown_tracing
+
+    monkeypatch.delenv("OTEL_SERVICE_NAME", raising=False)
+    shutdown_tracing()
+    exporter = InMemorySpanExporter()
+    configure_tracing("riverbeam-console", enabled=True, exporter=exporter, set_global=False)
+    try:
+        async with (
+            serve_fake(fake) as address,
+            console(ConsoleSettings(router_url=address)) as http,
+        ):
+            response = await http.get("/v1/agents", headers={"Authorization": f"Bearer {TOKEN}"})
+        trace_id = response.headers["x-trace-id"]
+        spans = exporter.get_finished_spans()
+        traced = [s for s in spans if format(s.context.trace_id, "032x") == trace_id]
+        kinds = {(s.kind, s.name) for s in traced}
+        assert (SpanKind.SERVER, "HTTP GET") in kinds
+        assert any(kind is SpanKind.CLIENT for kind, _ in kinds), kinds  # the ListAgents call
+    finally:
+        shutdown_tracing()
+    async with serve_fake(fake) as address, console(ConsoleSettings(router_url=address)) as http:
+        off = await http.get("/v1/agents", headers={"Authorization": f"Bearer {TOKEN}"})
+    assert "x-trace-id" not in off.headers

@@ -4,6 +4,8 @@
 const TOKEN_KEY = "riverbeam.token";
 const SESSIONS_KEY = "riverbeam.sessions";
 const RUNS_KEY = "riverbeam.runs";
+const TRACES_KEY = "riverbeam.traces";  // run id -> trace id (x-trace-id, when tracing is on)
+let lastTraceId = null;
 const $ = (id) => document.getElementById(id);
 
 // ---- DOM ---------------------------------------------------------------------------------------
@@ -65,6 +67,7 @@ async function api(method, path, body) {
   const init = { method, headers: headers(body === undefined ? {} : { "Content-Type": "application/json" }) };
   if (body !== undefined) init.body = JSON.stringify(body);
   const response = await fetch(path, init);
+  lastTraceId = response.headers.get("x-trace-id");
   const text = await response.text();
   const data = text ? JSON.parse(text) : null;
   if (!response.ok) throw new Problem(data || { title: response.statusText, status: response.status });
@@ -225,12 +228,13 @@ async function invoke(event) {
   const controller = new AbortController();
   try {
     const ack = await api("POST", "/v1/invoke", { agent_name: $("agent").value, content: prompt, session_id: sessionId, stream: true });
+    const traceId = lastTraceId;
     remember(SESSIONS_KEY, ack.session_id);
     running = { ack, controller };
     $("cancel").hidden = false;
     $("run-state").replaceChildren("request ", el("code", {}, ack.request_id));
     await followFrames(ack.request_id, (frame) => {
-      if (frame.run_id) remember(RUNS_KEY, frame.run_id);
+      if (frame.run_id) rememberRun(frame.run_id, traceId);
       view.add(frame);
     }, { signal: controller.signal });
     $("prompt").value = "";
@@ -349,9 +353,10 @@ function actionCard(action) {
     out.replaceChildren(answerView.reply, answerView.tools, answerView.summary);
     try {
       const ack = await api("POST", `/v1/actions/${action.action_id}/${verb}`, { reason: `${verb}d in the console` });
+      const traceId = lastTraceId;
       state.replaceChildren(status(verb === "approve" ? "approved" : "declined"));
       await followFrames(ack.request_id, (frame) => {
-        if (frame.run_id) remember(RUNS_KEY, frame.run_id);
+        if (frame.run_id) rememberRun(frame.run_id, traceId);
         answerView.add(frame);
       });
       refreshInboxCount();
@@ -384,9 +389,17 @@ function setInboxCount(n) { $("inbox-count").hidden = !n; $("inbox-count").textC
 async function refreshInboxCount() { try { setInboxCount((await allPending()).length); } catch { /* shown elsewhere */ } }
 
 // ---- runs --------------------------------------------------------------------------------------
+function rememberRun(runId, traceId) {
+  remember(RUNS_KEY, runId);
+  if (!traceId) return;
+  const traces = JSON.parse(sessionStorage.getItem(TRACES_KEY) || "{}");
+  traces[runId] = traceId;
+  sessionStorage.setItem(TRACES_KEY, JSON.stringify(traces));
+}
 function traceId(run) {
+  const traces = JSON.parse(sessionStorage.getItem(TRACES_KEY) || "{}");
   const metadata = (run.result || {}).metadata || {};
-  return metadata.trace_id || metadata.traceparent || null;
+  return traces[run.run_id] || metadata.trace_id || null;
 }
 async function refreshRuns() {
   clearProblem();
