@@ -256,7 +256,7 @@ as on NATS (`riverbeam.stream.<request_id>`) and its `id` is the frame's `seq`. 
 `Last-Event-ID` (a reconnecting EventSource sends it) or `after_seq` are sent: stored ones
 first, then live ones; the stream ends after the `done` or `error` frame. A follow that fails
 once streaming has begun ends with an `event: problem` carrying a problem document. A resume
-past the terminal frame gets 204 (an EventSource then stops reconnecting)."""
+after the terminal frame gets 204 (an EventSource then stops reconnecting)."""
 
 
 @api_router.get(
@@ -281,15 +281,21 @@ async def follow_frames(
     last_event_id: Annotated[str | None, Header(max_length=32)] = None,
 ) -> Response:
     cursor = _cursor(last_event_id, after_seq)
-    frames = client.follow(request_id, after_seq=cursor)
+    # A resume reads from the frame the client has (seq == cursor): when that one was the
+    # terminal frame there is nothing more, and 204 stops an EventSource from reconnecting for
+    # ever (the router would otherwise answer with a terminal frame rebuilt from the run).
+    frames = client.follow(request_id, after_seq=max(cursor - 1, 0))
     try:
         first: StreamChunk | None = await anext(frames)
+        if cursor > 0 and first is not None and first.seq == cursor:
+            if first.is_terminal:
+                await frames.aclose()
+                return Response(status_code=204)
+            first = await anext(frames)
     except StopAsyncIteration:
         first = None
-    except RiverbeamError as err:
+    except RiverbeamError:
         await frames.aclose()
-        if err.code is ErrorCode.STREAM_WITHOUT_DONE and cursor > 0:
-            return Response(status_code=204)  # resumed past the terminal frame
         raise
     settings = _settings(request)
 

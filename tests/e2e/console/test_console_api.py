@@ -123,6 +123,10 @@ async def test_sse_frames_are_the_nats_frames_and_resume_after_last_event_id(
         assert [e["data"] for e in sse_events(resumed.text)] == tap.raw[1:]
         by_query = await http.get(f"/v1/requests/{request_id}/frames?after_seq=1")
         assert [e["data"] for e in sse_events(by_query.text)] == tap.raw[1:]
+        # Reconnecting after the terminal frame: 204, so an EventSource stops reconnecting.
+        last = str(frames[-1].seq)
+        ended = await http.get(f"/v1/requests/{request_id}/frames", headers={"Last-Event-ID": last})
+        assert ended.status_code == 204 and ended.text == ""
         bad = await http.get(f"/v1/requests/{request_id}/frames", headers={"Last-Event-ID": "x"})
         assert_problem(bad, 400, "BEM-402")
 
