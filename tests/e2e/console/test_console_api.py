@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import ALICE_TOKEN, WRONG_TOKEN, ConsoleEnv, sse_events
+from console_kit import ALICE_TOKEN, WRONG_TOKEN, ConsoleEnv, sse_events
 from e2e_kit import assert_sequenced, nats_tap
 
 from riverbeam.types import StreamChunk

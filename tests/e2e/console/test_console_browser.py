@@ -19,7 +19,7 @@ from pathlib import Path
 import pygit2
 import pytest
 import pytest_asyncio
-from conftest import ALICE_TOKEN, WRONG_TOKEN, ConsoleEnv
+from console_kit import ALICE_TOKEN, WRONG_TOKEN, ConsoleEnv
 
 from tests.conftest import missing_service
 from tests.support.chat_server import call, text, tool_calls

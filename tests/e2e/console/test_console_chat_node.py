@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ALICE_TOKEN, WRONG_TOKEN, ConsoleEnv
+from console_kit import ALICE_TOKEN, WRONG_TOKEN, ConsoleEnv
 
 from tests.conftest import missing_service
 from tests.support.chat_server import call, text, tool_calls

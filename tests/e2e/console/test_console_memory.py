@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 import pytest_asyncio
-from conftest import sse_events
+from console_kit import sse_events
 from e2e_kit import GUARD_S, assert_sequenced, running_stack
 
 from riverbeam.types import StreamChunk

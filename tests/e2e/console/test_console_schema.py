@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 import schemathesis
-from conftest import ALICE_TOKEN, ConsoleEnv
+from console_kit import ALICE_TOKEN, ConsoleEnv
 from hypothesis import HealthCheck, given, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
