@@ -405,7 +405,11 @@ async function refreshRuns() {
   clearProblem();
   const ids = remembered(RUNS_KEY);
   try {
-    const runs = await Promise.all(ids.map((id) => api("GET", `/v1/runs/${id}`)));
+    // A run this token may not read (another sign-in in this tab) is left out, not an error.
+    const runs = (await Promise.all(ids.map((id) => api("GET", `/v1/runs/${id}`).catch((err) => {
+      if (err instanceof Problem && err.doc.status === 404) return null;
+      throw err;
+    })))).filter(Boolean);
     $("runs-table").tBodies[0].replaceChildren(...runs.map((run) => {
       const calls = ((run.result || {}).tool_calls || []).map((c) => c.tool_name);
       const usage = run.token_usage ? `${run.token_usage.total_tokens} (${run.token_usage.prompt_tokens}+${run.token_usage.completion_tokens})` : "-";
