@@ -124,13 +124,21 @@ def up_cmd(
         float, typer.Option(help="Seconds to wait for each process to be ready.", min=1)
     ] = 60.0,
     console_port: Annotated[
-        int,
-        typer.Option(help="The console (HTTP API, web console) on this port; 0 for none.", min=0),
-    ] = 8080,
+        int | None,
+        typer.Option(
+            help="The console (HTTP API, web console) on this port; 0 for none. "
+            "Default: 8080, or a free port when 8080 is taken.",
+            min=0,
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Start NATS, the four services and the console locally; Ctrl-C stops everything."""
-    from services.cli._up import LocalStack
+    from services.cli._up import DEFAULT_CONSOLE_PORT, LocalStack, port_free
     from services.cli._up_command import run_up
+
+    if console_port is None:
+        console_port = DEFAULT_CONSOLE_PORT if port_free("127.0.0.1", DEFAULT_CONSOLE_PORT) else -1
 
     consoles = Consoles.standard()
 
@@ -144,7 +152,7 @@ def up_cmd(
         base_port=base_port,
         ready_timeout_s=ready_timeout,
         on_ready=ready,
-        console_port=console_port or None,
+        console_port=None if console_port == 0 else max(console_port, 0),  # -1: a free port
     )
     _finish(consoles, lambda: run_up(stack, consoles, own_nats=nats_url is None))
 

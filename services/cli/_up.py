@@ -36,7 +36,7 @@ from typing import Self
 
 from riverbeam.stream import find_nats_server
 
-__all__ = ["SERVICES", "LocalStack", "StackError"]
+__all__ = ["DEFAULT_CONSOLE_PORT", "SERVICES", "LocalStack", "StackError", "port_free"]
 
 SERVICES = ("router", "runner", "sandbox", "store")
 """The services, in the order of their ports from the base port."""
@@ -44,6 +44,7 @@ SERVICES = ("router", "runner", "sandbox", "store")
 _TIERS: tuple[tuple[str, ...], ...] = (("store", "sandbox"), ("runner",), ("router",))
 CONSOLE = "console"
 """The optional fifth process (HTTP), started after the router when a console port is given."""
+DEFAULT_CONSOLE_PORT = 8080
 _LOG_TAIL_LINES = 25
 
 
@@ -77,6 +78,11 @@ def log_tail(path: Path, lines: int = _LOG_TAIL_LINES) -> str:
     except OSError:
         return ""
     return "\n".join(text.splitlines()[-lines:])
+
+
+def port_free(host: str, port: int) -> bool:
+    """Whether `host:port` can be bound right now."""
+    return _port_free(host, port)
 
 
 def _port_free(host: str, port: int) -> bool:
