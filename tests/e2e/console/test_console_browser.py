@@ -11,8 +11,6 @@ when RIVERBEAM_UPDATE_SCREENSHOTS=1, so a test run leaves the tree clean.
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -21,7 +19,6 @@ import pytest
 import pytest_asyncio
 from console_kit import ALICE_TOKEN, WRONG_TOKEN, ConsoleEnv
 
-from tests.conftest import missing_service
 from tests.support.chat_server import call, text, tool_calls
 
 pytestmark = [
@@ -31,53 +28,9 @@ pytestmark = [
     pytest.mark.asyncio(loop_scope="package"),
 ]
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 SCREENSHOT = Path(__file__).resolve().parents[3] / "docs" / "console.png"
 TIMEOUT_MS = 60_000  # a guard against a hang, never an assertion about speed
 BRANCH = "riverbeam/work"
-
-
-def _install_chromium() -> None:
-    """apt-get install chromium, when this process may (root, with apt-get)."""
-    if os.geteuid() != 0 or shutil.which("apt-get") is None:
-        return
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for args in (["apt-get", "update"], ["apt-get", "install", "-y", "chromium"]):
-        subprocess.run(args, env=env, capture_output=True, timeout=900, check=False)
-
-
-@pytest.fixture(scope="package")
-def chromium() -> Path:
-    """Debian's chromium (installed once when missing and possible)."""
-    if not CHROMIUM.exists():
-        _install_chromium()
-    if not CHROMIUM.exists():
-        missing_service(
-            f"{CHROMIUM} not found: `apt-get install chromium` (as root) for the browser tests"
-        )
-    return CHROMIUM
-
-
-@pytest_asyncio.fixture(scope="package", loop_scope="package")
-async def browser(chromium: Path) -> AsyncIterator[object]:
-    playwright_api = pytest.importorskip("playwright.async_api")
-    async with playwright_api.async_playwright() as playwright:
-        browser = await playwright.chromium.launch(
-            executable_path=str(chromium), headless=True, args=CHROMIUM_FLAGS
-        )
-        try:
-            yield browser
-        finally:
-            await browser.close()
 
 
 @pytest_asyncio.fixture(loop_scope="package")
