@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-## Start a local NATS and the four services (in-memory store); Ctrl-C stops everything.
+## Start a local NATS, the four services (in-memory store) and the console; Ctrl-C stops everything.
 up: $(STAMP)
 	$(BIN)/riverbeam up
 

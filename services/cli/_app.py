@@ -140,7 +140,7 @@ def serve_cmd(
     agents: AgentsOpt = None,
     config: ConfigOpt = None,
 ) -> None:
-    """Run one service (router, runner, sandbox or store) until SIGTERM."""
+    """Run one service (router, runner, sandbox, store or console) until SIGTERM."""
     from services.cli._up_config import serve_overrides
 
     serve(service, listen, ready_file, serve_overrides(service.value, agents=agents, config=config))
@@ -204,11 +204,23 @@ def up_cmd(
             "at them: the README tour then works as printed.",
         ),
     ] = False,
+    console_port: Annotated[
+        int | None,
+        typer.Option(
+            help="The console (HTTP API, web console) on this port; 0 for none. "
+            "Default: 8080, or a free port when 8080 is taken.",
+            min=0,
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
-    """Start NATS and the four services locally; Ctrl-C stops everything."""
-    from services.cli._up import LocalStack
+    """Start NATS, the four services and the console locally; Ctrl-C stops everything."""
+    from services.cli._up import DEFAULT_CONSOLE_PORT, LocalStack, port_free
     from services.cli._up_command import run_up
     from services.cli._up_config import run_up_reloading, up_runner_env
+
+    if console_port is None:
+        console_port = DEFAULT_CONSOLE_PORT if port_free("127.0.0.1", DEFAULT_CONSOLE_PORT) else -1
 
     consoles = Consoles.standard()
     with cli_errors(consoles.err):
@@ -228,6 +240,7 @@ def up_cmd(
             ready_timeout_s=ready_timeout,
             on_ready=ready,
             metrics_base_port=metrics_port,
+            console_port=None if console_port == 0 else max(console_port, 0),  # -1: free
             env_overrides=overrides,
         )
 

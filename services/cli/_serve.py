@@ -11,6 +11,7 @@ from enum import StrEnum
 from riverbeam.core.errors import RiverbeamError
 from riverbeam.core.settings import (
     CommonSettings,
+    ConsoleSettings,
     RouterSettings,
     RunnerSettings,
     SandboxSettings,
@@ -22,6 +23,7 @@ log = logging.getLogger("riverbeam.service")
 
 
 class ServiceName(StrEnum):
+    console = "console"
     router = "router"
     runner = "runner"
     sandbox = "sandbox"
@@ -32,6 +34,7 @@ def settings_for(
     name: ServiceName, listen: str | None, overrides: dict[str, object] | None = None
 ) -> CommonSettings:
     classes: dict[ServiceName, type[CommonSettings]] = {
+        ServiceName.console: ConsoleSettings,
         ServiceName.router: RouterSettings,
         ServiceName.runner: RunnerSettings,
         ServiceName.sandbox: SandboxSettings,
@@ -86,6 +89,13 @@ def serve(
         if ready_file:
             with open(ready_file, "w") as fh:
                 fh.write(address)
+
+    if name is ServiceName.console:  # HTTP, not gRPC: uvicorn serves it
+        from services.console.app import run_console
+
+        assert isinstance(settings, ConsoleSettings)
+        asyncio.run(run_console(settings, ready=ready))
+        return
 
     try:
         asyncio.run(

@@ -37,12 +37,15 @@ from typing import Self
 from riverbeam.core.errors import ErrorCode
 from riverbeam.stream import find_nats_server
 
-__all__ = ["SERVICES", "LocalStack", "StackError"]
+__all__ = ["DEFAULT_CONSOLE_PORT", "SERVICES", "LocalStack", "StackError", "port_free"]
 
 SERVICES = ("router", "runner", "sandbox", "store")
 """The services, in the order of their ports from the base port."""
 
 _TIERS: tuple[tuple[str, ...], ...] = (("store", "sandbox"), ("runner",), ("router",))
+CONSOLE = "console"
+"""The optional fifth process (HTTP), started after the router when a console port is given."""
+DEFAULT_CONSOLE_PORT = 8080
 _LOG_TAIL_LINES = 25
 
 
@@ -76,6 +79,11 @@ def log_tail(path: Path, lines: int = _LOG_TAIL_LINES) -> str:
     except OSError:
         return ""
     return "\n".join(text.splitlines()[-lines:])
+
+
+def port_free(host: str, port: int) -> bool:
+    """Whether `host:port` can be bound right now."""
+    return _port_free(host, port)
 
 
 def _port_free(host: str, port: int) -> bool:
@@ -118,6 +126,8 @@ class LocalStack:
             one and fails over to the next).
         base_env: The environment every child starts from, before the settings above and
             `env_overrides`; default: this process's environment (tests pass a scrubbed one).
+        console_port: Also start the console (HTTP API and web console) on this port, after
+            the router (0 picks a free one); None starts no console.
         stop_with_parent: On Linux, have the kernel SIGTERM each child when the thread that
             started it (the event loop's) ends; a stack must then be started from a thread
             that outlives it (the main thread, as `riverbeam up` and pytest do).
@@ -145,16 +155,20 @@ class LocalStack:
         base_env: Mapping[str, str] | None = None,
         stop_with_parent: bool = True,
         metrics_base_port: int | None = None,
+        console_port: int | None = None,
     ) -> None:
         if runners < 1:
             raise ValueError(f"runners must be at least 1, not {runners}")
         self._runner_names = (
             ("runner",) if runners == 1 else tuple(f"runner-{i}" for i in range(1, runners + 1))
         )
-        unknown = set(env_overrides or {}) - {*SERVICES, *self._runner_names, "nats"}
+        unknown = set(env_overrides or {}) - {*SERVICES, *self._runner_names, "nats", CONSOLE}
         if unknown:
             raise ValueError(f"env_overrides for unknown services: {sorted(unknown)}")
         self._services = _closed_set(services)
+        if console_port is not None and "router" not in self._services:
+            raise ValueError("the console needs the router")
+        self._console_port = console_port
         if not 0 <= base_port <= 65535 - 3 - (runners - 1):
             raise ValueError(f"base_port {base_port} out of range")
         if metrics_base_port is not None and not (
@@ -221,6 +235,12 @@ class LocalStack:
     def router(self) -> str:
         """The router's address (where clients go)."""
         return self._endpoints["router"]
+
+    @property
+    def console_url(self) -> str | None:
+        """`http://host:port` of the console, when this stack started one."""
+        address = self._endpoints.get(CONSOLE)
+        return f"http://{address}" if address else None
 
     @property
     def nats_url(self) -> str:
@@ -291,6 +311,8 @@ class LocalStack:
                     children = [await self._spawn_service(name) for name in names]
                     for child in children:
                         await self._wait_service(child)
+                if self._console_port is not None:
+                    await self._wait_service(await self._spawn_service(CONSOLE))
             except BaseException:
                 await self._stop_children()
                 raise
@@ -396,6 +418,8 @@ class LocalStack:
         return "runner" if name.startswith("runner-") else name
 
     def _port_for(self, name: str, *, base: int | None = None) -> int:
+        if name == CONSOLE and base is None:
+            return self._console_port or 0
         if base is None and name in self._fixed_ports:
             return self._fixed_ports[name]
         base = self._base_port if base is None else base
@@ -411,6 +435,8 @@ class LocalStack:
         if self._base_port != 0:
             for name in names:
                 self._check_port(name, self._port_for(name), "--base-port")
+        if self._console_port:
+            self._check_port(CONSOLE, self._console_port, "--console-port")
         if self._metrics_base_port is None:
             return
         for name in names:
@@ -539,6 +565,8 @@ class LocalStack:
             env["RIVERBEAM_STORE_URL"] = ep["store"]
             env["RIVERBEAM_NATS_URL"] = ep["nats"]
             env["RIVERBEAM_DEV_MODE"] = "true"
+        elif name == CONSOLE:
+            env["RIVERBEAM_ROUTER_URL"] = ep["router"]
         env.update(self._env_overrides.get(name, {}))
         return env
 
@@ -564,7 +592,7 @@ class LocalStack:
         return child
 
     async def _stop_children(self) -> None:
-        order = ["router", *self._runner_names, "sandbox", "store", "nats"]
+        order = [CONSOLE, "router", *self._runner_names, "sandbox", "store", "nats"]
         for name in order:
             child = self._children.get(name)
             if child is not None:

@@ -36,6 +36,10 @@ def _endpoints_table(stack: LocalStack, own_nats: bool) -> Table:
             table.add_row(name, endpoints[name], *extra, str(stack.log_path(name)))
     nats_log = str(stack.log_path("nats")) if own_nats else "external"
     table.add_row("nats", endpoints["nats"], *([""] if metrics else []), nats_log)
+    if stack.console_url:
+        table.add_row(
+            "console", stack.console_url, *([""] if metrics else []), str(stack.log_path("console"))
+        )
     return table
 
 
@@ -147,4 +151,6 @@ def _show_ready(
         lines = [f"{t}{flag}" if t.startswith("riverbeam ") else t for t in try_lines]
         for line in lines or [_try_line(stack.router)]:
             out.print(Text(f"  {line}"), soft_wrap=True)
+    if stack.console_url:
+        out.print(Text.assemble(("console: ", "bold"), f"{stack.console_url}/"), soft_wrap=True)
     out.print(Text("Ctrl-C stops everything.", style="dim"))

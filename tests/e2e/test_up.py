@@ -289,6 +289,7 @@ def test_riverbeam_up_runs_until_ctrl_c_and_leaves_nothing(
             assert (up.data_dir / "logs" / f"{svc}.log").exists()
         assert "nats://127.0.0.1:" in text, text
         assert f'riverbeam invoke assistant "hello" --router {up.router}' in text
+        assert "console: http://127.0.0.1:" in text, text  # 8080, or a free port if taken
 
         assert sorted(_service_pids(up)) == ["router", "runner", "sandbox", "store"], up.started
         assert sum("nats-server" in cmd for cmd in up.started.values()) == 1, up.started
@@ -387,7 +388,7 @@ def test_riverbeam_up_killed_by_its_terminal_takes_its_services_with_it(
 ) -> None:
     """SIGHUP (the terminal closed) ends `up` at once; its children must not outlive it."""
     with _riverbeam_up(tmp_path) as up:
-        assert len(up.started) == 5, up.started
+        assert len(up.started) == 6, up.started  # NATS, the four services and the console
         up.proc.send_signal(signal.SIGHUP)
         up.proc.communicate(timeout=60)
         assert up.proc.returncode == -signal.SIGHUP

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from riverbeam.core.settings import (
+    ConsoleSettings,
     RouterSettings,
     RunnerSettings,
     SandboxSettings,
@@ -17,7 +18,7 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def test_every_setting_is_in_the_configuration_table() -> None:
-    for cls in (StoreSettings, SandboxSettings, RunnerSettings, RouterSettings):
+    for cls in (StoreSettings, SandboxSettings, RunnerSettings, RouterSettings, ConsoleSettings):
         for name in cls.model_fields:
             variable = f"RIVERBEAM_{name.upper()}"
             assert f"`{variable}`" in README, f"{variable} ({cls.__name__}) is not documented"

@@ -293,7 +293,7 @@ class RiverbeamClient:
 
     async def resume(
         self,
-        agent_name: str,
+        agent_name: str | None,
         session_id: str,
         interaction_id: str,
         actions: Sequence[ActionResponseEnvelope],
@@ -308,7 +308,7 @@ class RiverbeamClient:
         """Answer pending actions of an interaction and let the agent continue (always streams).
 
         Args:
-            agent_name: The interaction's agent.
+            agent_name: The interaction's agent; None lets the router use it.
             session_id: The interaction's session.
             interaction_id: The interrupted interaction (`AgentResult.interaction_id`).
             actions: One envelope per answered action (see `action_response`).
@@ -508,13 +508,19 @@ class RiverbeamClient:
         """Every message of a session in `seq` order, following all pages."""
 
         async def fetch(token: str) -> tuple[list[Message], str]:
-            request = pb.ListMessagesRequest(
-                session_id=session_id, page_size=page_size, page_token=token
-            )
-            reply = await self._unary("ListMessages", request)
-            return [Message.from_proto(m) for m in reply.messages], reply.next_page_token
+            return await self.list_messages_page(session_id, page_size=page_size, page_token=token)
 
         return await self._all_pages(fetch)
+
+    async def list_messages_page(
+        self, session_id: str, *, page_size: int = 0, page_token: str = ""
+    ) -> tuple[list[Message], str]:
+        """One page of a session's messages and the next page's token ("" after the last)."""
+        request = pb.ListMessagesRequest(
+            session_id=session_id, page_size=page_size, page_token=page_token
+        )
+        reply = await self._unary("ListMessages", request)
+        return [Message.from_proto(m) for m in reply.messages], reply.next_page_token
 
     async def get_interaction(self, interaction_id: str) -> Interaction:
         """An interaction (INTERACTION_NOT_FOUND when unknown)."""
@@ -538,11 +544,9 @@ class RiverbeamClient:
         """The approval inbox: every pending action the caller may answer, all pages."""
 
         async def fetch(token: str) -> tuple[list[Action], str]:
-            request = pb.ListPendingActionsRequest(page_size=page_size, page_token=token)
-            if session_id:
-                request.session_id = session_id
-            reply = await self._unary("ListPendingActions", request)
-            return [Action.from_proto(a) for a in reply.actions], reply.next_page_token
+            return await self.list_pending_actions_page(
+                session_id=session_id, page_size=page_size, page_token=token
+            )
 
         return await self._all_pages(fetch)
 
@@ -571,6 +575,16 @@ class RiverbeamClient:
             request.end_time.FromDatetime(end)
         reply = await self._unary("GetUsage", request)
         return [usage_row_from_proto(r) for r in reply.rows], usage_row_from_proto(reply.total)
+
+    async def list_pending_actions_page(
+        self, *, session_id: str | None = None, page_size: int = 0, page_token: str = ""
+    ) -> tuple[list[Action], str]:
+        """One page of the approval inbox and the next page's token ("" after the last)."""
+        request = pb.ListPendingActionsRequest(page_size=page_size, page_token=page_token)
+        if session_id:
+            request.session_id = session_id
+        reply = await self._unary("ListPendingActions", request)
+        return [Action.from_proto(a) for a in reply.actions], reply.next_page_token
 
     # ---- frames -------------------------------------------------------------------------------
     async def follow(

@@ -16,6 +16,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 __all__ = [
     "CommonSettings",
+    "ConsoleSettings",
     "RouterSettings",
     "RunnerSettings",
     "SandboxSettings",
@@ -137,3 +138,20 @@ class RouterSettings(CommonSettings):
     models_file: Path | None = None
     max_content_bytes: int = 1024 * 1024
     max_metadata_bytes: int = 64 * 1024
+
+
+class ConsoleSettings(CommonSettings):
+    """The console: HTTP/JSON API, SSE frames, `/chat` and the web console (a router client)."""
+
+    listen: str = "127.0.0.1:8080"
+    router_url: str = "127.0.0.1:50051"
+    # Origins allowed to call the HTTP API from a browser (CORS); empty turns CORS off.
+    cors_origins: list[str] = Field(default_factory=list)
+    # Largest request body accepted (HTTP 413, BEM-401, above it).
+    max_request_bytes: int = Field(default=2 * 1024 * 1024, gt=0)
+    # The agent `POST /chat` runs when the request names none.
+    chat_agent: str = "assistant"
+    # Seconds between SSE keep-alive comments on an idle frame stream.
+    sse_ping_s: float = Field(default=15.0, gt=0)
+    # Serve the web console at / (the HTTP API and /docs are served either way).
+    web_console: bool = True

@@ -22,7 +22,7 @@ DOCKERFILE = REPO / "deploy" / "Dockerfile"
 DOCKERIGNORE = REPO / "deploy" / "Dockerfile.dockerignore"
 K8S_BASE = REPO / "deploy" / "k8s" / "base"
 
-SERVICE_PORTS = {50051, 50052, 50053, 50054}
+SERVICE_PORTS = {50051, 50052, 50053, 50054, 8080}  # 8080: the console (HTTP)
 METRICS_PORT = 9090
 BASE_IMAGE = re.compile(r"^python:3\.11\.\d+-slim(-[a-z]+)?(@sha256:[0-9a-f]{64})?$")
 

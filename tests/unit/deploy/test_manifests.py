@@ -18,6 +18,7 @@ import yaml
 from riverbeam.auth import TokenAuthenticator
 from riverbeam.core.settings import (
     CommonSettings,
+    ConsoleSettings,
     RouterSettings,
     RunnerSettings,
     SandboxSettings,
@@ -38,7 +39,10 @@ COMPONENTS: dict[str, tuple[int, str]] = {
     "sandbox": (50053, "riverbeam.v1.SandboxService"),
     "store": (50054, "riverbeam.v1.StoreService"),
 }
+# component -> (HTTP port, readiness path, liveness path): the console speaks HTTP, not gRPC.
+HTTP_COMPONENTS: dict[str, tuple[int, str, str]] = {"console": (8080, "/readyz", "/healthz")}
 SETTINGS: dict[str, type[CommonSettings]] = {
+    "console": ConsoleSettings,
     "router": RouterSettings,
     "runner": RunnerSettings,
     "sandbox": SandboxSettings,
@@ -52,6 +56,7 @@ REQUIRED_SETTINGS = {
                "RIVERBEAM_NATS_URL", "BEAM_API_KEY"},
     "sandbox": {"RIVERBEAM_LISTEN", "RIVERBEAM_WORKSPACE_BASE"},
     "store": {"RIVERBEAM_LISTEN", "RIVERBEAM_DATABASE_URL"},
+    "console": {"RIVERBEAM_LISTEN", "RIVERBEAM_ROUTER_URL"},
 }  # fmt: skip
 AUTOSCALED = ("router", "runner")
 METRICS_PORT = 9090
@@ -131,14 +136,14 @@ def test_namespace_enforces_the_restricted_pod_security_standard(manifests: Mani
 
 def test_each_service_runs_as_its_own_workload(manifests: Manifests) -> None:
     workloads = manifests.riverbeam_workloads()
-    assert set(workloads) == set(COMPONENTS)
+    assert set(workloads) == set(COMPONENTS) | set(HTTP_COMPONENTS)
     assert workloads["sandbox"]["kind"] == "StatefulSet"
     # One writer per workspace volume until the runner routes workspaces to shards.
     assert workloads["sandbox"]["spec"]["replicas"] == 1
     assert workloads["sandbox"]["spec"]["volumeClaimTemplates"][0]["spec"]["accessModes"] == [
         "ReadWriteOnce"
     ]
-    for name in ("router", "runner", "store"):
+    for name in ("router", "runner", "store", "console"):
         assert workloads[name]["kind"] == "Deployment"
 
 
@@ -156,6 +161,8 @@ def test_containers_run_riverbeam_serve_with_the_riverbeam_image(manifests: Mani
 
 def test_services_listen_on_their_port_and_probe_grpc_health(manifests: Manifests) -> None:
     for component, workload in manifests.riverbeam_workloads().items():
+        if component in HTTP_COMPONENTS:
+            continue  # test_http_services_probe_their_health_endpoints
         port, health_name = COMPONENTS[component]
         (container,) = manifests.pod_spec(workload)["containers"]
         ports = {p["name"]: p["containerPort"] for p in container["ports"]}
@@ -169,6 +176,26 @@ def test_services_listen_on_their_port_and_probe_grpc_health(manifests: Manifest
         liveness = container["livenessProbe"]["grpc"]
         assert liveness["port"] == port
         assert liveness.get("service", "") in ("", health_name)
+
+
+def test_http_services_probe_their_health_endpoints(manifests: Manifests) -> None:
+    workloads = manifests.riverbeam_workloads()
+    for component, (port, ready, live) in HTTP_COMPONENTS.items():
+        (container,) = manifests.pod_spec(workloads[component])["containers"]
+        ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+        assert ports == {"http": port, "metrics": METRICS_PORT}
+        env = manifests.env(container)
+        assert env["RIVERBEAM_LISTEN"].rsplit(":", 1)[-1] == str(port)
+        assert container["readinessProbe"]["httpGet"] == {"path": ready, "port": "http"}
+        assert container["livenessProbe"]["httpGet"] == {"path": live, "port": "http"}
+        service = manifests.named("Service", component)
+        assert service is not None
+        assert [p["port"] for p in service["spec"]["ports"]] == [port]
+    # The console reaches the router through its Service, on its gRPC port.
+    (console,) = manifests.pod_spec(workloads["console"])["containers"]
+    host, port_text = manifests.env(console)["RIVERBEAM_ROUTER_URL"].rsplit(":", 1)
+    router = manifests.named("Service", host)
+    assert router is not None and int(port_text) in [p["port"] for p in router["spec"]["ports"]]
 
 
 def test_every_pod_is_hardened(manifests: Manifests) -> None:
@@ -302,8 +329,9 @@ def test_services_reach_their_pods(manifests: Manifests) -> None:
 
 
 def test_only_the_router_service_could_be_exposed(manifests: Manifests) -> None:
+    """The router and the console are the front doors; only they may become more than ClusterIP."""
     for service in manifests.of_kind("Service"):
-        if service["metadata"]["name"] != "router":
+        if service["metadata"]["name"] not in ("router", "console"):
             assert service["spec"].get("type", "ClusterIP") == "ClusterIP", service["metadata"]
     assert not manifests.of_kind("Ingress"), "expose the router with an overlay, not in the base"
 

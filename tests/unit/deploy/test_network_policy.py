@@ -138,6 +138,20 @@ _REACHABILITY: list[tuple[str, str, int, str, bool]] = [
     ("runner", "nats", 4222, "TCP", True),
     ("runner", "internet", 443, "TCP", True),
     ("store", "postgres", 5432, "TCP", True),
+    # the console: a front door that reaches only the router and NATS
+    ("internet", "console", 8080, "TCP", True),
+    ("other-namespace", "console", 8080, "TCP", True),
+    ("console", "router", 50051, "TCP", True),
+    ("console", "nats", 4222, "TCP", True),
+    ("monitoring", "console", METRICS_PORT, "TCP", True),
+    ("console", "dns", 53, "UDP", True),
+    ("internet", "console", METRICS_PORT, "TCP", False),
+    ("other-namespace", "console", METRICS_PORT, "TCP", False),
+    *[("console", target, port, "TCP", False) for target, port in (
+        ("runner", 50052), ("store", 50054), ("sandbox", 50053), ("postgres", 5432),
+        ("internet", 443), ("internet", 80), ("private-address", 443),
+    )],
+    *[(s, "console", 8080, "TCP", False) for s in ("runner", "sandbox", "store")],
     *[("monitoring", s, METRICS_PORT, "TCP", True) for s in _SERVICES],
     *[(s, "dns", 53, "UDP", True) for s in _SERVICES],
     # nothing but the router is reachable from outside the namespace
