@@ -13,6 +13,9 @@ Settings (environment):
 - RIVERBEAM_BENCH_STACKS: `memory,postgres` (default) or one of them.
 - RIVERBEAM_BENCH_BEFORE_TREE: a second checkout (e.g. `git archive` of an older commit); its
   stacks run beside ours in the same run, named `memory (before)` ..., for before/after tables.
+  RIVERBEAM_BENCH_BEFORE_ENV (`K=V,K=V`) is added to those stacks' environment (so the same
+  tree with `RIVERBEAM_EVENT_LOOP=asyncio` is an A/B of one setting), and
+  RIVERBEAM_BENCH_BEFORE_LABEL names them (default `before`).
 - RIVERBEAM_BENCH_FILL_RUNS: runs added to each store for the stored-runs figure (default
   20000, scaled; bounded by RIVERBEAM_BENCH_FILL_BUDGET_S per stack, default 60).
 - RIVERBEAM_BENCH_README: a markdown file whose section between `<!-- bench-stack:begin -->`
@@ -56,6 +59,10 @@ def _env(tree: Path | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(_NOT_INHERITED)}
     if tree is not None:
         env["PYTHONPATH"] = f"{tree / 'libs'}{os.pathsep}{tree}"
+        for pair in os.environ.get("RIVERBEAM_BENCH_BEFORE_ENV", "").split(","):
+            key, sep, value = pair.partition("=")
+            if sep:
+                env[key.strip()] = value.strip()
     return env
 
 
@@ -276,7 +283,8 @@ async def test_bench_stack(pg_url: str) -> None:
     before = os.environ.get("RIVERBEAM_BENCH_BEFORE_TREE")
     trees: list[tuple[str, Path | None]] = [("", None)]
     if before:
-        trees.insert(0, (" (before)", Path(before)))
+        label = os.environ.get("RIVERBEAM_BENCH_BEFORE_LABEL", "before")
+        trees.insert(0, (f" ({label})", Path(before)))
     fill = scaled(int(os.environ.get("RIVERBEAM_BENCH_FILL_RUNS", "20000")), minimum=0)
     fill_budget = float(os.environ.get("RIVERBEAM_BENCH_FILL_BUDGET_S", "60"))
     rounds = 3

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Callable
 from enum import StrEnum
@@ -14,7 +13,7 @@ from riverbeam.core.settings import (
     SandboxSettings,
     StoreSettings,
 )
-from riverbeam.server import ServiceApp, run_service
+from riverbeam.server import ServiceApp, run_on_loop, run_service
 
 
 class ServiceName(StrEnum):
@@ -71,11 +70,12 @@ def serve(name: ServiceName, listen: str | None, ready_file: str | None = None) 
             with open(ready_file, "w") as fh:
                 fh.write(address)
 
-    asyncio.run(
+    run_on_loop(
         run_service(
             settings,
             builder_for(name, settings),
             ready=ready,
             service_name=f"riverbeam-{name.value}",
-        )
+        ),
+        settings.event_loop,
     )

@@ -41,6 +41,8 @@ class CommonSettings(BaseSettings):
     max_connection_age_s: float | None = Field(default=300.0, gt=0)
     # OpenTelemetry: on when an OTLP endpoint is configured (OTEL_EXPORTER_OTLP_ENDPOINT).
     otel_enabled: bool = False
+    # auto: uvloop when it is installed; asyncio: the standard loop; uvloop: required.
+    event_loop: Literal["auto", "asyncio", "uvloop"] = "auto"
 
 
 class StoreSettings(CommonSettings):

@@ -32,10 +32,12 @@ def _grant(grant: Grant) -> pb.CallerGrant:
 
 
 class RunnerClient:
-    """Calls a runner service; `dns:///runner...` targets are balanced round-robin."""
+    """Calls a runner service, balancing calls round-robin over every address of the target
+    (`ipv4:a,b` as `riverbeam up` gives with several replicas, `dns:///runner...`); an address
+    that is down is skipped until it is back, so a replica is also the others' failover."""
 
     def __init__(self, target: str) -> None:
-        self._channel = open_channel(target, round_robin=target.startswith("dns:"))
+        self._channel = open_channel(target, round_robin=True)
         self._stub: Any = pb_grpc.RunnerServiceStub(self._channel)  # type: ignore[no-untyped-call]
 
     async def run_invoke(

@@ -4,6 +4,7 @@ from riverbeam.server._grpc_server import CHANNEL_OPTIONS, GrpcServer, ServiceBi
 from riverbeam.server._interceptor import ErrorInterceptor, abort_with
 from riverbeam.server._lifecycle import ServiceApp, run_service
 from riverbeam.server._logging import JsonFormatter, LogContextFilter, configure_logging
+from riverbeam.server._loop import EventLoopChoice, loop_factory, run_on_loop
 from riverbeam.server._status import (
     DOMAIN,
     error_from_rpc,
@@ -16,6 +17,7 @@ __all__ = [
     "CHANNEL_OPTIONS",
     "DOMAIN",
     "ErrorInterceptor",
+    "EventLoopChoice",
     "GrpcServer",
     "JsonFormatter",
     "LogContextFilter",
@@ -24,8 +26,10 @@ __all__ = [
     "abort_with",
     "configure_logging",
     "error_from_rpc",
+    "loop_factory",
     "open_channel",
     "rich_status",
+    "run_on_loop",
     "run_service",
     "translate_rpc_errors",
     "translate_rpc_errors_sync",
