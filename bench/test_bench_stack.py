@@ -98,6 +98,11 @@ async def _stack(
                 await conn.close()
 
 
+def _signed(seconds: float) -> str:
+    """A difference of two p50s: negative when noise outweighs it."""
+    return ("-" if seconds < 0 else "") + fmt_duration(abs(seconds))
+
+
 def _p50(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
@@ -143,6 +148,7 @@ def _tables(
         "  per history message per turn",
         float("nan"),
         [(_p50(s[f"{n}.history"]) - _p50(s[f"{n}.turn2"])) / (hist_msgs - 2) for n in names],
+        fmt=_signed,
         ratio=False,
     )
 
@@ -179,6 +185,7 @@ def _tables(
         "  FollowStream over NATS direct",
         float("nan"),
         [_p50(s[f"{n}.follow"]) - _p50(s[f"{n}.done"]) for n in names],
+        fmt=_signed,
         ratio=False,
     )
     scale = res.get("scale") or {}
