@@ -199,14 +199,11 @@ def _tables(
             [_p50(scale[n]["high"]) for n in names],
         )
         rows.append(
-            ["  after / before (÷ the same for bare)", f"{e_high / e_low:.2f}"]
+            ["  after / before (p50 ratio)", f"{e_high / e_low:.2f}"]
             + [
                 c
                 for n in names
-                for c in (
-                    f"{(_p50(scale[n]['high']) / _p50(scale[n]['low'])) / (e_high / e_low):.2f}",
-                    "",
-                )
+                for c in (f"{_p50(scale[n]['high']) / _p50(scale[n]['low']):.2f}", "")
             ]
         )
     rss_load = res["rss_load"]
