@@ -8,7 +8,7 @@ the service code is the same on both loops.
 from __future__ import annotations
 
 import asyncio
-import logging
+import importlib
 from collections.abc import Callable, Coroutine
 from typing import Any, Literal, TypeVar
 
@@ -16,7 +16,6 @@ __all__ = ["EventLoopChoice", "loop_factory", "run_on_loop"]
 
 EventLoopChoice = Literal["auto", "asyncio", "uvloop"]
 _T = TypeVar("_T")
-log = logging.getLogger("riverbeam.server")
 
 
 def loop_factory(
@@ -27,7 +26,8 @@ def loop_factory(
     if choice == "asyncio":
         return None
     try:
-        import uvloop
+        # Optional, so not imported statically (mypy checks without it installed).
+        uvloop = importlib.import_module("uvloop")
     except ImportError:
         if choice == "uvloop":
             raise

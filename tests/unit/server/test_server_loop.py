@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import builtins
-from typing import Any
+import sys
 
 import pytest
 
@@ -30,14 +29,7 @@ def test_auto_uses_uvloop_when_it_is_installed() -> None:
 def test_without_uvloop_auto_falls_back_and_uvloop_is_an_error(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    real_import = builtins.__import__
-
-    def no_uvloop(name: str, *args: Any, **kwargs: Any) -> Any:
-        if name == "uvloop":
-            raise ImportError("no uvloop here")
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_uvloop)
+    monkeypatch.setitem(sys.modules, "uvloop", None)  # import uvloop: ImportError
     assert loop_factory("auto") is None
     assert run_on_loop(_loop_module(), "auto").startswith("asyncio")
     with pytest.raises(ImportError):
