@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: up demo test proto lint fmt bench soak clean venv
+.PHONY: up demo test proto lint fmt bench bench-stack soak clean venv
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -43,7 +43,11 @@ fmt: $(STAMP)
 
 ## Benchmarks: each prints our figure against a bare baseline measured in the same run.
 bench: $(STAMP)
-	$(BIN)/python -m pytest -m slow bench $(PYTEST_ARGS) -s
+	$(BIN)/python -m pytest -m slow bench --ignore=bench/test_bench_stack.py $(PYTEST_ARGS) -s
+
+## The four service processes (memory and Postgres) driven from a client process (issue 16).
+bench-stack: $(STAMP)
+	$(BIN)/python -m pytest -m slow bench/test_bench_stack.py $(PYTEST_ARGS) -s
 
 ## Soak/load tests.
 soak: $(STAMP)

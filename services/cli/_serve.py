@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
@@ -17,7 +16,7 @@ from riverbeam.core.settings import (
     SandboxSettings,
     StoreSettings,
 )
-from riverbeam.server import ServiceApp, run_service
+from riverbeam.server import ServiceApp, run_on_loop, run_service
 
 log = logging.getLogger("riverbeam.service")
 
@@ -94,17 +93,18 @@ def serve(
         from services.console.app import run_console
 
         assert isinstance(settings, ConsoleSettings)
-        asyncio.run(run_console(settings, ready=ready))
+        run_on_loop(run_console(settings, ready=ready), settings.event_loop)
         return
 
     try:
-        asyncio.run(
+        run_on_loop(
             run_service(
                 settings,
                 builder_for(name, settings),
                 ready=ready,
                 service_name=f"riverbeam-{name.value}",
-            )
+            ),
+            settings.event_loop,
         )
     except RiverbeamError as err:
         hint = f" (hint: {err.hint})" if err.hint else ""

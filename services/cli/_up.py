@@ -122,8 +122,8 @@ class LocalStack:
             `runner-2`, ... (runner-1 on base+1, runner-k on base+2+k for k >= 2); each gets
             the `env_overrides["runner"]` environment and then its own `env_overrides[name]`;
             an inherited RIVERBEAM_RUNNER_ID is dropped so replicas never share an id; and the
-            router's RIVERBEAM_RUNNER_URL lists them all (`ipv4:a,b`, the gRPC channel picks
-            one and fails over to the next).
+            router's RIVERBEAM_RUNNER_URL lists them all (`ipv4:a,b`, the router's channel
+            balances round-robin over them, skipping one that is down).
         base_env: The environment every child starts from, before the settings above and
             `env_overrides`; default: this process's environment (tests pass a scrubbed one).
         console_port: Also start the console (HTTP API and web console) on this port, after

@@ -37,7 +37,9 @@ async def build(settings: RouterSettings) -> AsyncIterator[ServiceApp]:
     else:
         authenticator = authenticator_for(AuthMode.TOKENS, tokens_file=settings.tokens_file)
     models = ModelList.from_file(settings.models_file)
-    runner = RunnerClient(settings.runner_url)
+    runner = RunnerClient(
+        settings.runner_url, round_robin=settings.runner_balancing == "round_robin"
+    )
     store = StoreClient(settings.store_url)
     config = StreamConfig(
         name=settings.stream_name,

@@ -93,6 +93,9 @@ async def replicas(
         }
         for name, runner_id in RUNNER_IDS.items():
             overrides[name] = {"RIVERBEAM_RUNNER_ID": runner_id}
+        # Every call to one replica (pick_first), as the tests below rely on; the default
+        # balancing is round-robin.
+        overrides["router"] = {"RIVERBEAM_RUNNER_BALANCING": "pick_first"}
         async with running_stack(
             database_url=pg_url,
             nats_url=nats_url,

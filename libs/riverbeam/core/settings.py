@@ -44,6 +44,8 @@ class CommonSettings(BaseSettings):
     max_connection_age_s: float | None = Field(default=300.0, gt=0)
     # OpenTelemetry: on when an OTLP endpoint is configured (OTEL_EXPORTER_OTLP_ENDPOINT).
     otel_enabled: bool = False
+    # auto: uvloop when it is installed; asyncio: the standard loop; uvloop: required.
+    event_loop: Literal["auto", "asyncio", "uvloop"] = "auto"
 
 
 class StoreSettings(CommonSettings):
@@ -126,6 +128,9 @@ class RunnerSettings(CommonSettings):
 class RouterSettings(CommonSettings):
     listen: str = "127.0.0.1:50051"
     runner_url: str = "127.0.0.1:50052"
+    # How calls spread over the runner target's addresses: each in turn, or the first that
+    # answers (the others only as failover).
+    runner_balancing: Literal["round_robin", "pick_first"] = "round_robin"
     store_url: str = "127.0.0.1:50054"
     nats_url: str = "nats://127.0.0.1:4222"
     stream_name: str = "RIVERBEAM_STREAM"

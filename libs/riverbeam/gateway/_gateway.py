@@ -158,11 +158,15 @@ class Gateway:
         ResponseSchema.combine(None, request.response_schema)
         clean = sanitize_invoke(request, principal)
         req = clean.request
-        session = await self._maybe_session(req.session_id)
-        check_session_owner(
-            session, clean.effective_user_id, principal, effective_org_id=clean.effective_org_id
-        )
         if req.interaction_id is not None:
+            # Refuse another's session before saying anything about the interaction. Without
+            # an interaction id there is nothing to order: the begin-run step makes the same
+            # owner check atomically (require_owner/require_org below; an admin, who may use
+            # any session, is never refused), so a FetchSession would only cost a hop.
+            session = await self._maybe_session(req.session_id)
+            check_session_owner(
+                session, clean.effective_user_id, principal, effective_org_id=clean.effective_org_id
+            )
             # A caller-chosen interaction id may be new, but never one of another session's.
             await self._interaction_in(req.interaction_id, req.session_id, may_be_new=True)
         agent = await self.get_agent(principal, req.agent_name)

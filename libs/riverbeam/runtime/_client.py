@@ -32,10 +32,13 @@ def _grant(grant: Grant) -> pb.CallerGrant:
 
 
 class RunnerClient:
-    """Calls a runner service; `dns:///runner...` targets are balanced round-robin."""
+    """Calls a runner service, by default round-robin over every address of the target
+    (`ipv4:a,b` as `riverbeam up` gives with several replicas, `dns:///runner...`); an address
+    that is down is skipped until it is back, so a replica is also the others' failover.
+    `round_robin=False` sends every call to the first address that answers (pick_first)."""
 
-    def __init__(self, target: str) -> None:
-        self._channel = open_channel(target, round_robin=target.startswith("dns:"))
+    def __init__(self, target: str, *, round_robin: bool = True) -> None:
+        self._channel = open_channel(target, round_robin=round_robin)
         self._stub: Any = pb_grpc.RunnerServiceStub(self._channel)  # type: ignore[no-untyped-call]
 
     async def run_invoke(

@@ -10,6 +10,7 @@ from riverbeam.server._grpc_server import (
 from riverbeam.server._interceptor import ErrorInterceptor, abort_with
 from riverbeam.server._lifecycle import ServiceApp, listen_host, run_service, start_metrics
 from riverbeam.server._logging import JsonFormatter, LogContextFilter, configure_logging
+from riverbeam.server._loop import EventLoopChoice, loop_factory, run_on_loop
 from riverbeam.server._status import (
     DOMAIN,
     error_from_rpc,
@@ -22,6 +23,7 @@ __all__ = [
     "CHANNEL_OPTIONS",
     "DOMAIN",
     "ErrorInterceptor",
+    "EventLoopChoice",
     "GrpcServer",
     "JsonFormatter",
     "LogContextFilter",
@@ -32,8 +34,10 @@ __all__ = [
     "error_from_rpc",
     "health_follows",
     "listen_host",
+    "loop_factory",
     "open_channel",
     "rich_status",
+    "run_on_loop",
     "run_service",
     "start_metrics",
     "translate_rpc_errors",

@@ -12,6 +12,7 @@ from google.protobuf import duration_pb2, json_format, struct_pb2, timestamp_pb2
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.server import error_from_rpc, open_channel
 from riverbeam.store import _checks
+from riverbeam.store._history_cache import MessageCache
 from riverbeam.store._types import (
     BeginRunResult,
     FinishStatus,
@@ -94,6 +95,7 @@ class StoreClient:
         self._timeout_s = timeout_s
         self._wait_for_ready = wait_for_ready
         self._closed = False
+        self._history = MessageCache()
 
     async def __aenter__(self) -> StoreClient:
         return self
@@ -226,7 +228,7 @@ class StoreClient:
             ),
             resolved_actions=[Action.from_proto(a) for a in resp.resolved_actions],
             action_messages=[Message.from_proto(m) for m in resp.action_messages],
-            history=[Message.from_proto(m) for m in resp.history],
+            history=[self._history.convert(m) for m in resp.history],
         )
 
     async def finish_run(

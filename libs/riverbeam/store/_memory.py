@@ -44,6 +44,7 @@ from riverbeam.types import (
     Run,
     Session,
     TokenUsage,
+    deep_copy,
 )
 
 if TYPE_CHECKING:
@@ -56,7 +57,7 @@ _M = TypeVar("_M", bound=BaseModel)
 
 
 def _copy(record: _M) -> _M:
-    return record.model_copy(deep=True)
+    return deep_copy(record)
 
 
 def _utcnow() -> datetime:
@@ -425,10 +426,8 @@ class InMemoryStore:
             expired = sorted(
                 (
                     r
-                    for r in t.runs.values()
-                    if r.status == "running"
-                    and r.lease_expires_at is not None
-                    and r.lease_expires_at < cutoff
+                    for r in t.runs.running()
+                    if r.lease_expires_at is not None and r.lease_expires_at < cutoff
                 ),
                 key=lambda r: (r.lease_expires_at or cutoff, r.run_id),
             )[:size]
@@ -514,7 +513,8 @@ class InMemoryStore:
                 metadata=metadata,
                 created_at=self._clock(),
                 org_id=org or None,
-            ).model_copy(deep=True)
+            )
+            entry = deep_copy(entry)
             self._t.memory.append(entry)
             return _copy(entry)
 

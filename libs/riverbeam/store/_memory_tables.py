@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -11,7 +12,73 @@ from riverbeam.core.ids import new_id
 from riverbeam.store._types import NewAction, NewMessage
 from riverbeam.types import Action, Interaction, MemoryEntry, Message, Run, Session
 
-__all__ = ["Tables"]
+__all__ = ["RunTable", "Tables"]
+
+
+class RunTable(MutableMapping[str, Run]):
+    """The runs by id, and an index of the running ones by session, kept on every write.
+
+    Every write goes through `__setitem__` / `__delitem__` (the MutableMapping methods `pop`,
+    `update`, `clear` ... do too), so the index never disagrees with the rows: a run is in
+    `running_in(session_id)` exactly while its stored status is "running". The busy check
+    and the reaper look at running runs only, so their cost does not grow with the runs
+    that have finished. `scanned` counts the rows those lookups visited (for tests).
+    """
+
+    def __init__(self) -> None:
+        self._rows: dict[str, Run] = {}
+        self._running: dict[str, dict[str, None]] = {}  # session -> run ids, insertion order
+        self.scanned = 0
+
+    def __getitem__(self, run_id: str) -> Run:
+        return self._rows[run_id]
+
+    def __setitem__(self, run_id: str, run: Run) -> None:
+        old = self._rows.get(run_id)
+        if old is not None:
+            self._unindex(run_id, old)
+        self._rows[run_id] = run
+        if run.status == "running":
+            self._running.setdefault(run.session_id, {})[run_id] = None
+
+    def __delitem__(self, run_id: str) -> None:
+        old = self._rows.pop(run_id)
+        self._unindex(run_id, old)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __contains__(self, run_id: object) -> bool:
+        return run_id in self._rows
+
+    def get(self, run_id: str, default: Run | None = None) -> Run | None:  # type: ignore[override]
+        return self._rows.get(run_id, default)
+
+    def _unindex(self, run_id: str, old: Run) -> None:
+        ids = self._running.get(old.session_id)
+        if ids is not None:
+            ids.pop(run_id, None)
+            if not ids:
+                del self._running[old.session_id]
+
+    def running_in(self, session_id: str) -> list[Run]:
+        """The session's runs whose status is "running"."""
+        ids = self._running.get(session_id, {})
+        self.scanned += len(ids)
+        return [self._rows[r] for r in ids]
+
+    def running(self) -> list[Run]:
+        """Every run whose status is "running"."""
+        found = [self._rows[r] for ids in self._running.values() for r in ids]
+        self.scanned += len(found)
+        return found
+
+    def running_sessions(self) -> set[str]:
+        """The sessions with a run whose status is "running"."""
+        return set(self._running)
 
 
 @dataclass
@@ -20,7 +87,7 @@ class Tables:
 
     sessions: dict[str, Session] = field(default_factory=dict)
     interactions: dict[str, Interaction] = field(default_factory=dict)
-    runs: dict[str, Run] = field(default_factory=dict)
+    runs: RunTable = field(default_factory=RunTable)
     run_by_request: dict[str, str] = field(default_factory=dict)
     messages: dict[str, list[Message]] = field(default_factory=dict)  # per session, seq order
     message_ids: set[str] = field(default_factory=set)
@@ -57,11 +124,8 @@ class Tables:
     def busy(self, session_id: str, now: datetime) -> bool:
         """Whether a run of the session is running under a live lease."""
         return any(
-            r.session_id == session_id
-            and r.status == "running"
-            and r.lease_expires_at is not None
-            and r.lease_expires_at > now
-            for r in self.runs.values()
+            r.lease_expires_at is not None and r.lease_expires_at > now
+            for r in self.runs.running_in(session_id)
         )
 
     def check_owner(
@@ -222,7 +286,8 @@ class Tables:
         self.interactions = {
             k: v for k, v in self.interactions.items() if v.session_id not in session_ids
         }
-        self.runs = {k: v for k, v in self.runs.items() if v.session_id not in session_ids}
+        for run_id in [k for k, v in self.runs.items() if v.session_id in session_ids]:
+            del self.runs[run_id]
         self.run_by_request = {k: v for k, v in self.run_by_request.items() if v in self.runs}
         self.actions = {k: v for k, v in self.actions.items() if v.session_id not in session_ids}
         self.action_pos = {k: v for k, v in self.action_pos.items() if k in self.actions}

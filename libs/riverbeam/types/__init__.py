@@ -2,6 +2,7 @@
 
 from riverbeam.types._base import JsonObject, UUIDStr, WireModel, validation_error
 from riverbeam.types._content import ContentPart, ContentType, Modality, modalities_of
+from riverbeam.types._copying import deep_copy
 from riverbeam.types._invoke import (
     ActionResponseEnvelope,
     ActionResponseStatus,
@@ -77,6 +78,7 @@ __all__ = [
     "TurnConfig",
     "UUIDStr",
     "WireModel",
+    "deep_copy",
     "json_schema",
     "modalities_of",
     "validation_error",

@@ -1,0 +1,404 @@
+"""The client of the four-process benchmark, run as its own process; prints one JSON document.
+
+    python -m bench._driver CONFIG.json > results.json
+
+The config (written by bench/test_bench_stack.py) names the bare echo server, NATS, and each
+stack's router with the process ids to account CPU and RSS to. The driver talks to them over
+gRPC and NATS only, like any client, and reads /proc for CPU time and RSS. Every case runs in
+`rounds` interleaved blocks (echo, memory, postgres, echo, memory, ...), so a burst of load on
+the shared machine hits every case alike. Counts are bounded and every phase has a time budget.
+
+Cases (all on loopback, the echo agent, non-streaming unless said):
+- `c1`: one call at a time. Echo; Invoke on a new session; the 2nd turn of a session (its 1st
+  turn untimed, just before); a turn of a session with `history` messages already stored.
+- `stream`: Invoke with `stream: true` and a core-NATS subscriber on the request's subject,
+  subscribed before the call: time from the call to the first frame and to the terminal frame.
+  Bare: two `js.publish` (awaiting each ack) to a subscribed subject of a bench stream.
+- `follow`: the same Invoke, then FollowStream from seq 0: time from the call to the done frame.
+- `c32`: 32 calls in flight (one channel), new sessions; calls/s, and the CPU time every process
+  of the stack spent (+ nats-server, + the store's Postgres backends) divided by the calls.
+- `scale`: the 2nd-turn p50 with the runs stored so far, then again after filling the store
+  with more runs (c32 new-session invokes within a time budget): cost per invoke should not grow.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+import sys
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import asyncpg
+import grpc
+import nats
+
+from bench._procs import ECHO_METHOD, cpu_seconds, rss_bytes
+from riverbeam.v1 import riverbeam_service_pb2 as svc_pb
+from riverbeam.v1 import riverbeam_service_pb2_grpc as svc_grpc
+from riverbeam.v1 import types_pb2
+
+AGENT = "assistant"
+TEXT = "Summarise the release notes of the last sprint in three bullet points, please."
+BENCH_STREAM = "RBBENCHSTACK"
+BENCH_SUBJECT = "rbbench.stack"
+SUBJECT_PREFIX = "riverbeam.stream."
+CONCURRENCY = 32
+
+Samples = dict[str, list[float]]
+
+
+def _request(session_id: str | None = None, *, stream: bool = False) -> types_pb2.InvokeRequest:
+    req = types_pb2.InvokeRequest(
+        agent_name=AGENT,
+        content=[types_pb2.ContentPart(type="text", text=TEXT)],
+        session_id=session_id or str(uuid.uuid4()),
+        stream=stream,
+    )
+    if stream:
+        req.request_id = str(uuid.uuid4())
+    req.metadata.update({"client": "bench", "locale": "en-GB"})
+    return req
+
+
+class StackClient:
+    def __init__(self, spec: dict[str, Any], nc: Any, pg: asyncpg.Pool | None) -> None:
+        self.name: str = spec["name"]
+        self.pids: dict[str, int] = spec["pids"]
+        self.pg_tag: str | None = spec.get("pg_tag")
+        self.pg_schema: str | None = spec.get("pg_schema")
+        self.channel = grpc.aio.insecure_channel(spec["router"])
+        self.stub = svc_grpc.RiverbeamServiceStub(self.channel)  # type: ignore[no-untyped-call]
+        self.nc = nc
+        self.pg = pg
+        self.history_session = ""
+
+    async def invoke(self, session_id: str | None = None) -> None:
+        reply = await self.stub.Invoke(_request(session_id), timeout=60)
+        assert reply.WhichOneof("outcome") == "result", reply
+
+    async def new_c1(self, n: int) -> Samples:
+        out = []
+        for _ in range(n):
+            start = time.perf_counter()
+            await self.invoke()
+            out.append(time.perf_counter() - start)
+        return {"new": out}
+
+    async def turn2_c1(self, n: int) -> Samples:
+        out = []
+        for _ in range(n):
+            session = str(uuid.uuid4())
+            await self.invoke(session)
+            start = time.perf_counter()
+            await self.invoke(session)
+            out.append(time.perf_counter() - start)
+        return {"turn2": out}
+
+    async def prepare_history(self, turns: int) -> None:
+        self.history_session = str(uuid.uuid4())
+        for _ in range(turns):
+            await self.invoke(self.history_session)
+
+    async def history_c1(self, n: int) -> Samples:
+        out = []
+        for _ in range(n):
+            start = time.perf_counter()
+            await self.invoke(self.history_session)
+            out.append(time.perf_counter() - start)
+        return {"history": out}
+
+    async def stream_c1(self, n: int) -> Samples:
+        first: list[float] = []
+        done: list[float] = []
+        for _ in range(n):
+            req = _request(stream=True)
+            arrived: list[float] = []
+            terminal = asyncio.Event()
+
+            async def on_msg(
+                msg: Any, arrived: list[float] = arrived, terminal: asyncio.Event = terminal
+            ) -> None:
+                arrived.append(time.perf_counter())
+                if json.loads(msg.data).get("type") in ("done", "error"):
+                    terminal.set()
+
+            sub = await self.nc.subscribe(SUBJECT_PREFIX + req.request_id, cb=on_msg)
+            await self.nc.flush()
+            start = time.perf_counter()
+            reply = await self.stub.Invoke(req, timeout=60)
+            assert reply.WhichOneof("outcome") == "ack", reply
+            await asyncio.wait_for(terminal.wait(), 60)
+            await sub.unsubscribe()
+            first.append(arrived[0] - start)
+            done.append(arrived[-1] - start)
+        return {"first": first, "done": done}
+
+    async def follow_c1(self, n: int) -> Samples:
+        out = []
+        for _ in range(n):
+            req = _request(stream=True)
+            start = time.perf_counter()
+            reply = await self.stub.Invoke(req, timeout=60)
+            assert reply.WhichOneof("outcome") == "ack", reply
+            call = self.stub.FollowStream(
+                svc_pb.FollowStreamRequest(request_id=req.request_id, after_seq=0), timeout=60
+            )
+            async for frame in call:
+                if frame.chunk.type in ("done", "error"):
+                    out.append(time.perf_counter() - start)
+                    break
+            call.cancel()
+        return {"follow": out}
+
+    async def backend_pids(self) -> dict[str, int]:
+        if self.pg is None or self.pg_tag is None:
+            return {}
+        rows = await self.pg.fetch(
+            "SELECT pid FROM pg_stat_activity WHERE application_name = $1", self.pg_tag
+        )
+        return {f"postgres[{r['pid']}]": int(r["pid"]) for r in rows}
+
+
+async def _echo_calls(channel: grpc.aio.Channel, payload: bytes) -> Callable[[], Awaitable[bytes]]:
+    call = channel.unary_unary(ECHO_METHOD)
+
+    async def one() -> bytes:
+        reply: bytes = await call(payload, timeout=30)
+        return reply
+
+    return one
+
+
+async def _concurrent(call: Callable[[], Awaitable[object]], total: int) -> float:
+    """`total` calls, CONCURRENCY in flight; the wall time."""
+    left = total
+
+    async def worker() -> None:
+        nonlocal left
+        while left > 0:
+            left -= 1
+            await call()
+
+    start = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(CONCURRENCY)))
+    return time.perf_counter() - start
+
+
+def _cpu(pids: dict[str, int]) -> dict[str, float]:
+    return {name: cpu_seconds(pid) for name, pid in pids.items()}
+
+
+def _read_config(path: str) -> dict[str, Any]:
+    with open(path, encoding="utf-8") as fh:
+        config: dict[str, Any] = json.load(fh)
+    return config
+
+
+async def main(config_path: str) -> dict[str, Any]:
+    config = _read_config(config_path)
+    rounds: int = config["rounds"]
+    counts: dict[str, int] = config["counts"]
+    nc = await nats.connect(config["nats"], connect_timeout=10, allow_reconnect=False)
+    js = nc.jetstream()
+    await js.add_stream(name=BENCH_STREAM, subjects=[BENCH_SUBJECT + ".>"], max_age=300)
+    pg = (
+        await asyncpg.create_pool(config["pg_dsn"], min_size=1, max_size=2)
+        if config.get("pg_dsn")
+        else None
+    )
+    stacks = [StackClient(spec, nc, pg) for spec in config["stacks"]]
+    echo_channel = grpc.aio.insecure_channel(config["echo"])
+    echo = await _echo_calls(echo_channel, _request().SerializeToString())
+    nats_pid: int = config["nats_pid"]
+    out: dict[str, Any] = {"samples": {}, "c32": {}, "rss_idle": {}, "rss_load": {}, "scale": {}}
+    samples: dict[str, list[float]] = out["samples"]
+
+    def add(prefix: str, got: Samples) -> None:
+        for key, values in got.items():
+            samples.setdefault(f"{prefix}.{key}", []).extend(values)
+
+    try:
+        out["rss_idle"] = {s.name: {p: rss_bytes(pid) for p, pid in s.pids.items()} for s in stacks}
+        out["rss_idle"]["nats-server"] = {"nats-server": rss_bytes(nats_pid)}
+        out["rss_idle"]["bare echo"] = {"echo": rss_bytes(config["echo_pid"])}
+
+        async def echo_c1(n: int) -> Samples:
+            res = []
+            for _ in range(n):
+                start = time.perf_counter()
+                await echo()
+                res.append(time.perf_counter() - start)
+            return {"c1": res}
+
+        async def bare_stream(n: int) -> Samples:
+            first: list[float] = []
+            done: list[float] = []
+            frame = json.dumps({"type": "chunk", "seq": 1, "data": {"content": TEXT}}).encode()
+            for _ in range(n):
+                subject = f"{BENCH_SUBJECT}.{uuid.uuid4().hex}"
+                arrived: list[float] = []
+                got_two = asyncio.Event()
+
+                async def on_msg(
+                    msg: Any, arrived: list[float] = arrived, ev: asyncio.Event = got_two
+                ) -> None:
+                    arrived.append(time.perf_counter())
+                    if len(arrived) == 2:
+                        ev.set()
+
+                sub = await nc.subscribe(subject, cb=on_msg)
+                await nc.flush()
+                start = time.perf_counter()
+                await js.publish(subject, frame)
+                await js.publish(subject, frame)
+                await asyncio.wait_for(got_two.wait(), 30)
+                await sub.unsubscribe()
+                first.append(arrived[0] - start)
+                done.append(arrived[1] - start)
+            return {"first": first, "done": done}
+
+        # ---- warm up (channels, statements, imports on first use) --------------------------
+        await echo_c1(50)
+        await bare_stream(10)
+        for s in stacks:
+            await s.new_c1(20)
+            await s.turn2_c1(5)
+            await s.stream_c1(5)
+            await s.follow_c1(5)
+            await s.prepare_history(counts["history_turns"])
+
+        # ---- sequential cases, interleaved --------------------------------------------------
+        phase_budget = float(config["budget_s"])
+        for _ in range(rounds):
+
+            def share(key: str, counts: dict[str, int] = counts) -> int:
+                return max(1, counts[key] // rounds)
+
+            gc.collect()
+            add("echo", await echo_c1(share("c1")))
+            add("nats", await bare_stream(share("stream")))
+            for s in stacks:
+                t0 = time.perf_counter()
+                add(s.name, await s.new_c1(share("c1")))
+                add(s.name, await s.turn2_c1(share("c1") // 2 or 1))
+                add(s.name, await s.history_c1(share("history")))
+                add(s.name, await s.stream_c1(share("stream")))
+                add(s.name, await s.follow_c1(share("stream")))
+                if time.perf_counter() - t0 > phase_budget / rounds:
+                    counts = {k: max(rounds, v // 2) for k, v in counts.items()}
+
+        # ---- 32 in flight: throughput and CPU per call --------------------------------------
+        c32: dict[str, dict[str, Any]] = out["c32"]
+
+        async def measure(
+            name: str, call: Callable[[], Awaitable[object]], pids: dict[str, int], total: int
+        ) -> None:
+            before = _cpu(pids)
+            wall = await _concurrent(call, total)
+            after = _cpu(pids)
+            entry = c32.setdefault(name, {"calls": 0, "wall": 0.0, "cpu": {}})
+            entry["calls"] += total
+            entry["wall"] += wall
+            for proc in pids:
+                entry["cpu"][proc] = (
+                    entry["cpu"].get(proc, 0.0) + after[proc] - before.get(proc, after[proc])
+                )
+
+        await _concurrent(echo, 64)
+        for s in stacks:
+            await _concurrent(s.invoke, 64)
+        for _ in range(rounds):
+            gc.collect()
+            await measure("echo", echo, {"echo": config["echo_pid"]}, counts["c32_echo"] // rounds)
+            for s in stacks:
+                pids = dict(s.pids) | {"nats-server": nats_pid} | await s.backend_pids()
+                await measure(s.name, s.invoke, pids, counts["c32"] // rounds)
+
+        out["rss_load"] = {s.name: {p: rss_bytes(pid) for p, pid in s.pids.items()} for s in stacks}
+        out["rss_load"]["nats-server"] = {"nats-server": rss_bytes(nats_pid)}
+        out["rss_load"]["bare echo"] = {"echo": rss_bytes(config["echo_pid"])}
+
+        # ---- invoke cost against the number of stored runs ----------------------------------
+        fill_to: int = config["fill_runs"]
+        if fill_to > 0:
+            scale: dict[str, Any] = out["scale"]
+            n = max(rounds, counts["scale"])
+            for s in stacks:
+                scale[s.name] = {"low": (await s.turn2_c1(n))["turn2"]}
+            scale["echo"] = {"low": (await echo_c1(n * 2))["c1"]}
+            for s in stacks:
+                done = await _fill(s, fill_to, float(config["fill_budget_s"]))
+                scale[s.name]["filled"] = done
+            for _ in range(rounds):
+                scale["echo"].setdefault("high", []).extend((await echo_c1(2 * n // rounds))["c1"])
+                for s in stacks:
+                    scale[s.name].setdefault("high", []).extend(
+                        (await s.turn2_c1(n // rounds))["turn2"]
+                    )
+    finally:
+        await echo_channel.close()
+        for s in stacks:
+            await s.channel.close()
+        await js.delete_stream(BENCH_STREAM)
+        await nc.close()
+        if pg is not None:
+            await pg.close()
+    return out
+
+
+_FILL_SQL = """
+INSERT INTO {q}.sessions (session_id, user_id, last_seq)
+    SELECT 'fill-s-' || g, 'fill', 2 FROM generate_series($1::int, $2::int) g;
+INSERT INTO {q}.interactions (interaction_id, session_id, agent_name, status)
+    SELECT 'fill-i-' || g, 'fill-s-' || g, 'assistant', 'completed'
+    FROM generate_series($1::int, $2::int) g;
+INSERT INTO {q}.runs (run_id, interaction_id, session_id, agent_name, status, request_id,
+                      finished_at, lease_owner, lease_expires_at)
+    SELECT 'fill-r-' || g, 'fill-i-' || g, 'fill-s-' || g, 'assistant', 'completed',
+           'fill-q-' || g, now(), 'fill', now()
+    FROM generate_series($1::int, $2::int) g;
+INSERT INTO {q}.messages (message_id, session_id, seq, interaction_id, run_id, role, type)
+    SELECT 'fill-m-' || g || '-' || k, 'fill-s-' || g, k, 'fill-i-' || g, 'fill-r-' || g,
+           CASE k WHEN 1 THEN 'human' ELSE 'ai' END, 'message'
+    FROM generate_series($1::int, $2::int) g, generate_series(1, 2) k;
+"""
+
+
+async def _fill(s: StackClient, target: int, budget_s: float) -> int:
+    """Runs added to the stack's store: on Postgres rows of finished one-turn sessions written
+    into the store's schema (as many invokes would leave them; then ANALYZE, as autovacuum
+    would); in memory c32 invokes until `target` or the time budget."""
+    if s.pg is not None and s.pg_tag is not None:
+        q = f'"{s.pg_tag}"'
+        async with s.pg.acquire() as conn:
+            for start in range(1, target + 1, 5000):
+                end = min(target, start + 4999)
+                for statement in _FILL_SQL.format(q=q).split(";"):
+                    if statement.strip():
+                        await conn.execute(statement, start, end)
+            for table in ("sessions", "interactions", "runs", "messages"):
+                await conn.execute(f"ANALYZE {q}.{table}")
+        return target
+    deadline = time.perf_counter() + budget_s
+    added = 0
+    left = target
+
+    async def worker() -> None:
+        nonlocal added, left
+        while left > 0 and time.perf_counter() < deadline:
+            left -= 1
+            await s.invoke()
+            added += 1
+
+    await asyncio.gather(*(worker() for _ in range(CONCURRENCY)))
+    return added
+
+
+if __name__ == "__main__":
+    result = asyncio.run(main(sys.argv[1]))
+    sys.stdout.write(json.dumps(result))
+    sys.stdout.flush()

@@ -1,0 +1,180 @@
+"""Processes for the four-process benchmark: /proc readings, a bare echo server of its own, stacks.
+
+    python -m bench._procs echo --ready-file F   # a bare grpc.aio echo server in this process
+
+What the benchmark reads about a process comes from /proc (Linux only): `cpu_seconds(pid)` is
+utime + stime of /proc/<pid>/stat (the process's own CPU, all threads), `rss_bytes(pid)` the
+VmRSS of /proc/<pid>/status. PostgreSQL backends are found by the `application_name` the
+store's connections carry (`pg_backend_pids`): the store's DSN is given
+`?application_name=<tag>`, which asyncpg passes on as a server setting.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+import uuid
+from collections.abc import AsyncIterator, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode, urlsplit, urlunsplit
+
+__all__ = [
+    "EchoProcess",
+    "StackSpec",
+    "cpu_seconds",
+    "rss_bytes",
+    "tagged_dsn",
+]
+
+_CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+ECHO_METHOD = "/bench.Echo/Echo"
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of a process, in seconds (0.0 when it is gone)."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    # The command name (field 2) is in parentheses and may hold spaces: split after it.
+    fields = text[text.rindex(")") + 2 :].split()
+    utime, stime = int(fields[11]), int(fields[12])  # fields 14 and 15 of stat(5)
+    return (utime + stime) / _CLK_TCK
+
+
+def rss_bytes(pid: int) -> int:
+    """The resident set size of a process (0 when it is gone)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        return 0
+    return 0
+
+
+def tagged_dsn(dsn: str, tag: str) -> str:
+    """The DSN with `application_name=tag`, so the store's backends can be found."""
+    parts = urlsplit(dsn)
+    query = "&".join(q for q in (parts.query, urlencode({"application_name": tag})) if q)
+    return urlunsplit(parts._replace(query=query))
+
+
+@dataclass(slots=True)
+class StackSpec:
+    """One running stack as the driver sees it (JSON-serialisable)."""
+
+    name: str
+    router: str
+    pids: dict[str, int]
+    pg_tag: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "router": self.router, "pids": self.pids, "pg_tag": self.pg_tag}
+
+
+class EchoProcess:
+    """`python -m bench._procs echo` as a child: a plain grpc.aio echo server, its own process."""
+
+    def __init__(self, workdir: Path, env: Mapping[str, str] | None = None) -> None:
+        self._ready = workdir / f"echo-{uuid.uuid4().hex[:8]}.ready"
+        self._env = dict(env) if env is not None else None
+        self._proc: asyncio.subprocess.Process | None = None
+        self.address = ""
+
+    @property
+    def pid(self) -> int:
+        assert self._proc is not None
+        return self._proc.pid
+
+    async def __aenter__(self) -> EchoProcess:
+        self._proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bench._procs",
+            "echo",
+            "--ready-file",
+            str(self._ready),
+            stdin=asyncio.subprocess.DEVNULL,
+            env=self._env,
+        )
+        async with asyncio.timeout(60):
+            while not self.address:
+                if self._proc.returncode is not None:
+                    raise RuntimeError("the echo server exited before it was ready")
+                with contextlib.suppress(OSError):
+                    text = self._ready.read_text().strip()
+                    if text.endswith(tuple("0123456789")) and ":" in text:
+                        self.address = text
+                await asyncio.sleep(0.05)
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        proc = self._proc
+        if proc is not None and proc.returncode is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.wait_for(proc.wait(), 10)
+            except TimeoutError:
+                proc.kill()
+                await proc.wait()
+        self._ready.unlink(missing_ok=True)
+
+
+def _write_ready(path: str, address: str) -> None:
+    tmp = Path(path + ".tmp")
+    tmp.write_text(address)
+    tmp.replace(path)
+
+
+async def _serve_echo(ready_file: str) -> None:
+    import grpc
+
+    async def echo(request: bytes, context: Any) -> bytes:
+        return request
+
+    handler = grpc.method_handlers_generic_handler(
+        "bench.Echo", {"Echo": grpc.unary_unary_rpc_method_handler(echo)}
+    )
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((handler,))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    _write_ready(ready_file, f"127.0.0.1:{port}")
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await server.stop(None)
+
+
+@contextlib.asynccontextmanager
+async def started(
+    contexts: Iterable[contextlib.AbstractAsyncContextManager[Any]],
+) -> AsyncIterator[list[Any]]:
+    """Enter several async context managers in order; exit them in reverse."""
+    async with contextlib.AsyncExitStack() as stack:
+        yield [await stack.enter_async_context(c) for c in contexts]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench._procs")
+    sub = parser.add_subparsers(dest="command", required=True)
+    echo = sub.add_parser("echo", help="serve a bare grpc.aio echo on a free loopback port")
+    echo.add_argument("--ready-file", required=True)
+    args = parser.parse_args(argv)
+    if args.command == "echo":
+        asyncio.run(_serve_echo(args.ready_file))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,362 @@
+"""6. The four processes of `riverbeam up`, driven over gRPC from a separate client process.
+
+`make bench-stack`. Starts a nats-server (tests/support/nats_server.py), a bare grpc.aio echo
+server in its own process, and the four services as `riverbeam up` starts them (LocalStack):
+once with the in-memory store and once on PostgreSQL (a throwaway schema). The client is
+`bench/_driver.py` in its own process; it prints JSON, from which this file prints the table
+of issue 16, every figure next to the bare echo (or a bare JetStream publish) measured in the
+same run, interleaved. CPU per invoke is utime + stime from /proc of every process of the
+stack, nats-server and the store's Postgres backends; RSS is VmRSS.
+
+Settings (environment):
+- RIVERBEAM_BENCH_SCALE: counts times this (0.2 for a smoke run).
+- RIVERBEAM_BENCH_STACKS: `memory,postgres` (default) or one of them.
+- RIVERBEAM_BENCH_BEFORE_TREE: a second checkout (e.g. `git archive` of an older commit); its
+  stacks run beside ours in the same run, named `memory (before)` ..., for before/after tables.
+  RIVERBEAM_BENCH_BEFORE_ENV (`K=V,K=V`) is added to those stacks' environment (so the same
+  tree with `RIVERBEAM_EVENT_LOOP=asyncio` is an A/B of one setting), and
+  RIVERBEAM_BENCH_BEFORE_LABEL names them (default `before`).
+- RIVERBEAM_BENCH_FILL_RUNS: runs added to each store for the stored-runs figure (default
+  20000, scaled; bounded by RIVERBEAM_BENCH_FILL_BUDGET_S per stack, default 60).
+- RIVERBEAM_BENCH_README: a markdown file whose section between `<!-- bench-stack:begin -->`
+  and `<!-- bench-stack:end -->` is replaced with this run's tables (bench/README.md).
+- RIVERBEAM_BENCH_MARKDOWN: as for every benchmark, append the tables there.
+
+No assertion on any time: the test fails only when something does not work.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import statistics
+import sys
+import tempfile
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import pytest
+
+from bench._kit import emit_table, fmt_duration, machine_note, scaled
+from bench._procs import EchoProcess, StackSpec, tagged_dsn
+from services.cli._up import LocalStack
+from tests.support.nats_server import NatsServer
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1500)]
+
+ROOT = Path(__file__).resolve().parent.parent
+_NOT_INHERITED = ("RIVERBEAM_", "BEAM_", "GFS_BEAM_", "NVIDIA_API_KEY", "OTEL_")
+BEGIN, END = "<!-- bench-stack:begin -->", "<!-- bench-stack:end -->"
+HISTORY_TURNS = 100  # 200 stored messages: the runner's default max_history_messages
+
+
+def _env(tree: Path | None = None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(_NOT_INHERITED)}
+    if tree is not None:
+        env["PYTHONPATH"] = f"{tree / 'libs'}{os.pathsep}{tree}"
+        for pair in os.environ.get("RIVERBEAM_BENCH_BEFORE_ENV", "").split(","):
+            key, sep, value = pair.partition("=")
+            if sep:
+                env[key.strip()] = value.strip()
+    return env
+
+
+@contextlib.asynccontextmanager
+async def _stack(
+    name: str, nats_url: str, pg_url: str | None, tree: Path | None
+) -> AsyncIterator[StackSpec]:
+    tag = f"rbbench_{uuid.uuid4().hex[:10]}"
+    schema = tag if pg_url else None
+    overrides: dict[str, dict[str, str]] = (
+        {"store": {"RIVERBEAM_DB_SCHEMA": schema}} if schema else {}
+    )
+    stack = LocalStack(
+        database_url=tagged_dsn(pg_url, tag) if pg_url else None,
+        nats_url=nats_url,
+        base_env=_env(tree),
+        env_overrides=overrides,
+        ready_timeout_s=120,
+        stop_timeout_s=10,
+    )
+    try:
+        await stack.start()
+        yield StackSpec(
+            name=name, router=stack.router, pids=stack.pids, pg_tag=tag if pg_url else None
+        )
+    finally:
+        await stack.stop()
+        if pg_url and schema:
+            conn = await asyncpg.connect(pg_url)
+            try:
+                await conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+            finally:
+                await conn.close()
+
+
+def _signed(seconds: float) -> str:
+    """A difference of two p50s: negative when noise outweighs it."""
+    return ("-" if seconds < 0 else "") + fmt_duration(abs(seconds))
+
+
+def _p50(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def _mib(n: float) -> str:
+    return f"{n / 2**20:.0f} MiB"
+
+
+def _x(value: float, base: float) -> str:
+    return f"{value / base:.2f}x" if base and base == base and value == value else "-"
+
+
+def _tables(
+    res: dict[str, Any], names: list[str], fill_target: int
+) -> list[tuple[str, list[str], list[list[str]], str]]:
+    s = res["samples"]
+    echo = _p50(s["echo.c1"])
+    js_first, js_done = _p50(s["nats.first"]), _p50(s["nats.done"])
+    c32 = res["c32"]
+    echo_c32 = c32["echo"]
+    echo_rate = echo_c32["calls"] / echo_c32["wall"]
+    echo_cpu = sum(echo_c32["cpu"].values()) / echo_c32["calls"]
+    headers = ["figure", "bare"] + [h for n in names for h in (n, "/ bare")]
+    rows: list[list[str]] = []
+
+    def row(
+        label: str, bare: float, values: list[float], fmt: Any = fmt_duration, ratio: bool = True
+    ) -> None:
+        cells = [label, fmt(bare) if bare == bare else ""]
+        for v in values:
+            cells += [fmt(v), _x(v, bare) if ratio else ""]
+        rows.append(cells)
+
+    hist_msgs = 2 * HISTORY_TURNS
+    row("invoke, new session, c1, p50", echo, [_p50(s[f"{n}.new"]) for n in names])
+    row("2nd turn of a session, c1, p50", echo, [_p50(s[f"{n}.turn2"]) for n in names])
+    row(
+        f"turn with {hist_msgs} history messages, c1, p50",
+        echo,
+        [_p50(s[f"{n}.history"]) for n in names],
+    )
+    row(
+        "  per history message per turn",
+        float("nan"),
+        [(_p50(s[f"{n}.history"]) - _p50(s[f"{n}.turn2"])) / (hist_msgs - 2) for n in names],
+        fmt=_signed,
+        ratio=False,
+    )
+
+    def rate(n: str) -> float:
+        return float(c32[n]["calls"] / c32[n]["wall"])
+
+    row(
+        "new-session invokes/s at c32",
+        echo_rate,
+        [rate(n) for n in names],
+        fmt=lambda v: f"{v:,.0f}",
+    )
+
+    def cpu(n: str) -> float:
+        return float(sum(c32[n]["cpu"].values()) / c32[n]["calls"])
+
+    row("server CPU per invoke at c32 (all processes)", echo_cpu, [cpu(n) for n in names])
+
+    def pg_cpu(n: str) -> float:
+        pg = sum(v for k, v in c32[n]["cpu"].items() if k.startswith("postgres["))
+        return float(pg / c32[n]["calls"])
+
+    row("  of which Postgres backends", float("nan"), [pg_cpu(n) for n in names], ratio=False)
+    row(
+        "  of which nats-server",
+        float("nan"),
+        [c32[n]["cpu"].get("nats-server", 0.0) / c32[n]["calls"] for n in names],
+        ratio=False,
+    )
+    row("first frame at a NATS subscriber, p50", js_first, [_p50(s[f"{n}.first"]) for n in names])
+    row("done frame at a NATS subscriber, p50", js_done, [_p50(s[f"{n}.done"]) for n in names])
+    row("done frame via FollowStream, p50", js_done, [_p50(s[f"{n}.follow"]) for n in names])
+    row(
+        "  FollowStream over NATS direct",
+        float("nan"),
+        [_p50(s[f"{n}.follow"]) - _p50(s[f"{n}.done"]) for n in names],
+        fmt=_signed,
+        ratio=False,
+    )
+    scale = res.get("scale") or {}
+    if scale:
+        e_low, e_high = _p50(scale["echo"]["low"]), _p50(scale["echo"]["high"])
+        row("2nd turn p50, runs stored so far", e_low, [_p50(scale[n]["low"]) for n in names])
+        filled = ", ".join(f"{n}: +{scale[n]['filled']:,}" for n in names)
+        row(
+            f"2nd turn p50 after adding runs ({filled})",
+            e_high,
+            [_p50(scale[n]["high"]) for n in names],
+        )
+        rows.append(
+            ["  after / before (p50 ratio)", f"{e_high / e_low:.2f}"]
+            + [
+                c
+                for n in names
+                for c in (f"{_p50(scale[n]['high']) / _p50(scale[n]['low']):.2f}", "")
+            ]
+        )
+    rss_load = res["rss_load"]
+    rss_idle = res["rss_idle"]
+    row(
+        "RSS, whole stack after load (+ nats-server)",
+        float(rss_load["bare echo"]["echo"]),
+        [float(sum(rss_load[n].values()) + rss_load["nats-server"]["nats-server"]) for n in names],
+        fmt=_mib,
+    )
+    row(
+        "RSS of the largest idle service",
+        float(rss_idle["bare echo"]["echo"]),
+        [float(max(v for k, v in rss_idle[n].items() if k != "nats")) for n in names],
+        fmt=_mib,
+    )
+    n_note = f"c1 n={len(s['echo.c1'])} echo, {len(s[f'{names[0]}.new'])} invokes per stack; c32 {c32[names[0]]['calls']} invokes per stack"
+    main = (
+        "6. Four processes, one client process (p50; / bare = ratio to the bare figure of the same run)",
+        headers,
+        rows,
+        n_note,
+    )
+
+    procs = sorted({p for n in names for p in res["rss_idle"][n]} - {"nats"})
+    headers2 = ["process"] + [
+        h for n in names for h in (f"{n}: idle RSS", "after load", "CPU / invoke c32")
+    ]
+    rows2 = []
+    for p in procs:
+        cells = [p]
+        for n in names:
+            cells += [
+                _mib(rss_idle[n].get(p, 0)),
+                _mib(rss_load[n].get(p, 0)),
+                fmt_duration(c32[n]["cpu"].get(p, 0.0) / c32[n]["calls"]),
+            ]
+        rows2.append(cells)
+    nats_cells = ["nats-server (shared)"]
+    for n in names:
+        nats_cells += [
+            _mib(rss_idle["nats-server"]["nats-server"]),
+            _mib(rss_load["nats-server"]["nats-server"]),
+            fmt_duration(c32[n]["cpu"].get("nats-server", 0.0) / c32[n]["calls"]),
+        ]
+    rows2.append(nats_cells)
+    pg_cells = ["Postgres backends"]
+    for n in names:
+        pg_cells += ["", "", fmt_duration(pg_cpu(n))]
+    rows2.append(pg_cells)
+    per_proc = ("6b. Per process: RSS and CPU per invoke at c32", headers2, rows2, "")
+    return [main, per_proc]
+
+
+def _markdown(tables: list[tuple[str, list[str], list[list[str]], str]], caption: str) -> str:
+    lines: list[str] = []
+    for title, headers, rows, note in tables:
+        lines += [
+            f"#### {title}",
+            "",
+            "| " + " | ".join(headers) + " |",
+            "|" + "|".join("---" for _ in headers) + "|",
+        ]
+        lines += ["| " + " | ".join(c.replace("|", "/") for c in r) + " |" for r in rows]
+        lines += ["", f"_{' | '.join(p for p in (note, caption) if p)}_", ""]
+    return "\n".join(lines)
+
+
+def _write_readme(path: Path, body: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
+    path.write_text(text[:start] + "\n" + body + "\n" + text[end:], encoding="utf-8")
+
+
+async def test_bench_stack(pg_url: str) -> None:
+    wanted = [
+        w.strip()
+        for w in os.environ.get("RIVERBEAM_BENCH_STACKS", "memory,postgres").split(",")
+        if w.strip()
+    ]
+    before = os.environ.get("RIVERBEAM_BENCH_BEFORE_TREE")
+    trees: list[tuple[str, Path | None]] = [("", None)]
+    if before:
+        label = os.environ.get("RIVERBEAM_BENCH_BEFORE_LABEL", "before")
+        trees.insert(0, (f" ({label})", Path(before)))
+    fill = scaled(int(os.environ.get("RIVERBEAM_BENCH_FILL_RUNS", "20000")), minimum=0)
+    fill_budget = float(os.environ.get("RIVERBEAM_BENCH_FILL_BUDGET_S", "60"))
+    rounds = 3
+    counts = {
+        "c1": scaled(300, minimum=rounds * 4),
+        "history": scaled(60, minimum=rounds * 2),
+        "stream": scaled(150, minimum=rounds * 2),
+        "c32": scaled(1200, minimum=rounds * 32),
+        "c32_echo": scaled(6000, minimum=rounds * 32),
+        "scale": scaled(90, minimum=rounds * 2),
+        "history_turns": HISTORY_TURNS,
+    }
+    with NatsServer() as nats_server, tempfile.TemporaryDirectory(prefix="rbbench-") as tmp:
+        assert nats_server.pid is not None
+        async with contextlib.AsyncExitStack() as es:
+            echo = await es.enter_async_context(EchoProcess(Path(tmp), _env()))
+            specs: list[StackSpec] = []
+            for kind in wanted:
+                for suffix, tree in trees:
+                    specs.append(
+                        await es.enter_async_context(
+                            _stack(
+                                kind + suffix,
+                                nats_server.url,
+                                pg_url if kind == "postgres" else None,
+                                tree,
+                            )
+                        )
+                    )
+            config = {
+                "echo": echo.address,
+                "echo_pid": echo.pid,
+                "nats": nats_server.url,
+                "nats_pid": nats_server.pid,
+                "pg_dsn": pg_url if "postgres" in wanted else None,
+                "stacks": [spec.to_json() for spec in specs],
+                "rounds": rounds,
+                "counts": counts,
+                "budget_s": 240.0,
+                "fill_runs": fill,
+                "fill_budget_s": fill_budget,
+            }
+            cfg = Path(tmp) / "config.json"
+            cfg.write_text(json.dumps(config), encoding="utf-8")
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "bench._driver", str(cfg),
+                stdout=asyncio.subprocess.PIPE, cwd=str(ROOT), env=_env(),
+            )  # fmt: skip
+            try:
+                stdout, _ = await asyncio.wait_for(proc.communicate(), 1200)
+            except TimeoutError:
+                proc.kill()
+                await proc.wait()
+                raise
+            assert proc.returncode == 0, "the driver failed (its stderr is above)"
+    result = json.loads(stdout)
+    names = [spec.name for spec in specs]
+    tables = _tables(result, names, fill)
+    caption = machine_note()
+    for title, headers, rows, note in tables:
+        emit_table(title, headers, rows, caption=note)
+    _save(result, _markdown(tables, caption))
+
+
+def _save(result: dict[str, Any], markdown: str) -> None:
+    readme = os.environ.get("RIVERBEAM_BENCH_README")
+    if readme:
+        _write_readme(Path(readme), markdown)
+    raw = os.environ.get("RIVERBEAM_BENCH_JSON")
+    if raw:
+        Path(raw).write_text(json.dumps(result), encoding="utf-8")

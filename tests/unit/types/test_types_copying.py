@@ -1,0 +1,75 @@
+"""deep_copy: equal to the original, of the same type, sharing no mutable value with it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pydantic import BaseModel
+
+from riverbeam.types import WIRE_TYPES, ContentPart, Message, deep_copy
+from tests.unit.types._wire_values import VALUES
+
+PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_ATOMIC = (str, int, float, bool, bytes, type(None))
+
+
+def _shared_mutables(a: Any, b: Any, path: str = "$") -> list[str]:
+    """Paths where a and b hold the very same mutable object."""
+    if isinstance(a, _ATOMIC) or type(a).__module__ in ("datetime", "uuid", "decimal"):
+        return []
+    found = [path] if a is b else []
+    if isinstance(a, BaseModel):
+        for name in a.__dict__:
+            found += _shared_mutables(a.__dict__[name], b.__dict__[name], f"{path}.{name}")
+    elif isinstance(a, dict):
+        for key in a:
+            found += _shared_mutables(a[key], b[key], f"{path}[{key!r}]")
+    elif isinstance(a, list | tuple):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            found += _shared_mutables(x, y, f"{path}[{i}]")
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(VALUES))
+def test_a_deep_copy_equals_the_value_and_shares_nothing_mutable(name: str) -> None:
+    @PROPERTY
+    @given(VALUES[name])
+    def check(value: Any) -> None:
+        copied = deep_copy(value)
+        assert type(copied) is type(value)
+        assert copied == value
+        assert copied.model_fields_set == value.model_fields_set
+        assert copied.model_dump(mode="json") == value.model_dump(mode="json")
+        assert _shared_mutables(copied, value) == []
+        assert copied == value.model_copy(deep=True)
+
+    check()
+
+
+def test_every_wire_type_has_values_for_the_property() -> None:
+    assert set(WIRE_TYPES) <= set(VALUES)
+
+
+@given(st.text(), st.dictionaries(st.text(), st.lists(st.integers())))
+def test_changing_the_copy_leaves_the_original_alone(text: str, meta: dict[str, list[int]]) -> None:
+    original = Message(
+        message_id="m",
+        session_id="s",
+        seq=1,
+        role="ai",
+        content=[ContentPart(type="text", text=text)],
+        metadata={"nested": meta},
+        created_at="2026-01-01T00:00:00Z",  # type: ignore[arg-type]
+    )
+    before = original.model_dump()
+    copied = deep_copy(original)
+    copied.content[0].text = text + "!"
+    copied.content.append(ContentPart(type="text", text="more"))
+    assert copied.metadata is not None
+    copied.metadata["nested"]["new"] = [1]
+    for values in copied.metadata["nested"].values():
+        values.append(0)
+    assert original.model_dump() == before
