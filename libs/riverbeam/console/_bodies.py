@@ -33,6 +33,8 @@ __all__ = [
     "InvokeBody",
     "MessagesPage",
     "ModelList",
+    "UsageReport",
+    "UsageRowBody",
 ]
 
 
@@ -140,3 +142,23 @@ class ChatRequest(BaseModel):
         default=None, description="The session; derived from the chat id when absent."
     )
     model_override: str | None = None
+
+
+class UsageRowBody(BaseModel):
+    """The runs of one group (run, session, user or org) and model, and their usage and cost."""
+
+    key: str
+    model: str
+    runs: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    cost: float = 0.0
+
+
+class UsageReport(BaseModel):
+    """GetUsage: one row per group and model, and the total over them."""
+
+    group_by: Literal["run", "session", "user", "org"]
+    rows: list[UsageRowBody]
+    total: UsageRowBody

@@ -7,9 +7,11 @@ authenticates, sanitises and checks ownership; the console only translates.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 from collections.abc import AsyncGenerator
-from typing import Annotated, Any
+from datetime import datetime
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Header, Path, Query, Request
 from fastapi.responses import Response
@@ -27,6 +29,8 @@ from riverbeam.console._bodies import (
     InvokeBody,
     MessagesPage,
     ModelList,
+    UsageReport,
+    UsageRowBody,
 )
 from riverbeam.console._chat import UI_STREAM_HEADERS, ChatTranslator, chat_session_id
 from riverbeam.console._problem import PROBLEM_RESPONSES, problem_of
@@ -215,6 +219,36 @@ async def get_run(client: Client, run_id: Id) -> Run:
 @api_router.get("/actions/{action_id}", tags=["approvals"], summary="Get an action")
 async def get_action(client: Client, action_id: Id) -> Action:
     return await client.get_action(action_id)
+
+
+@api_router.get("/usage", tags=["records"], summary="Token usage and cost")
+async def get_usage(
+    client: Client,
+    group_by: Literal["run", "session", "user", "org"] = "session",
+    start: datetime | None = None,
+    end: datetime | None = None,
+    user_id: Annotated[str | None, Query(max_length=256)] = None,
+    org_id: Annotated[str | None, Query(max_length=256)] = None,
+    session_id: Annotated[str | None, Query(max_length=64, json_schema_extra=_UUID_SCHEMA)] = None,
+) -> UsageReport:
+    """Usage of the runs started in [start, end), per group and model (GetUsage).
+
+    The router limits the report to what the caller may see: its own runs, its
+    organisation's for an approver, anyone's for an admin.
+    """
+    rows, total = await client.get_usage(
+        group_by=group_by,
+        start=start,
+        end=end,
+        user_id=user_id,
+        org_id=org_id,
+        session_id=session_id,
+    )
+    return UsageReport(
+        group_by=group_by,
+        rows=[UsageRowBody(**dataclasses.asdict(row)) for row in rows],
+        total=UsageRowBody(**dataclasses.asdict(total)),
+    )
 
 
 @api_router.get("/inbox", tags=["approvals"], summary="The approval inbox")

@@ -42,6 +42,7 @@ RPC_ROUTES = {
     "GetRun": ("get", "/v1/runs/{run_id}"),
     "GetAction": ("get", "/v1/actions/{action_id}"),
     "ListPendingActions": ("get", "/v1/inbox"),
+    "GetUsage": ("get", "/v1/usage"),
     "FollowStream": ("get", "/v1/requests/{request_id}/frames"),
 }
 
