@@ -26,14 +26,11 @@ from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from riverbeam.agents._chat import assistant_message, build_messages, resume_call_id
+from riverbeam.agents._chat import assistant_message, resume_call_id
 from riverbeam.agents._compaction import (
     CompactionOptions,
     Summary,
-    elide_tool_results,
     history_after_summary,
-    summarize,
-    trim_oldest_turn,
 )
 from riverbeam.agents._completion import (
     ChatMessage,
@@ -60,6 +57,7 @@ from riverbeam.agents._policies import (
     ToolPolicy,
     with_confirm_required,
 )
+from riverbeam.agents._run_context import ContextFit
 from riverbeam.agents._run_tools import ToolRound
 from riverbeam.agents._tool import ToolSpec
 from riverbeam.agents._toolcall import BoundTool
@@ -112,7 +110,7 @@ def _render(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
 
 
-class RigRun(ToolRound):
+class RigRun(ToolRound, ContextFit):
     """The state of one run of a RigAgentRunner."""
 
     def __init__(self, runner: RigAgentRunner, input: AgentInput, context: AgentContext) -> None:
@@ -147,7 +145,7 @@ class RigRun(ToolRound):
         self.hold_text = False
         self.turn = EffectiveTurn(tuple(spec.name for spec in runner.tool_specs))
         self.held_decisions: dict[str, list[ToolDecision]] = {}
-        # Context compaction (see _compaction.py).
+        # Context compaction (see _compaction.py and _run_context.py).
         self.compaction = self.options.compaction or CompactionOptions()
         self.budget = self.compaction.budget(resolved.max_tokens if resolved else None)
         raw_history = context.full_history if context.full_history is not None else context.history
@@ -381,76 +379,6 @@ class RigRun(ToolRound):
         served = completion.model if completion is not None and completion.model else label
         _observe_model(served, time.perf_counter() - started, completion, self._cost(completion))
         self._completion = completion
-
-    # ---- context ------------------------------------------------------------------------------
-    def _rebuild(self) -> None:
-        """The messages from the (compacted) history, with the tool loop's own kept after."""
-        base = build_messages(history=self.history, **self._build)
-        self.messages = base + self.messages[self.loop_start :]
-        self.loop_start = len(base)
-
-    def _compaction_note(self) -> dict[str, Any]:
-        note: dict[str, Any] = self.layer.setdefault("compaction", {"budget": self.budget})
-        return note
-
-    async def _fit(self, specs: list[ToolSpec], *, halve: bool = False) -> bool:
-        """Summarise, trim, elide until the call fits the budget; whether anything changed.
-
-        With `halve` (after a provider's context-length error) the target is half of what
-        is sent now, and falling short of it is not an error.
-
-        Raises:
-            RiverbeamError: BEM-225 when the call cannot be made to fit its budget.
-        """
-        counter = self.runner.counter
-        tokens = counter.count(self.messages, specs)
-        budget = max(1, min(self.budget, tokens) // 2) if halve else self.budget
-        if tokens <= budget:
-            return False
-        start = tokens
-        note = self._compaction_note()
-        note["tokens_before"] = max(note.get("tokens_before", 0), tokens)
-        if self.compaction.summarize and self.summary is None:
-            try:
-                made = await self._within(
-                    summarize(
-                        self.runner.client,
-                        self.history,
-                        keep_turns=self.compaction.keep_turns,
-                        model=self.compaction.summary_model or self.resolved,
-                    )
-                )
-            except RiverbeamError as err:
-                if err.code is ErrorCode.RUN_TIME_LIMIT:
-                    raise
-                note["summary_error"] = err.bem  # trimming still works
-                made = None
-            if made is not None:
-                self.summary, self.history, usage = made
-                if usage is not None:
-                    self.usage = self.usage + usage
-                    self.context.usage.add(usage)
-                    self.limits.check_tokens(self.usage)
-                note["summarized_messages"] = self.summary.messages
-                self._rebuild()
-                tokens = counter.count(self.messages, specs)
-        while tokens > budget and self.history:
-            self.history = trim_oldest_turn(self.history) or []
-            note["trimmed_turns"] = note.get("trimmed_turns", 0) + 1
-            self._rebuild()
-            tokens = counter.count(self.messages, specs)
-        while tokens > budget and elide_tool_results(self.messages[self.loop_start :]):
-            note["elided_results"] = note.get("elided_results", 0) + 1
-            tokens = counter.count(self.messages, specs)
-        note["tokens_after"] = tokens
-        if tokens > budget and not halve:
-            raise RiverbeamError(
-                ErrorCode.CONTEXT_OVER_BUDGET,
-                f"the call needs about {tokens} tokens after compaction; the budget is {budget}",
-                tokens=tokens,
-                budget=budget,
-            )
-        return tokens < start
 
     def _model_stream(self, specs: list[ToolSpec]) -> AsyncIterator[CompletionEvent]:
         client = self.runner.client

@@ -10,9 +10,8 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Iterator
+from collections.abc import AsyncIterator
 from datetime import datetime
-from typing import Any
 
 from riverbeam.agents import ResponseSchema
 from riverbeam.auth import (
@@ -27,11 +26,11 @@ from riverbeam.auth import (
     check_string,
     sanitize_invoke,
     sanitize_resume,
-    session_not_found,
     validate_invoke_limits,
 )
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
+from riverbeam.gateway._ownership import OwnershipChecks, not_found_error, owner_refusal
 from riverbeam.gateway._ports import FramesPort, RunnerPort
 from riverbeam.gateway._usage import UsageReport, usage_report
 from riverbeam.routing import ModelList, ModelRouter, check_agent_accepts, is_placeholder
@@ -57,7 +56,7 @@ __all__ = ["Gateway"]
 log = logging.getLogger("riverbeam.gateway")
 
 
-class Gateway:
+class Gateway(OwnershipChecks):
     """The router's behaviour, free of gRPC."""
 
     def __init__(
@@ -202,7 +201,7 @@ class Gateway:
             },
         )
         async with self._runner_lost(req.request_id):
-            with _owner_refusal():
+            with owner_refusal():
                 return await self._runner.run_invoke(
                     req, model=decision.model, grant=grant, timeout_s=timeout_s
                 )
@@ -287,7 +286,7 @@ class Gateway:
         interaction: Interaction = await self._owned(
             principal,
             self._store.get_interaction(interaction_id=interaction_id),
-            _not_found(ErrorCode.INTERACTION_NOT_FOUND, interaction_id=interaction_id),
+            not_found_error(ErrorCode.INTERACTION_NOT_FOUND, interaction_id=interaction_id),
         )
         return interaction
 
@@ -295,7 +294,7 @@ class Gateway:
         run: Run = await self._owned(
             principal,
             self._store.get_run(run_id=run_id),
-            _not_found(ErrorCode.RUN_NOT_FOUND, run_id=run_id),
+            not_found_error(ErrorCode.RUN_NOT_FOUND, run_id=run_id),
         )
         return run
 
@@ -304,7 +303,7 @@ class Gateway:
         action: Action = await self._owned(
             principal,
             self._store.get_action(action_id=action_id),
-            _not_found(ErrorCode.ACTION_NOT_FOUND, action_id=action_id),
+            not_found_error(ErrorCode.ACTION_NOT_FOUND, action_id=action_id),
             access=SessionAccess.RESUME,
         )
         return action
@@ -406,187 +405,6 @@ class Gateway:
                 run_id=run.run_id,
                 request_id=request_id,
             ) from None
-
-    # ---- ownership helpers --------------------------------------------------------------------
-    async def _maybe_session(self, session_id: str) -> Session | None:
-        try:
-            return await self._store.get_session(session_id=session_id)
-        except RiverbeamError as err:
-            if err.code is ErrorCode.SESSION_NOT_FOUND:
-                return None
-            raise
-
-    def _check_read(
-        self,
-        session: Session | None,
-        principal: Principal,
-        *,
-        access: SessionAccess = SessionAccess.READ,
-    ) -> None:
-        """Refuse, as not found, a session the caller may not read (or, RESUME, answer in)."""
-        if session is None:
-            raise session_not_found()
-        # A backend reads the sessions of the users it acts for: any session of its org.
-        if principal.may_act_for_users() and _same_org(session.org_id, principal.org_id):
-            return
-        # User ids are per organisation: the caller's org must be the session's.
-        check_session_owner(
-            session,
-            principal.subject,
-            principal,
-            effective_org_id=principal.org_id,
-            access=access,
-        )
-
-    async def _owned(
-        self,
-        principal: Principal,
-        fetch: Awaitable[Any],
-        not_found: RiverbeamError,
-        *,
-        access: SessionAccess = SessionAccess.READ,
-    ) -> Any:
-        """Fetch a record; a missing one and one of a session not the caller's get one answer."""
-        try:
-            record = await fetch
-        except RiverbeamError as err:
-            if err.code is not_found.code:
-                raise not_found from None
-            raise
-        session = await self._maybe_session(record.session_id)
-        try:
-            self._check_read(session, principal, access=access)
-        except RiverbeamError:
-            raise not_found from None
-        return record
-
-    async def _org_inbox(
-        self, org_id: str | None, *, user_id: str | None, page_size: int, page_token: str | None
-    ) -> tuple[list[Action], str | None]:
-        """Pending actions (of `user_id`, or anyone's) in sessions of organisation `org_id`.
-
-        The store filters by user only, so the sessions' organisations are checked here. Each
-        store page asks for no more than the page still lacks, so the page token the store
-        returns is exactly where this page stops; a page may come back short (with a token)
-        after `_INBOX_FETCHES` store pages, as AIP-158 allows.
-        """
-        if org_id is None:
-            return await self._store.list_pending_actions(
-                user_id=user_id, page_size=page_size, page_token=page_token
-            )
-        orgs: dict[str, bool] = {}
-        kept: list[Action] = []
-        token = page_token
-        for _ in range(_INBOX_FETCHES):
-            page, token = await self._store.list_pending_actions(
-                user_id=user_id, page_size=page_size - len(kept), page_token=token
-            )
-            for action in page:
-                if action.session_id not in orgs:
-                    session = await self._maybe_session(action.session_id)
-                    orgs[action.session_id] = session is not None and _same_org(
-                        session.org_id, org_id
-                    )
-                if orgs[action.session_id]:
-                    kept.append(action)
-            if not token or len(kept) >= page_size:
-                break
-        return kept, token
-
-    async def _interaction_in(
-        self, interaction_id: str, session_id: str, *, may_be_new: bool = False
-    ) -> Interaction | None:
-        try:
-            interaction = await self._store.get_interaction(interaction_id=interaction_id)
-        except RiverbeamError as err:
-            if err.code is ErrorCode.INTERACTION_NOT_FOUND:
-                if may_be_new:
-                    return None
-                raise RiverbeamError(
-                    ErrorCode.INTERACTION_NOT_RESUMABLE, "interaction not found in this session"
-                ) from None
-            raise
-        if interaction.session_id != session_id:
-            raise RiverbeamError(
-                ErrorCode.INTERACTION_NOT_RESUMABLE, "interaction not found in this session"
-            )
-        return interaction
-
-    async def _actions_in(self, body: ResumePayload) -> None:
-        """Refuse an answered action of another session exactly as a missing one (BEM-027).
-
-        The runner tells an action of another interaction (064) from a missing one (027); that
-        is only said of actions in the session being resumed, which the caller may answer in.
-        """
-        for response in body.actions:
-            not_found = _not_found(ErrorCode.ACTION_NOT_FOUND, action_id=response.action_id)
-            try:
-                action = await self._store.get_action(action_id=response.action_id)
-            except RiverbeamError as err:
-                if err.code is ErrorCode.ACTION_NOT_FOUND:
-                    raise not_found from None
-                raise
-            if action.session_id != body.session_id:
-                raise not_found
-
-    async def _run_by_request(self, principal: Principal, request_id: str) -> Run:
-        not_found = RiverbeamError(
-            ErrorCode.REQUEST_NOT_FOUND, "no run for this request", request_id=request_id
-        )
-        run = await self._store.get_run_by_request(request_id=request_id)
-        if run is None:
-            raise not_found
-        session = await self._maybe_session(run.session_id)
-        try:
-            # Whoever may read a session follows and cancels its requests.
-            self._check_read(session, principal)
-            return run
-        except RiverbeamError:
-            pass
-        # An approver (of the session's organisation) follows and cancels the runs of
-        # interactions that asked for an approval: the run that paused for the actions it
-        # answers, and the runs its answers (or others') resumed. Not every run of its org:
-        # a plain conversation stays its owner's, as GetSession does.
-        try:
-            self._check_read(session, principal, access=SessionAccess.RESUME)
-        except RiverbeamError:
-            raise not_found from None
-        if not await self._asked_for_approval(run.interaction_id):
-            raise not_found
-        return run
-
-    async def _asked_for_approval(self, interaction_id: str) -> bool:
-        """Whether a run of the interaction paused for approval (it has actions)."""
-        runs = await self._store.list_runs(interaction_id=interaction_id)
-        return any(r.result is not None and r.result.action_required for r in runs)
-
-
-# Store pages one inbox page may read before it comes back short.
-_INBOX_FETCHES = 10
-
-
-def _same_org(a: str | None, b: str | None) -> bool:
-    # An unscoped side (None) does not constrain, as in riverbeam.auth.
-    return a is None or b is None or a == b
-
-
-@contextlib.contextmanager
-def _owner_refusal() -> Iterator[None]:
-    """The runner's BEM-025 (the store's owner check) as the one answer for a missing session.
-
-    A run that began and then failed carries its run_id: that error passes unchanged.
-    """
-    try:
-        yield
-    except RiverbeamError as err:
-        if err.code is ErrorCode.SESSION_NOT_FOUND and "run_id" not in err.details:
-            raise session_not_found() from None
-        raise
-
-
-def _not_found(code: ErrorCode, **details: str) -> RiverbeamError:
-    """The one answer for a record that does not exist *or* is not the caller's."""
-    return RiverbeamError(code, code.spec.title, **details)
 
 
 def _terminal_from_run(run: Run, *, request_id: str, seq: int) -> StreamChunk:

@@ -18,23 +18,22 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-from riverbeam.agents import Agent, AgentRegistry, check_modalities
+from riverbeam.agents import AgentRegistry, check_modalities
 from riverbeam.agents._io import AgentContext, AgentInput, ResumedAction, UsageMeter
-from riverbeam.agents._layer_config import AgentLayerConfig
 from riverbeam.core.errors import ErrorCode, RiverbeamError
-from riverbeam.core.fencing import Fence, fenced
+from riverbeam.core.fencing import fenced
 from riverbeam.core.ids import new_id
 from riverbeam.runtime._context import memory_scopes, trim_to_budget
 from riverbeam.runtime._frames import FrameTracker, stamp
 from riverbeam.runtime._live import LiveRun, raise_if_cancel_was_swallowed
+from riverbeam.runtime._outcomes import Outcome, cancelled_outcome, done_outcome, failed_outcome
+from riverbeam.runtime._pipeline_types import Grant, PipelineOptions, PreparedRun
 from riverbeam.runtime._records import (
     agent_options,
     effective_session_config,
     finish_messages,
-    partial_result,
     pending_actions,
     session_config_metadata,
 )
@@ -51,7 +50,6 @@ from riverbeam.telemetry import log_context, run_span
 from riverbeam.telemetry._metrics import RUNS_TOTAL
 from riverbeam.types import (
     AgentResult,
-    ContentPart,
     InvokeRequest,
     MemoryEntry,
     ModelConfig,
@@ -63,80 +61,6 @@ __all__ = ["DEFAULT_MODEL", "Grant", "Pipeline", "PipelineOptions", "PreparedRun
 log = logging.getLogger("riverbeam.pipeline")
 
 DEFAULT_MODEL = ModelConfig(name="riverbeam-default", provider="custom")
-
-
-@dataclass(frozen=True, slots=True)
-class Grant:
-    """What the router established about the caller.
-
-    `require_owner`: the run may only join a session owned by this user id (or start a new
-    one); the store checks it atomically with the session's creation (BEM-025 otherwise).
-    """
-
-    may_confirm: bool = False
-    subject: str | None = None
-    require_owner: str | None = None
-    require_org: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class PipelineOptions:
-    runner_id: str = field(default_factory=lambda: f"runner-{new_id()[:8]}")
-    lease_ttl_s: float = 15.0
-    busy_session_policy: Literal["reject", "queue"] = "reject"
-    queue_timeout_s: float = 60.0
-    max_history_messages: int = 200
-    max_memory_entries: int = 50
-    # How long the finish step is retried while the store is unreachable (the run keeps
-    # renewing its lease meanwhile); then the run is left to the reaper.
-    finish_retry_s: float = 60.0
-    # The deployment's agent-layer defaults (guardrails, tool policies, run limits).
-    agent_layer: AgentLayerConfig | None = None
-
-
-@dataclass(slots=True)
-class PreparedRun:
-    request: InvokeRequest
-    request_id: str
-    interaction_id: str
-    run_id: str
-    agent: Agent
-    model: ModelConfig
-    grant: Grant
-    begun: BeginRunResult
-    resumed: list[ResumedAction]
-
-    @property
-    def ids(self) -> dict[str, str]:
-        """The correlation ids every frame and result of this run carries."""
-        return {
-            "agent_name": self.request.agent_name,
-            "session_id": self.request.session_id,
-            "interaction_id": self.interaction_id,
-            "run_id": self.run_id,
-            "request_id": self.request_id,
-        }
-
-    @property
-    def is_resume(self) -> bool:
-        return bool(self.resumed)
-
-    @property
-    def epoch(self) -> int:
-        """The lease epoch this replica holds the run at (its fencing token)."""
-        return self.begun.run.lease_epoch or 1
-
-    @property
-    def fence(self) -> Fence:
-        return Fence(self.run_id, self.epoch)
-
-
-@dataclass(slots=True)
-class _Outcome:
-    status: Literal["completed", "failed", "interrupted", "cancelled"]
-    result: AgentResult
-    terminal: StreamChunk
-    error: RiverbeamError | None = None
 
 
 class Pipeline:
@@ -305,7 +229,7 @@ class Pipeline:
         # the agent runs: a finish retried through a store outage still holds the run.
         lease = asyncio.create_task(self._keep_lease(prepared, live))
         try:
-            drive: asyncio.Task[_Outcome] | None = None
+            drive: asyncio.Task[Outcome] | None = None
             try:
                 sink = await self.sinks.open(prepared.request_id, stream=prepared.request.stream)
                 # The agent acts for the run at its epoch: its sandbox calls carry the fence.
@@ -323,7 +247,7 @@ class Pipeline:
                     if drive is not None:
                         drive.cancel()
                     live.cancel_reason = live.cancel_reason or "caller cancelled the request"
-                outcome = self._cancelled(prepared, tracker, usage, live.cancel_reason)
+                outcome = cancelled_outcome(prepared, tracker, usage, live.cancel_reason)
             outcome.result = outcome.result.model_copy(
                 update={"latency_ms": round((time.perf_counter() - started) * 1000, 3)}
             )
@@ -353,7 +277,7 @@ class Pipeline:
     async def _complete(
         self,
         prepared: PreparedRun,
-        outcome: _Outcome,
+        outcome: Outcome,
         tracker: FrameTracker,
         sink: FrameSink | None,
     ) -> None:
@@ -428,7 +352,7 @@ class Pipeline:
         sink: FrameSink,
         tracker: FrameTracker,
         usage: UsageMeter,
-    ) -> _Outcome:
+    ) -> Outcome:
         ids = prepared.ids
         agent_input = AgentInput(
             content=list(prepared.request.content),
@@ -454,7 +378,7 @@ class Pipeline:
                     frame = stamp(raw, **ids)
                     tracker.observe(frame)
                     if frame.type == "done":
-                        return self._done(prepared, frame, usage)
+                        return done_outcome(prepared, frame, usage)
                     if frame.type == "error":
                         agent_code = frame.error_code or ErrorCode.AGENT_ERROR_FRAME.code
                         err = RiverbeamError(
@@ -462,7 +386,7 @@ class Pipeline:
                             frame.error or "agent reported an error",
                             agent_error_code=agent_code,
                         )
-                        return self._failed(prepared, usage, err, frame, tracker, code=agent_code)
+                        return failed_outcome(prepared, usage, err, frame, tracker, code=agent_code)
                     await sink.publish(frame)
                     raise_if_cancel_was_swallowed()
             finally:
@@ -479,72 +403,7 @@ class Pipeline:
         except Exception as exc:
             log.exception("agent %s crashed", prepared.request.agent_name)
             err = RiverbeamError(ErrorCode.INTERNAL, f"agent failed: {type(exc).__name__}")
-        return self._failed(prepared, usage, err, None, tracker, code=err.bem)
-
-    def _done(self, prepared: PreparedRun, frame: StreamChunk, usage: UsageMeter) -> _Outcome:
-        result = frame.result or AgentResult(agent_name=prepared.request.agent_name)
-        update: dict[str, Any] = prepared.ids
-        metered = usage.snapshot()
-        if result.token_usage is None or metered.total_tokens > result.token_usage.total_tokens:
-            # The meter saw more than the agent reports: agents it called as tools spent it.
-            update["token_usage"] = metered
-        if result.model_used is None:
-            update["model_used"] = usage.model or prepared.model.name
-        result = result.model_copy(update=update)
-        status: Literal["completed", "interrupted"] = (
-            "interrupted" if result.interrupted else "completed"
-        )
-        return _Outcome(status, result, frame.model_copy(update={"result": result}))
-
-    def _failed(
-        self,
-        prepared: PreparedRun,
-        usage: UsageMeter,
-        err: RiverbeamError,
-        frame: StreamChunk | None,
-        tracker: FrameTracker,
-        *,
-        code: str,
-    ) -> _Outcome:
-        result = AgentResult(
-            content=[ContentPart.of_text(tracker.partial_text)] if tracker.partial_text else [],
-            token_usage=usage.snapshot(),
-            model_used=usage.model or prepared.model.name,
-            tool_calls=list(tracker.finished_calls),
-            metadata={"error": {"code": code, "message": err.message}},
-            **prepared.ids,
-        )
-        if frame is not None and frame.result is not None:
-            result = partial_result(result, frame.result)
-        terminal = frame or StreamChunk(type="error", error=err.message)
-        terminal = stamp(
-            terminal.model_copy(update={"error_code": code, "result": None}), **prepared.ids
-        )
-        return _Outcome("failed", result, terminal, err.with_details({"run_id": prepared.run_id}))
-
-    def _cancelled(
-        self,
-        prepared: PreparedRun,
-        tracker: FrameTracker,
-        usage: UsageMeter,
-        reason: str | None,
-    ) -> _Outcome:
-        err = RiverbeamError(
-            ErrorCode.RUN_CANCELLED, reason or "run cancelled", run_id=prepared.run_id
-        )
-        result = AgentResult(
-            content=[ContentPart.of_text(tracker.partial_text)] if tracker.partial_text else [],
-            token_usage=usage.snapshot(),
-            model_used=usage.model or prepared.model.name,
-            tool_calls=list(tracker.finished_calls),
-            metadata={"cancelled": True, **({"reason": reason} if reason else {})},
-            **prepared.ids,
-        )
-        terminal = stamp(
-            StreamChunk(type="error", error=err.message, error_code=err.bem),
-            **prepared.ids,
-        )
-        return _Outcome("cancelled", result, terminal, err)
+        return failed_outcome(prepared, usage, err, None, tracker, code=err.bem)
 
     # ---- context ------------------------------------------------------------------------------
     async def _context(self, prepared: PreparedRun, usage: UsageMeter) -> AgentContext:
@@ -575,9 +434,7 @@ class Pipeline:
         )
 
     # ---- finish -------------------------------------------------------------------------------
-    async def _finish(
-        self, prepared: PreparedRun, outcome: _Outcome, tracker: FrameTracker
-    ) -> None:
+    async def _finish(self, prepared: PreparedRun, outcome: Outcome, tracker: FrameTracker) -> None:
         result = outcome.result
         error: dict[str, Any] | None = None
         if outcome.error is not None:

@@ -15,6 +15,8 @@ from riverbeam.store import _checks, _rows
 from riverbeam.store._migrations import apply_migrations, quote_schema
 from riverbeam.store._nul import nul_safe
 from riverbeam.store._pg_errors import translate_pg_errors
+from riverbeam.store._pg_leases import PgLeases
+from riverbeam.store._pg_memory import PgMemory
 from riverbeam.store._pg_step_parts import (
     check_fence,
     insert_messages,
@@ -25,8 +27,6 @@ from riverbeam.store._pg_step_parts import (
 )
 from riverbeam.store._sql import Statements
 from riverbeam.store._steps import (
-    LOST_RUN_CODE,
-    LOST_RUN_MESSAGE,
     action_result_message,
     check_resume_agent,
     resolution,
@@ -38,7 +38,6 @@ from riverbeam.store._types import (
     NewAction,
     NewMessage,
     RecordedOutcome,
-    TakenOverRun,
 )
 from riverbeam.store._usage import UsageRow, check_usage_query, usage_sql
 from riverbeam.store._usage import row_of as usage_row_of
@@ -49,7 +48,6 @@ from riverbeam.types import (
     ContentPart,
     Interaction,
     InteractionStatus,
-    MemoryEntry,
     Message,
     MessageRole,
     Run,
@@ -86,13 +84,14 @@ async def _keep_session(conn: asyncpg.Connection[asyncpg.Record]) -> None:
     """
 
 
-class PgBeamStore:
+class PgBeamStore(PgLeases, PgMemory):
     """A BeamStore on PostgreSQL.
 
     Build it with `await PgBeamStore.connect(url)` (a pool of its own, migrations applied) or
     `PgBeamStore.new(pool)` (your pool, no DDL; call `await store.migrate()` if you want them).
     Every pipeline step is one transaction; message sequence numbers come from a counter on
     the session row bumped in the same transaction, guarded by UNIQUE (session_id, seq).
+    Leases live in `_pg_leases.PgLeases`, memory in `_pg_memory.PgMemory`.
     """
 
     def __init__(
@@ -512,86 +511,6 @@ class PgBeamStore:
         if row is None:
             raise RiverbeamError(ErrorCode.SESSION_NOT_FOUND, session_id=session_id)
         return _rows.message_of(row)
-
-    # ---- leases --------------------------------------------------------------------------------
-    @nul_safe
-    async def renew_lease(
-        self, *, run_id: str, lease_owner: str, ttl_s: float, lease_epoch: int | None = None
-    ) -> bool:
-        ttl = _checks.lease_ttl(ttl_s)
-        epoch = _checks.lease_epoch(lease_epoch)
-        async with self._connection() as conn:
-            status = await conn.execute(self._sql.renew_lease, run_id, lease_owner, ttl, epoch)
-        return status == "UPDATE 1"
-
-    async def reap_expired_runs(
-        self, *, now: datetime | None = None, limit: int = 100
-    ) -> list[Run]:
-        size = _checks.positive_limit(limit, _checks.DEFAULT_REAP_LIMIT)
-        now = _checks.aware(now)
-        async with self._connection() as conn:
-            rows = await conn.fetch(self._sql.reap, now, size, LOST_RUN_CODE, LOST_RUN_MESSAGE)
-        return [_rows.run_of(r) for r in rows]
-
-    async def take_over_expired_runs(
-        self,
-        *,
-        new_owner: str,
-        lease_ttl_s: float,
-        now: datetime | None = None,
-        limit: int = 100,
-        exclude_run_ids: Sequence[str] = (),
-    ) -> list[TakenOverRun]:
-        ttl = _checks.lease_ttl(lease_ttl_s)
-        size = _checks.positive_limit(limit, _checks.DEFAULT_REAP_LIMIT)
-        now = _checks.aware(now)
-        async with self._connection() as conn:
-            rows = await conn.fetch(
-                self._sql.take_over, now, size, new_owner, ttl, list(exclude_run_ids)
-            )
-        return [TakenOverRun(_rows.run_of(r), r["previous_owner"]) for r in rows]
-
-    # ---- memory --------------------------------------------------------------------------------
-    @nul_safe
-    async def remember(
-        self,
-        *,
-        scope_name: str,
-        scope_id: str,
-        content: str,
-        metadata: dict[str, Any] | None = None,
-        org_id: str | None = None,
-    ) -> MemoryEntry:
-        _checks.memory_scope(scope_name, scope_id)
-        org = _checks.memory_org(org_id)
-        async with self._connection() as conn:
-            row = await conn.fetchrow(
-                self._sql.remember,
-                new_id(),
-                scope_name,
-                scope_id,
-                content,
-                _rows.dump(metadata),
-                org,
-            )
-        assert row is not None
-        return _rows.memory_of(row)
-
-    @nul_safe
-    async def recall(
-        self, *, scopes: Sequence[tuple[str, str]], limit: int = 20, org_id: str | None = None
-    ) -> list[MemoryEntry]:
-        for name, scope_id in scopes:
-            _checks.memory_scope(name, scope_id)
-        org = _checks.memory_org(org_id)
-        size = _checks.positive_limit(limit, _checks.DEFAULT_RECALL_LIMIT)
-        if not scopes:
-            return []
-        async with self._connection() as conn:
-            rows = await conn.fetch(
-                self._sql.recall, [n for n, _ in scopes], [i for _, i in scopes], size, org
-            )
-        return [_rows.memory_of(r) for r in rows]
 
     # ---- retention -----------------------------------------------------------------------------
     async def delete_idle_sessions(self, *, older_than: timedelta) -> int:

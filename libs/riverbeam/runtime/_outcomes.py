@@ -1,0 +1,92 @@
+"""How a run ended, as the pipeline records and publishes it, built from its last frame."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from riverbeam.agents._io import UsageMeter
+from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.runtime._frames import FrameTracker, stamp
+from riverbeam.runtime._pipeline_types import PreparedRun
+from riverbeam.runtime._records import partial_result
+from riverbeam.types import AgentResult, ContentPart, StreamChunk
+
+__all__ = ["Outcome", "cancelled_outcome", "done_outcome", "failed_outcome"]
+
+
+@dataclass(slots=True)
+class Outcome:
+    """A run's end: the status to record, its result, and the terminal frame to publish."""
+
+    status: Literal["completed", "failed", "interrupted", "cancelled"]
+    result: AgentResult
+    terminal: StreamChunk
+    error: RiverbeamError | None = None
+
+
+def done_outcome(prepared: PreparedRun, frame: StreamChunk, usage: UsageMeter) -> Outcome:
+    """The run ended with a done frame: completed, or interrupted when it holds actions."""
+    result = frame.result or AgentResult(agent_name=prepared.request.agent_name)
+    update: dict[str, Any] = prepared.ids
+    metered = usage.snapshot()
+    if result.token_usage is None or metered.total_tokens > result.token_usage.total_tokens:
+        # The meter saw more than the agent reports: agents it called as tools spent it.
+        update["token_usage"] = metered
+    if result.model_used is None:
+        update["model_used"] = usage.model or prepared.model.name
+    result = result.model_copy(update=update)
+    status: Literal["completed", "interrupted"] = (
+        "interrupted" if result.interrupted else "completed"
+    )
+    return Outcome(status, result, frame.model_copy(update={"result": result}))
+
+
+def failed_outcome(
+    prepared: PreparedRun,
+    usage: UsageMeter,
+    err: RiverbeamError,
+    frame: StreamChunk | None,
+    tracker: FrameTracker,
+    *,
+    code: str,
+) -> Outcome:
+    """The run failed: an error frame (`frame`) or an exception; keeps what was streamed."""
+    result = AgentResult(
+        content=[ContentPart.of_text(tracker.partial_text)] if tracker.partial_text else [],
+        token_usage=usage.snapshot(),
+        model_used=usage.model or prepared.model.name,
+        tool_calls=list(tracker.finished_calls),
+        metadata={"error": {"code": code, "message": err.message}},
+        **prepared.ids,
+    )
+    if frame is not None and frame.result is not None:
+        result = partial_result(result, frame.result)
+    terminal = frame or StreamChunk(type="error", error=err.message)
+    terminal = stamp(
+        terminal.model_copy(update={"error_code": code, "result": None}), **prepared.ids
+    )
+    return Outcome("failed", result, terminal, err.with_details({"run_id": prepared.run_id}))
+
+
+def cancelled_outcome(
+    prepared: PreparedRun,
+    tracker: FrameTracker,
+    usage: UsageMeter,
+    reason: str | None,
+) -> Outcome:
+    """The run was cancelled (by request, lease loss or the caller going away)."""
+    err = RiverbeamError(ErrorCode.RUN_CANCELLED, reason or "run cancelled", run_id=prepared.run_id)
+    result = AgentResult(
+        content=[ContentPart.of_text(tracker.partial_text)] if tracker.partial_text else [],
+        token_usage=usage.snapshot(),
+        model_used=usage.model or prepared.model.name,
+        tool_calls=list(tracker.finished_calls),
+        metadata={"cancelled": True, **({"reason": reason} if reason else {})},
+        **prepared.ids,
+    )
+    terminal = stamp(
+        StreamChunk(type="error", error=err.message, error_code=err.bem),
+        **prepared.ids,
+    )
+    return Outcome("cancelled", result, terminal, err)

@@ -1,0 +1,86 @@
+"""What the pipeline is given and what prepare() hands to execute().
+
+Grant (what the router established about the caller), PipelineOptions (a replica's settings)
+and PreparedRun (a begun run, ready to execute).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from riverbeam.agents import Agent
+from riverbeam.agents._io import ResumedAction
+from riverbeam.agents._layer_config import AgentLayerConfig
+from riverbeam.core.fencing import Fence
+from riverbeam.core.ids import new_id
+from riverbeam.store import BeginRunResult
+from riverbeam.types import InvokeRequest, ModelConfig
+
+__all__ = ["Grant", "PipelineOptions", "PreparedRun"]
+
+
+@dataclass(frozen=True, slots=True)
+class Grant:
+    """What the router established about the caller.
+
+    `require_owner`: the run may only join a session owned by this user id (or start a new
+    one); the store checks it atomically with the session's creation (BEM-025 otherwise).
+    """
+
+    may_confirm: bool = False
+    subject: str | None = None
+    require_owner: str | None = None
+    require_org: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PipelineOptions:
+    runner_id: str = field(default_factory=lambda: f"runner-{new_id()[:8]}")
+    lease_ttl_s: float = 15.0
+    busy_session_policy: Literal["reject", "queue"] = "reject"
+    queue_timeout_s: float = 60.0
+    max_history_messages: int = 200
+    max_memory_entries: int = 50
+    # How long the finish step is retried while the store is unreachable (the run keeps
+    # renewing its lease meanwhile); then the run is left to the reaper.
+    finish_retry_s: float = 60.0
+    # The deployment's agent-layer defaults (guardrails, tool policies, run limits).
+    agent_layer: AgentLayerConfig | None = None
+
+
+@dataclass(slots=True)
+class PreparedRun:
+    request: InvokeRequest
+    request_id: str
+    interaction_id: str
+    run_id: str
+    agent: Agent
+    model: ModelConfig
+    grant: Grant
+    begun: BeginRunResult
+    resumed: list[ResumedAction]
+
+    @property
+    def ids(self) -> dict[str, str]:
+        """The correlation ids every frame and result of this run carries."""
+        return {
+            "agent_name": self.request.agent_name,
+            "session_id": self.request.session_id,
+            "interaction_id": self.interaction_id,
+            "run_id": self.run_id,
+            "request_id": self.request_id,
+        }
+
+    @property
+    def is_resume(self) -> bool:
+        return bool(self.resumed)
+
+    @property
+    def epoch(self) -> int:
+        """The lease epoch this replica holds the run at (its fencing token)."""
+        return self.begun.run.lease_epoch or 1
+
+    @property
+    def fence(self) -> Fence:
+        return Fence(self.run_id, self.epoch)

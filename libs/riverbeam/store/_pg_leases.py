@@ -1,0 +1,61 @@
+"""Run leases on PostgreSQL: renew one, reap expired runs, take expired runs over."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from riverbeam.store import _checks, _rows
+from riverbeam.store._nul import nul_safe
+from riverbeam.store._pg_access import PgAccess
+from riverbeam.store._steps import LOST_RUN_CODE, LOST_RUN_MESSAGE
+from riverbeam.store._types import TakenOverRun
+from riverbeam.types import Run
+
+__all__ = ["PgLeases"]
+
+
+class PgLeases:
+    """The lease methods of PgBeamStore (a mixin; `self` is the store)."""
+
+    @nul_safe
+    async def renew_lease(
+        self: PgAccess,
+        *,
+        run_id: str,
+        lease_owner: str,
+        ttl_s: float,
+        lease_epoch: int | None = None,
+    ) -> bool:
+        ttl = _checks.lease_ttl(ttl_s)
+        epoch = _checks.lease_epoch(lease_epoch)
+        async with self._connection() as conn:
+            status = await conn.execute(self._sql.renew_lease, run_id, lease_owner, ttl, epoch)
+        return status == "UPDATE 1"
+
+    async def reap_expired_runs(
+        self: PgAccess, *, now: datetime | None = None, limit: int = 100
+    ) -> list[Run]:
+        size = _checks.positive_limit(limit, _checks.DEFAULT_REAP_LIMIT)
+        now = _checks.aware(now)
+        async with self._connection() as conn:
+            rows = await conn.fetch(self._sql.reap, now, size, LOST_RUN_CODE, LOST_RUN_MESSAGE)
+        return [_rows.run_of(r) for r in rows]
+
+    async def take_over_expired_runs(
+        self: PgAccess,
+        *,
+        new_owner: str,
+        lease_ttl_s: float,
+        now: datetime | None = None,
+        limit: int = 100,
+        exclude_run_ids: Sequence[str] = (),
+    ) -> list[TakenOverRun]:
+        ttl = _checks.lease_ttl(lease_ttl_s)
+        size = _checks.positive_limit(limit, _checks.DEFAULT_REAP_LIMIT)
+        now = _checks.aware(now)
+        async with self._connection() as conn:
+            rows = await conn.fetch(
+                self._sql.take_over, now, size, new_owner, ttl, list(exclude_run_ids)
+            )
+        return [TakenOverRun(_rows.run_of(r), r["previous_owner"]) for r in rows]
