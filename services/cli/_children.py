@@ -1,5 +1,7 @@
-"""The stack's child processes: started in a session of their own, logging to a file, stopped
-as a group (SIGTERM, a grace period, then SIGKILL).
+"""The stack's child processes: each in a session of its own, logging to a file.
+
+Started with the Linux parent-death signal, checked while they get ready, and stopped as a
+group: SIGTERM, a grace period, then SIGKILL.
 """
 
 from __future__ import annotations

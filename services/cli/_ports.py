@@ -26,6 +26,7 @@ def port_free(host: str, port: int) -> bool:
 
 
 def free_port(host: str) -> int:
+    """A port on `host` that is free now (the kernel's pick)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((host, 0))
         port: int = sock.getsockname()[1]
@@ -33,6 +34,7 @@ def free_port(host: str) -> int:
 
 
 def url_host(host: str) -> str:
+    """`host` as it goes into a URL: a wildcard as loopback, IPv6 in brackets."""
     if host in ("0.0.0.0", ""):
         return "127.0.0.1"
     return f"[{host}]" if ":" in host else host
@@ -60,6 +62,7 @@ def runner_target(addresses: list[str]) -> str:
 
 
 def nats_urls(path: Path) -> list[str]:
+    """The client URLs in a nats-server ports file ([] until it is written completely)."""
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError):
