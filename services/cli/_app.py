@@ -2,25 +2,29 @@
 
 from __future__ import annotations
 
-import asyncio
-import json
 import sys
-from collections.abc import Awaitable, Callable, Sequence
-from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated
 
 import typer
 from rich.text import Text
 
-from riverbeam.client import DEFAULT_TARGET, RiverbeamClient
+from riverbeam.client import DEFAULT_TARGET
 from riverbeam.core.errors import ErrorCode, RiverbeamError
-from riverbeam.types import WireModel
 from services.cli import _flows
+from services.cli._command_kit import (
+    JsonOpt,
+    RouterOpt,
+    SessionOpt,
+    TokenOpt,
+    finish,
+    print_json,
+    router_client,
+)
 from services.cli._errors import ExitCode, cli_errors
 from services.cli._eval import eval_cmd
 from services.cli._flows import Consoles, Progress
-from services.cli._render import agents_table, models_table, pending_view
+from services.cli._reads import agents_cmd, models_cmd, pending_cmd, session_cmd, usage_cmd
 from services.cli._serve import ServiceName, serve
 from services.cli._typer import RiverbeamGroup, RiverbeamTyper
 
@@ -57,55 +61,6 @@ def _root(
     ] = False,
 ) -> None:
     """Riverbeam: LLM agents served as gRPC microservices."""
-
-
-# ---- options shared by the client commands ------------------------------------------------------
-RouterOpt = Annotated[
-    str,
-    typer.Option(
-        "--router", envvar="RIVERBEAM_ROUTER", help="The router's HOST:PORT.", show_default=True
-    ),
-]
-TokenOpt = Annotated[
-    str | None,
-    typer.Option("--token", envvar="RIVERBEAM_TOKEN", help="Bearer token.", show_default=False),
-]
-JsonOpt = Annotated[
-    bool, typer.Option("--json/--no-json", help="Print JSON instead of tables and text.")
-]
-SessionOpt = Annotated[str, typer.Option("--session", help="The session id.")]
-
-
-def _finish(
-    consoles: Consoles,
-    main: Callable[[], Awaitable[ExitCode]],
-    progress: Progress | None = None,
-) -> NoReturn:
-    """Run a command's coroutine and exit with its status; errors become messages."""
-
-    async def runner() -> ExitCode:
-        return await main()
-
-    with cli_errors(consoles.err):
-        try:
-            code = asyncio.run(runner())
-        except KeyboardInterrupt:
-            hint = progress.resume_hint() if progress is not None else None
-            if hint:
-                consoles.err.print(
-                    Text(f"stopped following; the run goes on. Pick it up with: {hint}"),
-                    soft_wrap=True,
-                )
-            raise typer.Exit(ExitCode.INTERRUPTED_BY_USER) from None
-    raise typer.Exit(code)
-
-
-def _client(router: str, token: str | None) -> RiverbeamClient:
-    return RiverbeamClient(router, token=token)
-
-
-def _print_json(value: Any) -> None:
-    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
 
 
 # ---- services -----------------------------------------------------------------------------------
@@ -263,7 +218,7 @@ def up_cmd(
                 stack, consoles, own_nats=nats_url is None, try_lines=demo_try_lines(scripted)
             )
 
-    _finish(consoles, main)
+    finish(consoles, main)
 
 
 @app.command("schema")
@@ -289,7 +244,7 @@ def schema_cmd(
         except KeyError as exc:
             message = str(exc.args[0]) if exc.args else f"unknown wire type {type_name!r}"
             raise RiverbeamError(ErrorCode.INVALID_ARGUMENT, message, type=type_name) from None
-        _print_json(schema)
+        print_json(schema)
 
 
 # ---- running agents -----------------------------------------------------------------------------
@@ -369,7 +324,7 @@ def invoke_cmd(
             append=append,
             for_session=for_session,
         )
-        async with _client(router, token) as client:
+        async with router_client(router, token) as client:
             return await _flows.invoke(
                 client,
                 consoles,
@@ -384,7 +339,7 @@ def invoke_cmd(
                 layer=layer,
             )
 
-    _finish(consoles, main, progress)
+    finish(consoles, main, progress)
 
 
 def _respond_cmd(
@@ -402,7 +357,7 @@ def _respond_cmd(
     progress = Progress()
 
     async def main() -> ExitCode:
-        async with _client(router, token) as client:
+        async with router_client(router, token) as client:
             return await _flows.respond(
                 client,
                 consoles,
@@ -416,7 +371,7 @@ def _respond_cmd(
                 json_mode=json_mode,
             )
 
-    _finish(consoles, main, progress)
+    finish(consoles, main, progress)
 
 
 InteractionArg = Annotated[str, typer.Argument(help="The interrupted interaction.")]
@@ -484,7 +439,7 @@ def follow_cmd(
     progress = Progress()
 
     async def main() -> ExitCode:
-        async with _client(router, token) as client:
+        async with router_client(router, token) as client:
             return await _flows.follow_request(
                 client,
                 consoles,
@@ -496,7 +451,7 @@ def follow_cmd(
                 stream_name=stream_name,
             )
 
-    _finish(consoles, main, progress)
+    finish(consoles, main, progress)
 
 
 @app.command("cancel")
@@ -511,198 +466,25 @@ def cancel_cmd(
     consoles = Consoles.standard()
 
     async def main() -> ExitCode:
-        async with _client(router, token) as client:
+        async with router_client(router, token) as client:
             cancelled = await client.cancel(request_id, reason=reason)
         if json_mode:
-            _print_json({"request_id": request_id, "cancelled": cancelled})
+            print_json({"request_id": request_id, "cancelled": cancelled})
             return ExitCode.OK
         message = "cancelled" if cancelled else "no live run for this request (already finished?)"
         consoles.out.print(message)
         return ExitCode.OK
 
-    _finish(consoles, main)
+    finish(consoles, main)
 
 
-# ---- reading ------------------------------------------------------------------------------------
-@app.command("pending")
-def pending_cmd(
-    session: Annotated[
-        str | None, typer.Option("--session", help="Only this session.", show_default=False)
-    ] = None,
-    json_mode: JsonOpt = False,
-    router: RouterOpt = DEFAULT_TARGET,
-    token: TokenOpt = None,
-) -> None:
-    """The approval inbox: actions waiting for an answer."""
-    consoles = Consoles.standard()
-
-    async def main() -> ExitCode:
-        async with _client(router, token) as client:
-            actions = await client.list_pending_actions(session_id=session)
-        if json_mode:
-            _print_json([a.to_json_dict() for a in actions])
-            return ExitCode.OK
-        if not actions:
-            consoles.out.print("no pending actions")
-            return ExitCode.OK
-        consoles.out.print(pending_view(actions), soft_wrap=True)
-        return ExitCode.OK
-
-    _finish(consoles, main)
-
-
-def _show_listing(
-    fetch: Callable[[RiverbeamClient], Awaitable[Sequence[WireModel]]],
-    table: Callable[[Any], Any],
-    *,
-    json_mode: bool,
-    router: str,
-    token: str | None,
-) -> None:
-    """Fetch a list from the router and print it as a table, or as JSON."""
-    consoles = Consoles.standard()
-
-    async def main() -> ExitCode:
-        async with _client(router, token) as client:
-            items = await fetch(client)
-        if json_mode:
-            _print_json([item.to_json_dict() for item in items])
-        else:
-            consoles.out.print(table(items))
-        return ExitCode.OK
-
-    _finish(consoles, main)
-
-
-@app.command("agents")
-def agents_cmd(
-    json_mode: JsonOpt = False, router: RouterOpt = DEFAULT_TARGET, token: TokenOpt = None
-) -> None:
-    """The agents you may run."""
-    _show_listing(
-        lambda client: client.list_agents(),
-        agents_table,
-        json_mode=json_mode,
-        router=router,
-        token=token,
-    )
-
-
-@app.command("models")
-def models_cmd(
-    json_mode: JsonOpt = False, router: RouterOpt = DEFAULT_TARGET, token: TokenOpt = None
-) -> None:
-    """The models the router may route to (and what answers for the built-in default)."""
-    consoles = Consoles.standard()
-
-    async def main() -> ExitCode:
-        async with _client(router, token) as client:
-            models = await client.list_models()
-            served = await _flows.placeholder_served_by(client, models)
-        if json_mode:
-            _print_json(
-                [
-                    {
-                        **m.to_json_dict(),
-                        **({"served_by": served[m.name]} if m.name in served else {}),
-                    }
-                    for m in models
-                ]
-            )
-            return ExitCode.OK
-        consoles.out.print(models_table(models, served))
-        for name, by in served.items():
-            if by == "echo":
-                consoles.out.print(
-                    Text(
-                        f"{name} is answered by the echo client (no BEAM_API_KEY on the runner): "
-                        "replies repeat your text",
-                        style="bold yellow",
-                    ),
-                    soft_wrap=True,
-                )
-        return ExitCode.OK
-
-    _finish(consoles, main)
-
-
-@app.command("session")
-def session_cmd(
-    session_id: Annotated[str, typer.Argument(help="The session id.")],
-    json_mode: JsonOpt = False,
-    router: RouterOpt = DEFAULT_TARGET,
-    token: TokenOpt = None,
-) -> None:
-    """A session's record: interactions → runs → messages and actions."""
-    from services.cli._session_tree import load_session, session_tree
-
-    consoles = Consoles.standard()
-
-    async def main() -> ExitCode:
-        async with _client(router, token) as client:
-            view = await load_session(client, session_id)
-        if json_mode:
-            _print_json(view.to_json_dict())
-        else:
-            consoles.out.print(session_tree(view))
-        return ExitCode.OK
-
-    _finish(consoles, main)
-
-
+# ---- reading (services/cli/_reads.py), in the order --help lists them ------------------------------
+app.command("pending")(pending_cmd)
+app.command("agents")(agents_cmd)
+app.command("models")(models_cmd)
+app.command("session")(session_cmd)
 app.command("eval")(eval_cmd)
-
-
-class UsageGroupName(StrEnum):
-    run = "run"
-    session = "session"
-    user = "user"
-    org = "org"
-
-
-@app.command("usage")
-def usage_cmd(
-    by: Annotated[
-        UsageGroupName, typer.Option("--by", help="Sum per run, session, user or org.")
-    ] = UsageGroupName.session,
-    since: Annotated[
-        str | None,
-        typer.Option(help="Runs started since: an ISO date/time, or 24h, 7d, ... ago."),
-    ] = None,
-    until: Annotated[
-        str | None, typer.Option(help="Runs started before this (same forms).")
-    ] = None,
-    user: Annotated[str | None, typer.Option("--user", help="Only this user's runs.")] = None,
-    org: Annotated[str | None, typer.Option("--org", help="Only this organisation's.")] = None,
-    session: Annotated[str | None, typer.Option("--session", help="Only this session.")] = None,
-    json_mode: JsonOpt = False,
-    router: RouterOpt = DEFAULT_TARGET,
-    token: TokenOpt = None,
-) -> None:
-    """Token usage and cost (the model list's prices) per run, session, user or org."""
-    from services.cli._usage import parse_when, usage_json, usage_table
-
-    consoles = Consoles.standard()
-
-    async def main() -> ExitCode:
-        start = parse_when(since, option="--since")
-        end = parse_when(until, option="--until")
-        async with _client(router, token) as client:
-            rows, total = await client.get_usage(
-                group_by=by.value,
-                start=start,
-                end=end,
-                user_id=user,
-                org_id=org,
-                session_id=session,
-            )
-        if json_mode:
-            _print_json(usage_json(rows, total, group_by=by.value))
-        else:
-            consoles.out.print(usage_table(rows, total, group_by=by.value))
-        return ExitCode.OK
-
-    _finish(consoles, main)
+app.command("usage")(usage_cmd)
 
 
 def main() -> None:

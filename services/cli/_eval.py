@@ -58,14 +58,14 @@ def eval_cmd(
     ] = None,
 ) -> None:
     """Run an eval suite against agents; exit 1 when a case fails."""
-    from services.cli._app import _finish
+    from services.cli._command_kit import finish
 
     consoles = Consoles.standard()
 
     async def main() -> ExitCode:
         return await _run(consoles, suite_file, router, token, config, repeat, json_mode, junit)
 
-    _finish(consoles, main)
+    finish(consoles, main)
 
 
 async def _run(

@@ -20,24 +20,35 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
-import json
 import os
 import shutil
-import signal
-import socket
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Self
 
 from riverbeam.core.errors import ErrorCode
 from riverbeam.stream import find_nats_server
+from services.cli._children import (
+    Child,
+    StackError,
+    check_alive,
+    log_tail,
+    spawn_child,
+    terminate_child,
+)
+from services.cli._ports import free_port, is_address, nats_urls, port_free, runner_target, url_host
 
-__all__ = ["DEFAULT_CONSOLE_PORT", "SERVICES", "LocalStack", "StackError", "port_free"]
+__all__ = [
+    "DEFAULT_CONSOLE_PORT",
+    "SERVICES",
+    "LocalStack",
+    "StackError",
+    "log_tail",
+    "port_free",
+]
 
 SERVICES = ("router", "runner", "sandbox", "store")
 """The services, in the order of their ports from the base port."""
@@ -46,59 +57,9 @@ _TIERS: tuple[tuple[str, ...], ...] = (("store", "sandbox"), ("runner",), ("rout
 CONSOLE = "console"
 """The optional fifth process (HTTP), started after the router when a console port is given."""
 DEFAULT_CONSOLE_PORT = 8080
-_LOG_TAIL_LINES = 25
 
-
-class StackError(Exception):
-    """A process of the stack did not start, or died.
-
-    Attributes:
-        service: Which process (`nats`, `router`, ...), when one is to blame.
-        log_tail: Its last log lines.
-    """
-
-    def __init__(self, message: str, *, service: str | None = None, log_tail: str = "") -> None:
-        super().__init__(message)
-        self.message = message
-        self.service = service
-        self.log_tail = log_tail
-
-
-@dataclass(slots=True)
-class _Child:
-    name: str
-    proc: asyncio.subprocess.Process
-    log_path: Path
-    address: str = ""
-
-
-def log_tail(path: Path, lines: int = _LOG_TAIL_LINES) -> str:
-    """The last lines of a log file ("" when there is none)."""
-    try:
-        text = path.read_text(errors="replace")
-    except OSError:
-        return ""
-    return "\n".join(text.splitlines()[-lines:])
-
-
-def port_free(host: str, port: int) -> bool:
-    """Whether `host:port` can be bound right now."""
-    return _port_free(host, port)
-
-
-def _port_free(host: str, port: int) -> bool:
-    """Whether a server could listen on host:port now.
-
-    SO_REUSEADDR as the servers set it (gRPC, http.server): a TIME_WAIT connection left by an
-    earlier run does not hold the port, a listening socket does.
-    """
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((host, port))
-        except OSError:
-            return False
-    return True
+_port_free = port_free
+"""The old name of `port_free`, still imported by tests."""
 
 
 class LocalStack:
@@ -190,7 +151,7 @@ class LocalStack:
         self._stop_timeout_s = stop_timeout_s
         self._python = python or sys.executable
         self._on_ready = on_ready
-        self._children: dict[str, _Child] = {}
+        self._children: dict[str, Child] = {}
         self._endpoints: dict[str, str] = {}
         self._started = False
         self._stopped = False
@@ -209,7 +170,7 @@ class LocalStack:
     def metrics(self) -> dict[str, str]:
         """`{"router": "http://127.0.0.1:9464/metrics", ...}`: empty with metrics off."""
         return {
-            name: f"http://{_url_host(self._host)}:{port}/metrics"
+            name: f"http://{url_host(self._host)}:{port}/metrics"
             for name, port in self._metrics_ports.items()
             if name in self._endpoints
         }
@@ -441,14 +402,14 @@ class LocalStack:
             return
         for name in names:
             if self._metrics_base_port == 0:
-                port = _free_port(self._host)
+                port = free_port(self._host)
             else:
                 port = self._port_for(name, base=self._metrics_base_port)
                 self._check_port(name, port, "--metrics-port", what="metrics port")
             self._metrics_ports[name] = port
 
     def _check_port(self, name: str, port: int, flag: str, *, what: str = "port") -> None:
-        if not _port_free(self._host, port):
+        if not port_free(self._host, port):
             raise StackError(
                 f"{ErrorCode.PORT_IN_USE.code}: {what} {port} for the {name} is in use "
                 f"(is another `riverbeam up` running?); choose other ports with {flag}",
@@ -478,17 +439,17 @@ class LocalStack:
         deadline = asyncio.get_running_loop().time() + self._ready_timeout_s
         while True:
             for ports_file in ports_dir.glob(f"*_{child.proc.pid}.ports"):
-                urls = _nats_urls(ports_file)
+                urls = nats_urls(ports_file)
                 if urls:
                     child.address = urls[0]
                     self._endpoints["nats"] = urls[0]
                     self._announce("nats", urls[0])
                     return
-            await self._check_alive(child, deadline)
+            await check_alive(child, deadline, self._ready_timeout_s)
 
     async def _spawn_service(
         self, name: str, *, listen: str | None = None, death_signal: bool = True
-    ) -> _Child:
+    ) -> Child:
         ready = self.data_dir / "run" / f"{name}.ready"
         ready.unlink(missing_ok=True)
         args = [
@@ -498,37 +459,18 @@ class LocalStack:
         ]  # fmt: skip
         return await self._spawn(name, args, self._env_for(name), death_signal=death_signal)
 
-    async def _wait_service(self, child: _Child) -> None:
+    async def _wait_service(self, child: Child) -> None:
         ready = self.data_dir / "run" / f"{child.name}.ready"
         deadline = asyncio.get_running_loop().time() + self._ready_timeout_s
         while True:
             with contextlib.suppress(OSError):
                 address = ready.read_text().strip()
-                if _is_address(address):
+                if is_address(address):
                     child.address = address
                     self._endpoints[child.name] = address
                     self._announce(child.name, address)
                     return
-            await self._check_alive(child, deadline)
-
-    async def _check_alive(self, child: _Child, deadline: float) -> None:
-        """Between polls: fail when the child died or the deadline passed, else wait a bit."""
-        code = child.proc.returncode
-        if code is not None:
-            raise StackError(
-                f"{child.name} exited with status {code} before it was ready "
-                f"(log: {child.log_path})",
-                service=child.name,
-                log_tail=log_tail(child.log_path),
-            )
-        if asyncio.get_running_loop().time() > deadline:
-            raise StackError(
-                f"{child.name} was not ready within {self._ready_timeout_s:g}s "
-                f"(log: {child.log_path})",
-                service=child.name,
-                log_tail=log_tail(child.log_path),
-            )
-        await asyncio.sleep(0.05)
+            await check_alive(child, deadline, self._ready_timeout_s)
 
     def _announce(self, name: str, address: str) -> None:
         if self._on_ready is not None:
@@ -561,7 +503,7 @@ class LocalStack:
                 env.pop("RIVERBEAM_RUNNER_ID", None)  # replicas must not share an id
             env.update(self._env_overrides.get("runner", {}))
         elif name == "router":
-            env["RIVERBEAM_RUNNER_URL"] = _runner_target([ep[n] for n in self._runner_names])
+            env["RIVERBEAM_RUNNER_URL"] = runner_target([ep[n] for n in self._runner_names])
             env["RIVERBEAM_STORE_URL"] = ep["store"]
             env["RIVERBEAM_NATS_URL"] = ep["nats"]
             env["RIVERBEAM_DEV_MODE"] = "true"
@@ -572,22 +514,15 @@ class LocalStack:
 
     async def _spawn(
         self, name: str, args: list[str], env: dict[str, str], *, death_signal: bool = True
-    ) -> _Child:
-        log_path = self.log_path(name)
-        with log_path.open("ab") as log:
-            proc = await asyncio.create_subprocess_exec(
-                *args,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=log,
-                stderr=asyncio.subprocess.STDOUT,
-                env=env,
-                cwd=str(self.data_dir),
-                start_new_session=True,  # Ctrl-C reaches us only; we stop children in order
-                preexec_fn=(
-                    _death_signal_setter() if self._stop_with_parent and death_signal else None
-                ),
-            )
-        child = _Child(name, proc, log_path)
+    ) -> Child:
+        child = await spawn_child(
+            name,
+            args,
+            env,
+            log_path=self.log_path(name),
+            cwd=self.data_dir,
+            stop_with_parent=self._stop_with_parent and death_signal,
+        )
         self._children[name] = child
         return child
 
@@ -598,17 +533,8 @@ class LocalStack:
             if child is not None:
                 await self._terminate(child)
 
-    async def _terminate(self, child: _Child) -> None:
-        proc = child.proc
-        if proc.returncode is None:
-            # The group is the child's own session (start_new_session): the child and anything
-            # it started, and nothing else. Signalled only while the child is not yet reaped.
-            _signal_group(proc.pid, signal.SIGTERM)
-            try:
-                await asyncio.wait_for(proc.wait(), self._stop_timeout_s)
-            except TimeoutError:
-                _signal_group(proc.pid, signal.SIGKILL)
-                await proc.wait()
+    async def _terminate(self, child: Child) -> None:
+        await terminate_child(child, self._stop_timeout_s)
 
 
 _NEEDS = {"runner": ("store", "sandbox"), "router": ("runner", "store")}
@@ -624,76 +550,3 @@ def _closed_set(services: Iterable[str]) -> frozenset[str]:
         if missing:
             raise ValueError(f"the {name} needs {', '.join(missing)}")
     return chosen
-
-
-def _death_signal_setter() -> Callable[[], None] | None:
-    """On Linux, a pre-exec hook: the kernel SIGTERMs the child when its parent dies.
-
-    Resolved in the parent, so the child makes one C call (and checks that its parent did not
-    die before that call took effect).
-    """
-    if sys.platform != "linux":
-        return None
-    import ctypes
-
-    try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-    pr_set_pdeathsig = 1
-    parent = os.getpid()
-
-    def set_death_signal() -> None:
-        prctl(pr_set_pdeathsig, int(signal.SIGTERM))
-        if os.getppid() != parent:  # the parent died already: the signal will never come
-            os.kill(os.getpid(), signal.SIGTERM)
-
-    return set_death_signal
-
-
-def _free_port(host: str) -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((host, 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def _url_host(host: str) -> str:
-    if host in ("0.0.0.0", ""):
-        return "127.0.0.1"
-    return f"[{host}]" if ":" in host else host
-
-
-def _is_address(text: str) -> bool:
-    """A complete `host:port` (a ready file read while being written is not one)."""
-    host, _, port = text.rpartition(":")
-    return bool(host) and port.isdigit() and 0 < int(port) <= 65535
-
-
-def _runner_target(addresses: list[str]) -> str:
-    """The router's runner target: the one address, or every replica as an `ipv4:` list."""
-    if len(addresses) == 1:
-        return addresses[0]
-    hosts = []
-    for address in addresses:
-        host, _, port = address.rpartition(":")
-        try:
-            ipaddress.IPv4Address(host)
-        except ValueError:
-            return addresses[0]  # names or IPv6: no address-list target; use the first replica
-        hosts.append(f"{host}:{port}")
-    return "ipv4:" + ",".join(hosts)
-
-
-def _signal_group(pid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, sig)
-
-
-def _nats_urls(path: Path) -> list[str]:
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return []  # not written completely yet
-    urls = data.get("nats") if isinstance(data, dict) else None
-    return [u for u in urls if isinstance(u, str)] if isinstance(urls, list) else []

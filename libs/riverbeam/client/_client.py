@@ -2,57 +2,39 @@
 
 from __future__ import annotations
 
-import contextlib
 import uuid
-from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator, Sequence
-from datetime import datetime
-from types import TracebackType
-from typing import Any, Literal, Self, TypeVar, overload
-
-import grpc
+from collections.abc import AsyncGenerator, Sequence
+from typing import Literal, overload
 
 from riverbeam.client._approvals import action_response
+from riverbeam.client._connection import DEFAULT_TARGET, DEFAULT_TIMEOUT_S
 from riverbeam.client._nats import follow_nats
+from riverbeam.client._reads import _ReadCalls
 from riverbeam.client._sequence import SequenceGuard
 from riverbeam.core.errors import ErrorCode, RiverbeamError
-from riverbeam.server import open_channel, translate_rpc_errors_sync
-from riverbeam.store import UsageRow, usage_row_from_proto
 from riverbeam.stream import DEFAULT_STREAM_NAME
 from riverbeam.types import (
     Action,
     ActionResponseEnvelope,
     ActionResponseStatus,
-    AgentMetadata,
     AgentResult,
     ContentPart,
-    Interaction,
     InvokeAuthContext,
     InvokePayload,
     JsonObject,
-    Message,
-    ModelConfig,
     ResumePayload,
-    Run,
-    Session,
     StreamAck,
     StreamChunk,
     TurnConfig,
 )
 from riverbeam.v1 import riverbeam_service_pb2 as pb
-from riverbeam.v1 import riverbeam_service_pb2_grpc as pb_grpc
 
-__all__ = ["DEFAULT_TARGET", "RiverbeamClient"]
+__all__ = ["DEFAULT_TARGET", "DEFAULT_TIMEOUT_S", "RiverbeamClient"]
 
-DEFAULT_TARGET = "127.0.0.1:50051"
-"""Where `riverbeam up` serves the router."""
-
-DEFAULT_TIMEOUT_S = 120.0
-_PAGE_SIZE = 100
 _INT32_MAX = 2**31 - 1
-_T = TypeVar("_T")
 
 
-class RiverbeamClient:
+class RiverbeamClient(_ReadCalls):
     """An async client of the Riverbeam router.
 
         async with RiverbeamClient("127.0.0.1:50051", token="...") as client:
@@ -70,103 +52,6 @@ class RiverbeamClient:
             it); None for no deadline.
         channel: Use this channel instead of opening one (it is not closed by `close()`).
     """
-
-    def __init__(
-        self,
-        target: str = DEFAULT_TARGET,
-        *,
-        token: str | None = None,
-        timeout_s: float | None = DEFAULT_TIMEOUT_S,
-        channel: grpc.aio.Channel | None = None,
-    ) -> None:
-        self._target = target
-        self._timeout_s = timeout_s
-        self._metadata: tuple[tuple[str, str], ...] = (
-            (("authorization", f"Bearer {token}"),) if token else ()
-        )
-        self._channel = channel
-        self._own_channel = channel is None
-        self._stub_obj: Any = None
-        self._closed = False
-
-    @property
-    def target(self) -> str:
-        """The router this client talks to."""
-        return self._target
-
-    # ---- lifecycle ----------------------------------------------------------------------------
-    async def __aenter__(self) -> Self:
-        self._stub()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.close()
-
-    async def close(self) -> None:
-        """Close the channel (if this client opened it). Safe to call more than once."""
-        if self._closed:
-            return
-        self._closed = True
-        channel, self._channel = self._channel, None
-        self._stub_obj = None
-        if channel is not None and self._own_channel:
-            await channel.close(grace=None)
-
-    def _stub(self) -> Any:
-        if self._closed:
-            raise RuntimeError("RiverbeamClient is closed")
-        if self._stub_obj is None:
-            if self._channel is None:
-                self._channel = open_channel(self._target)
-            self._stub_obj = pb_grpc.RiverbeamServiceStub(self._channel)  # type: ignore[no-untyped-call]
-        return self._stub_obj
-
-    @contextlib.contextmanager
-    def _translated(self) -> Iterator[None]:
-        """grpc.RpcError -> RiverbeamError, naming the router when it could not be reached."""
-        try:
-            with translate_rpc_errors_sync(service="router"):
-                yield
-        except RiverbeamError as err:
-            # Only a status the router did not send itself means the router was not reached;
-            # an unavailable service behind it comes with the router's ErrorInfo.
-            if err.transport and err.details.get("grpc_code") == grpc.StatusCode.UNAVAILABLE.name:
-                details = {**err.details, "target": self._target}
-                raise RiverbeamError(
-                    err.code, f"cannot reach the router at {self._target}: {err.message}", **details
-                ) from None
-            raise
-
-    async def _unary(self, method: str, request: Any, timeout_s: float | None = None) -> Any:
-        call: Callable[..., Awaitable[Any]] = getattr(self._stub(), method)
-        timeout = self._timeout_s if timeout_s is None else timeout_s
-        with self._translated():
-            return await call(request, metadata=self._metadata, timeout=timeout)
-
-    async def _all_pages(
-        self,
-        fetch: Callable[[str], Awaitable[tuple[list[_T], str]]],
-    ) -> list[_T]:
-        items: list[_T] = []
-        token = ""
-        seen: set[str] = set()
-        while True:
-            page, token = await fetch(token)
-            items.extend(page)
-            if not token:
-                return items
-            if token in seen:  # a server that hands back a token twice would loop forever
-                raise RiverbeamError(
-                    ErrorCode.INVALID_PAGE_TOKEN,
-                    "the server repeated a page token",
-                    page_token=token,
-                )
-            seen.add(token)
 
     # ---- invoke / resume / cancel -------------------------------------------------------------
     @overload
@@ -481,110 +366,6 @@ class RiverbeamClient:
             request.reason = reason
         reply = await self._unary("Cancel", request)
         return bool(reply.cancelled)
-
-    # ---- agents and models --------------------------------------------------------------------
-    async def list_agents(self) -> list[AgentMetadata]:
-        """The agents the caller may run."""
-        reply = await self._unary("ListAgents", pb.ListAgentsRequest())
-        return [AgentMetadata.from_proto(a) for a in reply.agents]
-
-    async def get_agent(self, name: str) -> AgentMetadata:
-        """One agent (AGENT_NOT_REGISTERED when there is none of that name)."""
-        reply = await self._unary("GetAgent", pb.GetAgentRequest(name=name))
-        return AgentMetadata.from_proto(reply.agent)
-
-    async def list_models(self) -> list[ModelConfig]:
-        """The models the router may route to (never with API keys)."""
-        reply = await self._unary("ListModels", pb.ListModelsRequest())
-        return [ModelConfig.from_proto(m) for m in reply.models]
-
-    # ---- records ------------------------------------------------------------------------------
-    async def get_session(self, session_id: str) -> Session:
-        """A session (SESSION_NOT_FOUND when unknown or not the caller's)."""
-        reply = await self._unary("GetSession", pb.GetSessionRequest(session_id=session_id))
-        return Session.from_proto(reply.session)
-
-    async def list_messages(self, session_id: str, *, page_size: int = _PAGE_SIZE) -> list[Message]:
-        """Every message of a session in `seq` order, following all pages."""
-
-        async def fetch(token: str) -> tuple[list[Message], str]:
-            return await self.list_messages_page(session_id, page_size=page_size, page_token=token)
-
-        return await self._all_pages(fetch)
-
-    async def list_messages_page(
-        self, session_id: str, *, page_size: int = 0, page_token: str = ""
-    ) -> tuple[list[Message], str]:
-        """One page of a session's messages and the next page's token ("" after the last)."""
-        request = pb.ListMessagesRequest(
-            session_id=session_id, page_size=page_size, page_token=page_token
-        )
-        reply = await self._unary("ListMessages", request)
-        return [Message.from_proto(m) for m in reply.messages], reply.next_page_token
-
-    async def get_interaction(self, interaction_id: str) -> Interaction:
-        """An interaction (INTERACTION_NOT_FOUND when unknown)."""
-        request = pb.GetInteractionRequest(interaction_id=interaction_id)
-        reply = await self._unary("GetInteraction", request)
-        return Interaction.from_proto(reply.interaction)
-
-    async def get_run(self, run_id: str) -> Run:
-        """A run, with its result once finished (RUN_NOT_FOUND when unknown)."""
-        reply = await self._unary("GetRun", pb.GetRunRequest(run_id=run_id))
-        return Run.from_proto(reply.run)
-
-    async def get_action(self, action_id: str) -> Action:
-        """An action and what became of it (ACTION_NOT_FOUND when unknown)."""
-        reply = await self._unary("GetAction", pb.GetActionRequest(action_id=action_id))
-        return Action.from_proto(reply.action)
-
-    async def list_pending_actions(
-        self, *, session_id: str | None = None, page_size: int = _PAGE_SIZE
-    ) -> list[Action]:
-        """The approval inbox: every pending action the caller may answer, all pages."""
-
-        async def fetch(token: str) -> tuple[list[Action], str]:
-            return await self.list_pending_actions_page(
-                session_id=session_id, page_size=page_size, page_token=token
-            )
-
-        return await self._all_pages(fetch)
-
-    # ---- usage --------------------------------------------------------------------------------
-    async def get_usage(
-        self,
-        *,
-        group_by: str = "session",
-        start: datetime | None = None,
-        end: datetime | None = None,
-        user_id: str | None = None,
-        org_id: str | None = None,
-        session_id: str | None = None,
-    ) -> tuple[list[UsageRow], UsageRow]:
-        """Token usage and cost per run, session, user or org (and model), with the total.
-
-        The runs started in [start, end); the router limits the report to what the caller may
-        see (its own, its organisation's for an approver, anyone's for an admin).
-        """
-        request = pb.GetUsageRequest(
-            group_by=group_by, user_id=user_id, org_id=org_id, session_id=session_id
-        )
-        if start is not None:
-            request.start_time.FromDatetime(start)
-        if end is not None:
-            request.end_time.FromDatetime(end)
-        reply = await self._unary("GetUsage", request)
-        return [usage_row_from_proto(r) for r in reply.rows], usage_row_from_proto(reply.total)
-
-    async def list_pending_actions_page(
-        self, *, session_id: str | None = None, page_size: int = 0, page_token: str = ""
-    ) -> tuple[list[Action], str]:
-        """One page of the approval inbox and the next page's token ("" after the last)."""
-        request = pb.ListPendingActionsRequest(page_size=page_size, page_token=page_token)
-        if session_id:
-            request.session_id = session_id
-        reply = await self._unary("ListPendingActions", request)
-        return [Action.from_proto(a) for a in reply.actions], reply.next_page_token
 
     # ---- frames -------------------------------------------------------------------------------
     async def follow(
