@@ -85,8 +85,16 @@ class _Section(BaseModel):
 
 # ---- workspace ------------------------------------------------------------------------------------
 class WorkspaceConfig(_Section):
-    """The workspace the sandbox tools work in (created if missing)."""
+    """Where the sandbox tools work: a workspace per session by default (see docs/isolation.md).
 
+    `name` is the one workspace every run shares, used only with `policy: shared`.
+    """
+
+    policy: Literal["session", "user", "shared"] | None = Field(
+        default=None,
+        description="one workspace per session, per user, or one shared by every run "
+        "(default: RIVERBEAM_WORKSPACE_POLICY)",
+    )
     name: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,62}$")] = "default"
     origin: str | None = Field(default=None, description="the origin pushes go to")
 

@@ -15,7 +15,7 @@ import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from riverbeam.agents import (
     CompletionClient,
@@ -99,8 +99,11 @@ def default_client(env: Mapping[str, str] | None = None) -> CompletionClient:
     return client
 
 
+WorkspacePolicy = Literal["session", "user", "shared"]
+
+
 async def _workspace_tools(
-    settings: RunnerSettings, workspace: str, origin: str | None
+    settings: RunnerSettings, workspace: str, origin: str | None, policy: WorkspacePolicy
 ) -> tuple[list[Tool] | None, list[Closer]]:
     """The nine sandbox tools over gRPC, each call in its run's workspace (workspace_policy).
 
@@ -111,7 +114,7 @@ async def _workspace_tools(
     if not settings.sandbox_url:
         return None, []
     shared = None
-    if settings.workspace_policy == "shared":
+    if policy == "shared":
         shared = shared_placement(
             workspace, "riverbeam/work", ProtectedRefs(DEFAULT_PROTECTED_REFS)
         )
@@ -120,7 +123,7 @@ async def _workspace_tools(
     workspaces = WorkspacesClient(channel)
     if shared is not None:
         await _ensure_shared(workspaces, origin, shared)
-    runs = RunWorkspaces(workspaces, policy=settings.workspace_policy, origin=origin, shared=shared)
+    runs = RunWorkspaces(workspaces, policy=policy, origin=origin, shared=shared)
     tools = sandbox_tools(None, runs=runs)
 
     async def close() -> None:
@@ -223,6 +226,7 @@ async def wire_agents(
             settings,
             workspace.name if workspace is not None else settings.workspace,
             workspace.origin if workspace is not None else settings.workspace_origin,
+            (workspace.policy if workspace is not None else None) or settings.workspace_policy,
         )
     aclose = getattr(client, "aclose", None)
     if aclose is not None:

@@ -51,7 +51,7 @@ def write_config(tmp_path: Path) -> Path:
         textwrap.dedent(
             f"""\
             builtin_agents: [assistant]
-            workspace: {{name: configured}}
+            workspace: {{policy: shared, name: configured}}
             mcp_servers:
               calc:
                 kind: stdio
