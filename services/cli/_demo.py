@@ -49,6 +49,16 @@ def _last_tool(messages: Sequence[Mapping[str, Any]]) -> tuple[str | None, str]:
     return None, str(last.get("content") or "")
 
 
+def _branch(result: str) -> str:
+    """The branch a git_commit or git_push result names (the session's own branch)."""
+    try:
+        value = json.loads(result)
+    except ValueError:
+        return "the branch"
+    branch = value.get("branch") if isinstance(value, dict) else None
+    return branch if isinstance(branch, str) else "the branch"
+
+
 def demo_reply(body: Mapping[str, Any]) -> tuple[str, list[dict[str, Any]]]:
     """The next assistant message for a chat-completions request: (text, tool calls)."""
     messages: list[Mapping[str, Any]] = list(body.get("messages") or [])
@@ -69,9 +79,9 @@ def demo_reply(body: Mapping[str, Any]) -> tuple[str, list[dict[str, Any]]]:
     if tool == "git_add":
         return "", [_call("git_commit", {"message": "Add CONTRIBUTING.md"}, turn)]
     if tool == "git_commit":
-        return "Committed. May I push riverbeam/work?", [_call("git_push", {}, turn)]
+        return f"Committed. May I push {_branch(result)}?", [_call("git_push", {}, turn)]
     if tool == "git_push" and '"remote_ref"' in result:
-        return "Pushed riverbeam/work to origin: CONTRIBUTING.md is up for review.", []
+        return f"Pushed {_branch(result)} to origin: CONTRIBUTING.md is up for review.", []
     if tool == "git_push":
         return "Understood: nothing was pushed.", []
     return f"(demo model) {tool} returned; the tour is over.", []

@@ -352,9 +352,13 @@ def test_riverbeam_up_demo_runs_the_readme_tour_as_printed(
         assert approve is not None, invoked.stdout
         approved = _cli(*approve.group(1).split()[1:], router=up.router)
         assert approved.returncode == 0, approved.stdout + approved.stderr
-        assert "Pushed riverbeam/work to origin" in approved.stdout
+        session = re.search(r"--session (\S+)", approve.group(1))
+        assert session is not None
+        # The session's own branch (a workspace per session, docs/isolation.md).
+        branch = f"riverbeam/s-{session.group(1)}"
+        assert f"Pushed {branch} to origin" in approved.stdout, approved.stdout
         origin = pygit2.Repository(str(up.data_dir / "demo" / "origins" / "origin.git"))
-        assert "refs/heads/riverbeam/work" in list(origin.references)
+        assert f"refs/heads/{branch}" in list(origin.references)
         # The two runs' tokens, by the model that served them (GetUsage through the router).
         usage = _cli("usage", "--by", "session", "--since", "1h", "--json", router=up.router)
         assert usage.returncode == 0, usage.stdout + usage.stderr

@@ -15,7 +15,7 @@ import yaml
 from tests.unit.deploy.conftest import K8S, REPO, KustomizeTree
 
 COMPOSE = REPO / "deploy" / "compose" / "docker-compose.yaml"
-RIVERBEAM = ("router", "runner", "sandbox", "store")
+RIVERBEAM = ("router", "runner", "sandbox", "store", "console")
 # Cluster DNS in the ConfigMap; a compose service name here.
 RENAMED = {"RIVERBEAM_RUNNER_URL": "runner:50052"}
 # From Secrets in Kubernetes: present in compose, values are compose's own.
