@@ -30,7 +30,8 @@ pytestmark = [
 
 SCREENSHOT = Path(__file__).resolve().parents[3] / "docs" / "console.png"
 TIMEOUT_MS = 60_000  # a guard against a hang, never an assertion about speed
-BRANCH = "riverbeam/work"
+# Each session pushes its own branch (a workspace per session, docs/isolation.md).
+SESSION_BRANCHES = "refs/heads/riverbeam/s-"
 
 
 @pytest_asyncio.fixture(loop_scope="package")
@@ -99,7 +100,7 @@ async def test_author_task_approved_in_the_inbox(
         ),
         tool_calls([call("git_add", {"path": "notes/browser.md"})]),
         tool_calls([call("git_commit", {"message": "Add browser notes"})]),
-        tool_calls([call("git_push", {})], text=f"Committed; may I push {BRANCH}?"),
+        tool_calls([call("git_push", {})], text="Committed; may I push this session's branch?"),
         text("Pushed it."),
     )
     await _sign_in(page, ALICE_TOKEN)
@@ -118,15 +119,18 @@ async def test_author_task_approved_in_the_inbox(
     await page.click("[data-tab=inbox]")  # type: ignore[attr-defined]
     card = await page.wait_for_selector(".action-card[data-tool=git_push]")  # type: ignore[attr-defined]
     assert "git_push" in await card.inner_text()
-    assert pygit2.Repository(str(console_env.origin)).references.get(f"refs/heads/{BRANCH}") is None
+    # Nothing is pushed before the approval (other tests of this stack may have pushed theirs).
+    before = set(pygit2.Repository(str(console_env.origin)).references)
     approve = await card.query_selector("button.approve")  # type: ignore[attr-defined]
     await approve.click()
     done = await page.wait_for_selector(".action-card .done-summary")  # type: ignore[attr-defined]
     assert "completed" in await done.inner_text()
     assert "Pushed it." in await card.inner_text()
     origin = pygit2.Repository(str(console_env.origin))
-    ref = origin.references.get(f"refs/heads/{BRANCH}")
-    assert ref is not None and origin[ref.target].message.strip() == "Add browser notes"
+    pushed = [r for r in set(origin.references) - before if r.startswith(SESSION_BRANCHES)]
+    assert len(pushed) == 1, list(origin.references)
+    ref = origin.references[pushed[0]]
+    assert origin[ref.target].message.strip() == "Add browser notes"
 
     await page.click("[data-tab=runs]")  # type: ignore[attr-defined]
     await page.wait_for_selector("#runs-table tbody tr")  # type: ignore[attr-defined]
