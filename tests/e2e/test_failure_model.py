@@ -111,6 +111,11 @@ async def fm(
         }
         for name, runner_id in RUNNER_IDS.items():
             overrides[name] = {"RIVERBEAM_RUNNER_ID": runner_id}
+        # One replica holds every run; the other is the one that takes over. With round robin,
+        # a store outage longer than the 2 s lease would let each replica's reaper take the
+        # other's run (docs/failure-model.md: an outage past the lease TTL), which is not what
+        # the store-restart test is about.
+        overrides["router"] = {"RIVERBEAM_RUNNER_BALANCING": "pick_first"}
         async with running_stack(
             database_url=pg_url,
             nats_url=own_nats.url,

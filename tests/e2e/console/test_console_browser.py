@@ -119,7 +119,8 @@ async def test_author_task_approved_in_the_inbox(
     await page.click("[data-tab=inbox]")  # type: ignore[attr-defined]
     card = await page.wait_for_selector(".action-card[data-tool=git_push]")  # type: ignore[attr-defined]
     assert "git_push" in await card.inner_text()
-    # Nothing is pushed before the approval (other tests of this stack may have pushed theirs).
+    # The refs before the approval: it must add exactly one session branch (other tests of this
+    # stack push theirs too).
     before = set(pygit2.Repository(str(console_env.origin)).references)
     approve = await card.query_selector("button.approve")  # type: ignore[attr-defined]
     await approve.click()
