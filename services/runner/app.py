@@ -48,7 +48,12 @@ async def build(settings: RunnerSettings) -> AsyncIterator[ServiceApp]:
     ) as nats:
         await ensure_stream(nats.js, config)
         sinks = JetStreamSinks(nats.js, config)
+
+        async def cancel_elsewhere(request_id: str, reason: str | None) -> None:
+            await publish_cancel(nats.nc, request_id, reason or "")
+
         beam = RiverBeam(
+            cancel_elsewhere=cancel_elsewhere,
             store=store,
             sinks=sinks,
             options=PipelineOptions(
@@ -67,9 +72,6 @@ async def build(settings: RunnerSettings) -> AsyncIterator[ServiceApp]:
                 log.info("cancelled %s on request of another replica", request_id)
 
         subscription = await subscribe_cancel(nats.nc, on_cancel)
-
-        async def cancel_elsewhere(request_id: str, reason: str | None) -> None:
-            await publish_cancel(nats.nc, request_id, reason or "")
 
         servicer = RunnerServicer(beam, cancel_elsewhere=cancel_elsewhere)
         fences: FenceRevoker | None = None

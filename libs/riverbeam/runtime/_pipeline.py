@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -50,7 +51,23 @@ from riverbeam.types import (
     StreamChunk,
 )
 
-__all__ = ["DEFAULT_MODEL", "Grant", "Pipeline", "PipelineOptions", "PreparedRun"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "BusySessionPolicy",
+    "CancelElsewhere",
+    "Grant",
+    "Pipeline",
+    "PipelineOptions",
+    "PreparedRun",
+]
+
+BusySessionPolicy = Literal["reject", "queue", "interrupt"]
+"""What a new message to a session with a running run does: BEM-030, wait, or cancel that run."""
+
+CancelElsewhere = Callable[[str, str | None], Awaitable[None]]
+"""`await cancel_elsewhere(request_id, reason)`: ask the replica holding a request to cancel it."""
+
+INTERRUPT_REASON = "interrupted by a new message to the session"
 
 log = logging.getLogger("riverbeam.pipeline")
 
@@ -75,7 +92,7 @@ class Grant:
 class PipelineOptions:
     runner_id: str = field(default_factory=lambda: f"runner-{new_id()[:8]}")
     lease_ttl_s: float = 15.0
-    busy_session_policy: Literal["reject", "queue"] = "reject"
+    busy_session_policy: BusySessionPolicy = "reject"
     queue_timeout_s: float = 60.0
     max_history_messages: int = 200
     max_memory_entries: int = 50
@@ -139,11 +156,15 @@ class Pipeline:
         store: BeamStore,
         sinks: SinkFactory,
         options: PipelineOptions | None = None,
+        cancel_elsewhere: CancelElsewhere | None = None,
     ) -> None:
         self.registry = registry
         self.store = store
         self.sinks = sinks
         self.options = options or PipelineOptions()
+        # Busy-session `interrupt`: how a run held by another replica is cancelled (NATS
+        # control subject); None cancels only runs this replica holds.
+        self.cancel_elsewhere = cancel_elsewhere
         self._live: dict[str, LiveRun] = {}
         # Runs this replica holds (begun, not yet finished): its reaper leaves them alone.
         self._held: set[str] = set()
@@ -234,8 +255,17 @@ class Pipeline:
         )
 
     async def _begin(self, *, request: InvokeRequest, **ids: Any) -> BeginRunResult:
+        """The begin-run step, applying the busy-session policy.
+
+        `reject`: BEM-030 at once. `queue`: retried until the session is free (or
+        queue_timeout_s passed, then BEM-030). `interrupt`: the running run named by the
+        BEM-030 is cancelled (here, or through cancel_elsewhere on its replica; it is
+        recorded `cancelled` with its partial text) and the step retried as for `queue`.
+        """
+        policy = self.options.busy_session_policy
         deadline = time.monotonic() + self.options.queue_timeout_s
         delay = 0.05
+        interrupted: set[str] = set()
         while True:
             try:
                 return await self.store.begin_run(
@@ -252,15 +282,34 @@ class Pipeline:
                     **ids,
                 )
             except RiverbeamError as err:
-                queue = self.options.busy_session_policy == "queue"
                 if (
                     err.code is not ErrorCode.SESSION_BUSY
-                    or not queue
+                    or policy == "reject"
                     or time.monotonic() > deadline
                 ):
                     raise
+                holder = err.details.get("request_id")
+                if policy == "interrupt" and holder and holder not in interrupted:
+                    interrupted.add(holder)
+                    await self._interrupt(holder, err.details.get("run_id"))
             await asyncio.sleep(delay)
             delay = min(delay * 2, 1.0)
+
+    async def _interrupt(self, request_id: str, run_id: str | None) -> None:
+        log.info(
+            "interrupting run %s (request %s) for a new message",
+            run_id,
+            request_id,
+            extra={"request_id": request_id, "run_id": run_id},
+        )
+        if self.cancel(request_id, INTERRUPT_REASON):
+            return
+        if self.cancel_elsewhere is not None:
+            try:
+                await self.cancel_elsewhere(request_id, INTERRUPT_REASON)
+            except RiverbeamError as err:
+                # The new run then waits for the session as `queue` does.
+                log.warning("cannot ask for the cancel of %s: %s", request_id, err)
 
     # ---- execute ------------------------------------------------------------------------------
     async def execute(self, prepared: PreparedRun) -> AgentResult:

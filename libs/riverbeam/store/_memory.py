@@ -188,8 +188,14 @@ class InMemoryStore:
                 t.answered(r.action_id, interaction.interaction_id) for r in action_responses
             ]
             # After the actions, as in PgBeamStore: a second resume of one action is told 066.
-            if exclusive and t.busy(session_id, now):
-                raise RiverbeamError(ErrorCode.SESSION_BUSY, session_id=session_id)
+            holder = t.busy_run(session_id, now) if exclusive else None
+            if holder is not None:
+                raise RiverbeamError(
+                    ErrorCode.SESSION_BUSY,
+                    session_id=session_id,
+                    run_id=holder.run_id,
+                    request_id=holder.request_id,
+                )
             if run_id in t.runs:
                 raise RiverbeamError(ErrorCode.STORE_CONFLICT, "run_id already used", run_id=run_id)
 

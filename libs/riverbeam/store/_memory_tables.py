@@ -56,13 +56,19 @@ class Tables:
 
     def busy(self, session_id: str, now: datetime) -> bool:
         """Whether a run of the session is running under a live lease."""
-        return any(
-            r.session_id == session_id
-            and r.status == "running"
-            and r.lease_expires_at is not None
-            and r.lease_expires_at > now
-            for r in self.runs.values()
-        )
+        return self.busy_run(session_id, now) is not None
+
+    def busy_run(self, session_id: str, now: datetime) -> Run | None:
+        """The run of the session running under a live lease, if any."""
+        for r in self.runs.values():
+            if (
+                r.session_id == session_id
+                and r.status == "running"
+                and r.lease_expires_at is not None
+                and r.lease_expires_at > now
+            ):
+                return r
+        return None
 
     def check_owner(
         self, session_id: str, require_owner: str | None, require_org: str | None = None

@@ -335,8 +335,15 @@ class PgBeamStore:
             # After the compare-and-set of each answered action, so that of concurrent resumes
             # of one action the losers learn it was answered (066), not just that the winner's
             # run is busy (030); a busy session still rolls the whole step back.
-            if exclusive and await conn.fetchval(sql.session_busy, session_id):
-                raise RiverbeamError(ErrorCode.SESSION_BUSY, session_id=session_id)
+            holder = await conn.fetchrow(sql.session_busy, session_id) if exclusive else None
+            if holder is not None:
+                # The running run is named, so a busy-session `interrupt` can cancel it.
+                raise RiverbeamError(
+                    ErrorCode.SESSION_BUSY,
+                    session_id=session_id,
+                    run_id=holder["run_id"],
+                    request_id=holder["request_id"],
+                )
 
             run_row = await conn.fetchrow(
                 sql.insert_run,

@@ -130,7 +130,10 @@ class Statements:
                 " AND ($7::text IS NULL OR t.org_id IS NULL OR t.org_id = $7::text))"
                 f" RETURNING {SESSION_COLS}"
             ),
-            session_busy=f"SELECT EXISTS (SELECT 1 FROM {q}.runs WHERE session_id = $1 AND {_LIVE_RUN})",
+            session_busy=(
+                f"SELECT run_id, request_id FROM {q}.runs"
+                f" WHERE session_id = $1 AND {_LIVE_RUN} LIMIT 1"
+            ),
             # Reused only within its own session; no row back means it belongs to another.
             open_interaction=(
                 f"INSERT INTO {q}.interactions AS t (interaction_id, session_id, agent_name, status)"
