@@ -63,6 +63,7 @@ async def build(settings: RunnerSettings) -> AsyncIterator[ServiceApp]:
                 queue_timeout_s=settings.queue_timeout_s,
                 max_history_messages=settings.max_history_messages,
                 finish_retry_s=settings.finish_retry_s,
+                approval_ttl_s=settings.approval_ttl_s,
             ),
         )
         closers = await wire_agents(beam, settings)

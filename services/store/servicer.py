@@ -110,6 +110,8 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
             history_limit=request.history_limit,
             require_owner=optional(request, "require_owner"),
             require_org=optional(request, "require_org"),
+            agent_version=optional(request, "agent_version"),
+            version_policy=optional(request, "version_policy"),
         )
         human = begun.human_message
         return pb.BeginRunResponse(
@@ -145,6 +147,9 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
             model_used=optional(request, "model_used"),
             result=AgentResult.from_proto(request.result) if request.HasField("result") else None,
             lease_epoch=_epoch(request),
+            action_ttl_s=(
+                request.action_ttl_s if request.HasField("action_ttl_s") else None
+            ),
         )
         return pb.FinishRunResponse(run=run.to_proto())
 

@@ -5,6 +5,7 @@ reused for a different meaning. Ranges:
 
 - 0xx: requests, agents, sessions, routing, auth, resume, models and tools
 - 1xx: memory, streams and the store
+- 2xx: durable runs (260-289: version pins, expiring approvals)
 - 3xx: the sandbox (paths, workspaces, git)
 """
 
@@ -296,6 +297,25 @@ class ErrorCode(enum.Enum):
     )
     FENCE_INVALID = ErrorSpec(
         "BEM-341", "invalid fence (run_id and an epoch >= 1)", 400, _S.INVALID_ARGUMENT
+    )
+    # ---- durable runs (issue 13): 260-289 ----
+    AGENT_VERSION_MISMATCH = ErrorSpec(
+        "BEM-260",
+        "the interaction was started by another version of the agent",
+        409,
+        _S.FAILED_PRECONDITION,
+        "resume on a runner with the interaction's agent version, or set the agent's"
+        " version_policy to `major` or `any`; nothing was changed",
+    )
+    ACTION_EXPIRED = ErrorSpec(
+        "BEM-261",
+        "the action expired before it was answered",
+        400,
+        _S.FAILED_PRECONDITION,
+        "ask the agent again in a new message",
+    )
+    INVALID_VERSION_POLICY = ErrorSpec(
+        "BEM-262", "version policy is refuse, major or any", 400, _S.INVALID_ARGUMENT
     )
 
     @property

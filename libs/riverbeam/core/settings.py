@@ -101,6 +101,9 @@ class RunnerSettings(CommonSettings):
     finish_retry_s: float = Field(default=60.0, ge=0)
     # The frames stream's size bound in bytes (oldest frames go first), besides its max age.
     stream_max_bytes: int | None = Field(default=1024**3, gt=0)
+    # How long an approval stays answerable when its agent sets no approval_ttl_s; None
+    # (the default): it never expires.
+    approval_ttl_s: float | None = Field(default=None, gt=0)
 
 
 class RouterSettings(CommonSettings):

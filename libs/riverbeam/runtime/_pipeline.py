@@ -99,6 +99,8 @@ class PipelineOptions:
     # How long the finish step is retried while the store is unreachable (the run keeps
     # renewing its lease meanwhile); then the run is left to the reaper.
     finish_retry_s: float = 60.0
+    # How long a pending action stays answerable when its agent does not say; None: forever.
+    approval_ttl_s: float | None = None
 
 
 @dataclass(slots=True)
@@ -203,6 +205,10 @@ class Pipeline:
             begun = await shielded_step(
                 self._begin(
                     request=request,
+                    # The interaction is pinned to this version; a resume by another version
+                    # follows the agent's policy (BEM-260 by default), checked in the step.
+                    agent_version=agent.metadata().version,
+                    version_policy=agent.metadata().version_policy,
                     request_id=request_id,
                     interaction_id=interaction_id,
                     run_id=run_id,
@@ -615,6 +621,7 @@ class Pipeline:
             model_used=result.model_used,
             result=result,
             lease_epoch=prepared.epoch,
+            action_ttl_s=prepared.agent.metadata().approval_ttl_s or self.options.approval_ttl_s,
         )
         await record_outcomes(
             self.store,

@@ -195,6 +195,8 @@ class StoreClient:
         history_limit: int = 0,
         require_owner: str | None = None,
         require_org: str | None = None,
+        agent_version: str | None = None,
+        version_policy: str | None = None,
     ) -> BeginRunResult:
         request = pb.BeginRunRequest(
             session_id=session_id,
@@ -214,6 +216,8 @@ class StoreClient:
             history_limit=history_limit,
             require_owner=require_owner,
             require_org=require_org,
+            agent_version=agent_version,
+            version_policy=version_policy,
         )
         resp = await self._call(self._stub.BeginRun, request)
         return BeginRunResult(
@@ -243,6 +247,7 @@ class StoreClient:
         model_used: str | None = None,
         result: AgentResult | None = None,
         lease_epoch: int | None = None,
+        action_ttl_s: float | None = None,
     ) -> Run:
         final = _checks.finish_status(status)
         after = _checks.interaction_after(final, interaction_status)
@@ -259,6 +264,7 @@ class StoreClient:
             model_used=model_used,
             result=None if result is None else result.to_proto(),
             lease_epoch=_checks.lease_epoch(lease_epoch),
+            action_ttl_s=action_ttl_s,
         )
         resp = await self._call(self._stub.FinishRun, request)
         return Run.from_proto(resp.run)

@@ -132,12 +132,14 @@ class InMemoryStore:
         size = _checks.page_size(page_size)
         after = _checks.decode_page_token(page_token)
         async with self._lock:
+            now = self._clock()
             found: list[tuple[int, Action]] = []
             for action_id, action in self._t.actions.items():
                 pos = self._t.action_pos[action_id]
                 if (
                     pos > after
                     and action.status == "pending"
+                    and (action.expires_at is None or action.expires_at > now)
                     and (session_id is None or action.session_id == session_id)
                     and (user_id is None or action.user_id == user_id)
                 ):
@@ -169,8 +171,11 @@ class InMemoryStore:
         history_limit: int = 0,
         require_owner: str | None = None,
         require_org: str | None = None,
+        agent_version: str | None = None,
+        version_policy: str | None = None,
     ) -> BeginRunResult:
         _checks.action_responses(action_responses)
+        policy = _checks.version_policy(version_policy)
         ttl = _checks.lease_ttl(lease_ttl_s)
         limit = _checks.history_limit(history_limit)
         t = self._t
@@ -182,10 +187,14 @@ class InMemoryStore:
             t.check_owner(session_id, require_owner, require_org)
             session = t.upserted_session(session_id, user_id, profile_id, org_id, now)
             interaction = t.opened_interaction(
-                session_id, agent_name, interaction_id, bool(action_responses), now
+                session_id, agent_name, interaction_id, bool(action_responses), now, agent_version
             )
+            if action_responses:
+                _checks.version_pin(
+                    interaction.agent_version, agent_version, policy, interaction.interaction_id
+                )
             answered = [
-                t.answered(r.action_id, interaction.interaction_id) for r in action_responses
+                t.answered(r.action_id, interaction.interaction_id, now) for r in action_responses
             ]
             # After the actions, as in PgBeamStore: a second resume of one action is told 066.
             holder = t.busy_run(session_id, now) if exclusive else None
@@ -223,6 +232,7 @@ class InMemoryStore:
                 lease_owner=lease_owner,
                 lease_expires_at=now + ttl,
                 lease_epoch=1,
+                agent_version=agent_version,
             )
             earlier = t.messages.get(session_id, [])
             history = [_copy(m) for m in earlier[-limit:]] if limit else []
@@ -260,10 +270,12 @@ class InMemoryStore:
         model_used: str | None = None,
         result: AgentResult | None = None,
         lease_epoch: int | None = None,
+        action_ttl_s: float | None = None,
     ) -> Run:
         final = _checks.finish_status(status)
         after = _checks.interaction_after(final, interaction_status)
         epoch = _checks.lease_epoch(lease_epoch)
+        expiry = _checks.action_ttl(action_ttl_s)
         new_messages = [_copy(m) for m in messages]
         new_actions = [_copy(a) for a in pending_actions]
         t = self._t
@@ -307,7 +319,7 @@ class InMemoryStore:
             session = t.sessions[run.session_id]
             t.sessions[run.session_id] = session.model_copy(update={"last_active_at": now})
             t.save_messages(run.session_id, new_messages, run.interaction_id, run_id, now)
-            t.save_pending(finished, new_actions, session.user_id, now)
+            t.save_pending(finished, new_actions, session.user_id, now, expiry)
             return _copy(finished)
 
     async def record_action_outcome(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
@@ -82,8 +82,9 @@ class Tables:
         if old.user_id != require_owner or other_org:
             raise RiverbeamError(ErrorCode.SESSION_NOT_FOUND, session_id=session_id)
 
-    def answered(self, action_id: str, interaction_id: str) -> Action:
-        """The action a response answers, checked: exists, belongs here, still pending."""
+    def answered(self, action_id: str, interaction_id: str, now: datetime) -> Action:
+        """The action a response answers, checked: exists, belongs here, still pending and
+        not expired."""
         action = self.action(action_id)
         if action.interaction_id != interaction_id:
             raise RiverbeamError(
@@ -95,6 +96,8 @@ class Tables:
             raise RiverbeamError(
                 ErrorCode.ACTION_NOT_PENDING, action_id=action_id, status=action.status
             )
+        if action.expires_at is not None and action.expires_at <= now:
+            raise RiverbeamError(ErrorCode.ACTION_EXPIRED, action_id=action_id)
         return action
 
     # ---- building records (nothing stored yet) -------------------------------------------------
@@ -133,6 +136,7 @@ class Tables:
         interaction_id: str | None,
         resume: bool,
         now: datetime,
+        agent_version: str | None = None,
     ) -> Interaction:
         """The interaction a run starts in: reused (in progress again) or created."""
         existing = self.interactions.get(interaction_id) if interaction_id is not None else None
@@ -151,6 +155,7 @@ class Tables:
             status="in_progress",
             created_at=now,
             updated_at=now,
+            agent_version=agent_version,
         )
 
     def check_new_ids(self, messages: list[NewMessage], actions: list[NewAction]) -> None:
@@ -200,7 +205,12 @@ class Tables:
         return saved
 
     def save_pending(
-        self, run: Run, new: list[NewAction], user_id: str | None, now: datetime
+        self,
+        run: Run,
+        new: list[NewAction],
+        user_id: str | None,
+        now: datetime,
+        expiry: timedelta | None = None,
     ) -> None:
         for action in new:
             self.actions[action.action_id] = Action(
@@ -216,6 +226,7 @@ class Tables:
                 created_at=now,
                 agent_name=run.agent_name,
                 user_id=user_id,
+                expires_at=None if expiry is None else now + expiry,
             ).model_copy(deep=True)
             self.action_pos[action.action_id] = next(self.positions)
 

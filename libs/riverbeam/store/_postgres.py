@@ -276,8 +276,11 @@ class PgBeamStore:
         history_limit: int = 0,
         require_owner: str | None = None,
         require_org: str | None = None,
+        agent_version: str | None = None,
+        version_policy: str | None = None,
     ) -> BeginRunResult:
         _checks.action_responses(action_responses)
+        policy = _checks.version_policy(version_policy)
         ttl = _checks.lease_ttl(lease_ttl_s)
         limit = _checks.history_limit(history_limit)
         resume = bool(action_responses)
@@ -305,8 +308,9 @@ class PgBeamStore:
             if resume:
                 row = await conn.fetchrow(sql.resume_interaction, interaction_id, session_id)
             else:
+                new = interaction_id or new_id()
                 row = await conn.fetchrow(
-                    sql.open_interaction, interaction_id or new_id(), session_id, agent_name
+                    sql.open_interaction, new, session_id, agent_name, agent_version
                 )
             if row is None:
                 raise RiverbeamError(
@@ -315,6 +319,10 @@ class PgBeamStore:
                     session_id=session_id,
                 )
             interaction = _rows.interaction_of(row)
+            if resume:  # the pin, before any action is resolved (the step rolls back anyway)
+                _checks.version_pin(
+                    interaction.agent_version, agent_version, policy, interaction.interaction_id
+                )
 
             resolved: list[Action] = []
             for response in action_responses:
@@ -337,8 +345,7 @@ class PgBeamStore:
             # run is busy (030); a busy session still rolls the whole step back.
             holder = await conn.fetchrow(sql.session_busy, session_id) if exclusive else None
             if holder is not None:
-                # The running run is named, so a busy-session `interrupt` can cancel it.
-                raise RiverbeamError(
+                raise RiverbeamError(  # naming the run a busy-session `interrupt` cancels
                     ErrorCode.SESSION_BUSY,
                     session_id=session_id,
                     run_id=holder["run_id"],
@@ -354,6 +361,7 @@ class PgBeamStore:
                 request_id,
                 lease_owner,
                 ttl,
+                agent_version,
             )
             assert run_row is not None
             new_messages = [
@@ -402,10 +410,12 @@ class PgBeamStore:
         model_used: str | None = None,
         result: AgentResult | None = None,
         lease_epoch: int | None = None,
+        action_ttl_s: float | None = None,
     ) -> Run:
         final = _checks.finish_status(status)
         after = _checks.interaction_after(final, interaction_status)
         epoch = _checks.lease_epoch(lease_epoch)
+        expiry = _checks.action_ttl(action_ttl_s)
         sql = self._sql
         async with self._transaction("finish_run") as conn:
             row = await conn.fetchrow(
@@ -424,7 +434,7 @@ class PgBeamStore:
                 # A repeat of this owner's own finish at this epoch returns what it stored.
                 return await why_not_finished(conn, sql, run_id, lease_owner, epoch)
             run = _rows.run_of(row)
-            await write_finish(conn, sql, run, messages, pending_actions, after)
+            await write_finish(conn, sql, run, messages, pending_actions, after, expiry)
         return run
 
     async def record_action_outcome(

@@ -49,6 +49,11 @@ class AgentMetadata(WireModel):
     tags: list[str] = Field(default_factory=list)
     version: str | None = None
     agent_id: str | None = None
+    # A resume on a runner with another version of this agent: refuse (BEM-260), accept
+    # when the major version matches, or accept any.
+    version_policy: Literal["refuse", "major", "any"] | None = None
+    # How long its approvals stay answerable; None: the deployment's default.
+    approval_ttl_s: float | None = Field(default=None, gt=0)
 
 
 class StreamAck(WireModel):
