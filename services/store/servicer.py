@@ -147,9 +147,7 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
             model_used=optional(request, "model_used"),
             result=AgentResult.from_proto(request.result) if request.HasField("result") else None,
             lease_epoch=_epoch(request),
-            action_ttl_s=(
-                request.action_ttl_s if request.HasField("action_ttl_s") else None
-            ),
+            action_ttl_s=(request.action_ttl_s if request.HasField("action_ttl_s") else None),
         )
         return pb.FinishRunResponse(run=run.to_proto())
 
