@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -33,9 +32,11 @@ from riverbeam.runtime._live import LiveRun, raise_if_cancel_was_swallowed
 from riverbeam.runtime._records import finish_messages, pending_actions
 from riverbeam.runtime._sinks import FrameSink, SinkFactory
 from riverbeam.runtime._steps import (
+    CancelElsewhere,
     close_abandoned,
     finish_as_failed,
     finish_with_retry,
+    interrupt_run,
     record_outcomes,
     shielded_step,
 )
@@ -64,10 +65,6 @@ __all__ = [
 BusySessionPolicy = Literal["reject", "queue", "interrupt"]
 """What a new message to a session with a running run does: BEM-030, wait, or cancel that run."""
 
-CancelElsewhere = Callable[[str, str | None], Awaitable[None]]
-"""`await cancel_elsewhere(request_id, reason)`: ask the replica holding a request to cancel it."""
-
-INTERRUPT_REASON = "interrupted by a new message to the session"
 
 log = logging.getLogger("riverbeam.pipeline")
 
@@ -297,25 +294,11 @@ class Pipeline:
                 holder = err.details.get("request_id")
                 if policy == "interrupt" and holder and holder not in interrupted:
                     interrupted.add(holder)
-                    await self._interrupt(holder, err.details.get("run_id"))
+                    await interrupt_run(
+                        self.cancel, self.cancel_elsewhere, holder, err.details.get("run_id")
+                    )
             await asyncio.sleep(delay)
             delay = min(delay * 2, 1.0)
-
-    async def _interrupt(self, request_id: str, run_id: str | None) -> None:
-        log.info(
-            "interrupting run %s (request %s) for a new message",
-            run_id,
-            request_id,
-            extra={"request_id": request_id, "run_id": run_id},
-        )
-        if self.cancel(request_id, INTERRUPT_REASON):
-            return
-        if self.cancel_elsewhere is not None:
-            try:
-                await self.cancel_elsewhere(request_id, INTERRUPT_REASON)
-            except RiverbeamError as err:
-                # The new run then waits for the session as `queue` does.
-                log.warning("cannot ask for the cancel of %s: %s", request_id, err)
 
     # ---- execute ------------------------------------------------------------------------------
     async def execute(self, prepared: PreparedRun) -> AgentResult:
