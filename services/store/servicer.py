@@ -204,6 +204,13 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
         runs = await self._store.reap_expired_runs(now=now, limit=request.limit)
         return pb.ReapExpiredRunsResponse(runs=[r.to_proto() for r in runs])
 
+    async def ExpirePendingActions(
+        self, request: pb.ExpirePendingActionsRequest, context: Any
+    ) -> pb.ExpirePendingActionsResponse:
+        now = request.now.ToDatetime(tzinfo=UTC) if request.HasField("now") else None
+        marked = await self._store.expire_pending_actions(now=now, limit=request.limit)
+        return pb.ExpirePendingActionsResponse(actions=[a.to_proto() for a in marked])
+
     async def TakeOverExpiredRuns(
         self, request: pb.TakeOverExpiredRunsRequest, context: Any
     ) -> pb.TakeOverExpiredRunsResponse:

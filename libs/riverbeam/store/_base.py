@@ -252,6 +252,16 @@ class BeamStore(Protocol):
         """
         ...
 
+    async def expire_pending_actions(
+        self, *, now: datetime | None = None, limit: int = 100
+    ) -> list[Action]:
+        """Mark pending actions whose `expires_at` is before `now` as `expired` (the sweeper).
+
+        Returns the actions marked, oldest first. Concurrent sweepers never mark one action
+        twice; an answer to a marked action is refused with BEM-261.
+        """
+        ...
+
     # ---- memory --------------------------------------------------------------------------------
     async def remember(
         self,

@@ -11,7 +11,7 @@ from typing import Literal, get_args
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.store._types import FinishStatus, NewMessage, RecordedOutcome
-from riverbeam.types import ActionOutcome, ActionResponseEnvelope, InteractionStatus
+from riverbeam.types import ActionOutcome, ActionResponseEnvelope, Interaction, InteractionStatus
 
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
@@ -112,13 +112,18 @@ def _major(version: str) -> str:
     return version.strip().lstrip("vV").split(".", 1)[0]
 
 
-def version_pin(
-    pinned: str | None, current: str | None, policy: VersionPolicy, interaction_id: str
-) -> None:
-    """A resume of an interaction pinned to `pinned` by a runner with `current` (BEM-260).
+def session_busy(session_id: str, run_id: str, request_id: str | None) -> RiverbeamError:
+    """BEM-030 naming the running run (what a busy-session `interrupt` cancels)."""
+    return RiverbeamError(
+        ErrorCode.SESSION_BUSY, session_id=session_id, run_id=run_id, request_id=request_id
+    )
 
-    An interaction recorded before pinning (no version) takes any runner.
+
+def version_pin(interaction: Interaction, current: str | None, policy: VersionPolicy) -> None:
+    """A resume of an interaction pinned to its agent_version by a runner with `current`
+    (BEM-260). An interaction recorded before pinning (no version) takes any runner.
     """
+    pinned, interaction_id = interaction.agent_version, interaction.interaction_id
     if pinned is None or pinned == current or policy == "any":
         return
     if policy == "major" and current is not None and _major(pinned) == _major(current):

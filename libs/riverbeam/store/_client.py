@@ -354,6 +354,18 @@ class StoreClient:
         resp = await self._call(self._stub.ReapExpiredRuns, request)
         return [Run.from_proto(r) for r in resp.runs]
 
+    async def expire_pending_actions(
+        self, *, now: datetime | None = None, limit: int = 100
+    ) -> list[Action]:
+        _checks.aware(now)
+        stamp: timestamp_pb2.Timestamp | None = None
+        if now is not None:
+            stamp = timestamp_pb2.Timestamp()
+            stamp.FromDatetime(now)
+        request = pb.ExpirePendingActionsRequest(now=stamp, limit=limit)
+        resp = await self._call(self._stub.ExpirePendingActions, request)
+        return [Action.from_proto(a) for a in resp.actions]
+
     async def take_over_expired_runs(
         self,
         *,

@@ -190,21 +190,14 @@ class InMemoryStore:
                 session_id, agent_name, interaction_id, bool(action_responses), now, agent_version
             )
             if action_responses:
-                _checks.version_pin(
-                    interaction.agent_version, agent_version, policy, interaction.interaction_id
-                )
+                _checks.version_pin(interaction, agent_version, policy)
             answered = [
                 t.answered(r.action_id, interaction.interaction_id, now) for r in action_responses
             ]
             # After the actions, as in PgBeamStore: a second resume of one action is told 066.
             holder = t.busy_run(session_id, now) if exclusive else None
             if holder is not None:
-                raise RiverbeamError(
-                    ErrorCode.SESSION_BUSY,
-                    session_id=session_id,
-                    run_id=holder.run_id,
-                    request_id=holder.request_id,
-                )
+                raise _checks.session_busy(session_id, holder.run_id, holder.request_id)
             if run_id in t.runs:
                 raise RiverbeamError(ErrorCode.STORE_CONFLICT, "run_id already used", run_id=run_id)
 
@@ -450,6 +443,25 @@ class InMemoryStore:
                 )
                 reaped.append(_copy(failed))
             return reaped
+
+    async def expire_pending_actions(
+        self, *, now: datetime | None = None, limit: int = 100
+    ) -> list[Action]:
+        size = _checks.positive_limit(limit, _checks.DEFAULT_REAP_LIMIT)
+        at = _checks.aware(now)
+        async with self._lock:
+            at = at or self._clock()
+            due = [
+                a
+                for a in self._t.actions.values()
+                if a.status == "pending" and a.expires_at is not None and a.expires_at <= at
+            ][:size]
+            marked: list[Action] = []
+            for action in due:
+                done = action.model_copy(update={"status": "expired", "resolved_at": self._clock()})
+                self._t.actions[action.action_id] = done
+                marked.append(_copy(done))
+        return marked
 
     async def take_over_expired_runs(
         self,

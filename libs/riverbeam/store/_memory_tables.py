@@ -92,11 +92,14 @@ class Tables:
                 action_id=action_id,
                 interaction_id=interaction_id,
             )
+        expired = action.expires_at is not None and action.expires_at <= now
+        if action.status == "expired" or (action.status == "pending" and expired):
+            raise RiverbeamError(ErrorCode.ACTION_EXPIRED, action_id=action_id)
         if action.status != "pending":
             raise RiverbeamError(
                 ErrorCode.ACTION_NOT_PENDING, action_id=action_id, status=action.status
             )
-        if action.expires_at is not None and action.expires_at <= now:
+        if expired:
             raise RiverbeamError(ErrorCode.ACTION_EXPIRED, action_id=action_id)
         return action
 

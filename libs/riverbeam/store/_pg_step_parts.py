@@ -42,7 +42,7 @@ async def why_not_resolved(
             action_id=action_id,
             interaction_id=interaction_id,
         )
-    if row["status"] == "pending" and row["expired"]:
+    if row["status"] == "expired" or (row["status"] == "pending" and row["expired"]):
         raise RiverbeamError(ErrorCode.ACTION_EXPIRED, action_id=action_id)
     raise RiverbeamError(ErrorCode.ACTION_NOT_PENDING, action_id=action_id, status=row["status"])
 

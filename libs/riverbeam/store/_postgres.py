@@ -319,10 +319,8 @@ class PgBeamStore:
                     session_id=session_id,
                 )
             interaction = _rows.interaction_of(row)
-            if resume:  # the pin, before any action is resolved (the step rolls back anyway)
-                _checks.version_pin(
-                    interaction.agent_version, agent_version, policy, interaction.interaction_id
-                )
+            if resume:  # the version pin; a refusal rolls the whole step back
+                _checks.version_pin(interaction, agent_version, policy)
 
             resolved: list[Action] = []
             for response in action_responses:
@@ -345,12 +343,7 @@ class PgBeamStore:
             # run is busy (030); a busy session still rolls the whole step back.
             holder = await conn.fetchrow(sql.session_busy, session_id) if exclusive else None
             if holder is not None:
-                raise RiverbeamError(  # naming the run a busy-session `interrupt` cancels
-                    ErrorCode.SESSION_BUSY,
-                    session_id=session_id,
-                    run_id=holder["run_id"],
-                    request_id=holder["request_id"],
-                )
+                raise _checks.session_busy(session_id, holder["run_id"], holder["request_id"])
 
             run_row = await conn.fetchrow(
                 sql.insert_run,
@@ -415,8 +408,7 @@ class PgBeamStore:
         final = _checks.finish_status(status)
         after = _checks.interaction_after(final, interaction_status)
         epoch = _checks.lease_epoch(lease_epoch)
-        expiry = _checks.action_ttl(action_ttl_s)
-        sql = self._sql
+        sql, expiry = self._sql, _checks.action_ttl(action_ttl_s)
         async with self._transaction("finish_run") as conn:
             row = await conn.fetchrow(
                 sql.finish_run,
@@ -530,6 +522,14 @@ class PgBeamStore:
         async with self._connection() as conn:
             rows = await conn.fetch(self._sql.reap, now, size, LOST_RUN_CODE, LOST_RUN_MESSAGE)
         return [_rows.run_of(r) for r in rows]
+
+    async def expire_pending_actions(
+        self, *, now: datetime | None = None, limit: int = 100
+    ) -> list[Action]:
+        size = _checks.positive_limit(limit, _checks.DEFAULT_REAP_LIMIT)
+        async with self._connection() as conn:  # one statement: its own transaction
+            rows = await conn.fetch(self._sql.expire_actions, _checks.aware(now), size)
+        return sorted((_rows.action_of(r) for r in rows), key=lambda a: a.created_at)
 
     async def take_over_expired_runs(
         self,

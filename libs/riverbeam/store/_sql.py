@@ -58,6 +58,7 @@ class Statements:
     list_pending: str
     upsert_session: str
     session_busy: str
+    expire_actions: str
     open_interaction: str
     resume_interaction: str
     resolve_action: str
@@ -132,6 +133,15 @@ class Statements:
                 " WHERE $6::text IS NULL OR (t.user_id = $6::text"
                 " AND ($7::text IS NULL OR t.org_id IS NULL OR t.org_id = $7::text))"
                 f" RETURNING {SESSION_COLS}"
+            ),
+            # The sweeper: expired pending actions become `expired` (SKIP LOCKED: a resume
+            # holding one, or another sweeper, is not waited for).
+            expire_actions=(
+                f"WITH due AS (SELECT action_id FROM {q}.actions WHERE status = 'pending'"
+                " AND expires_at <= COALESCE($1::timestamptz, now())"
+                " ORDER BY pos LIMIT $2 FOR UPDATE SKIP LOCKED)"
+                f" UPDATE {q}.actions a SET status = 'expired', resolved_at = now()"
+                f" FROM due WHERE a.action_id = due.action_id RETURNING {_prefixed(ACTION_COLS, 'a')}"
             ),
             session_busy=(
                 f"SELECT run_id, request_id FROM {q}.runs"

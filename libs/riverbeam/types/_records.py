@@ -35,7 +35,7 @@ __all__ = [
 
 InteractionStatus = Literal["in_progress", "completed", "failed", "cancelled"]
 RunStatus = Literal["running", "completed", "failed", "interrupted", "cancelled"]
-ActionStatus = Literal["pending", "resolved", "cancelled"]
+ActionStatus = Literal["pending", "resolved", "cancelled", "expired"]
 ActionOutcome = Literal["approved_unknown", "approved_ran", "approved_failed", "declined"]
 
 

@@ -35,6 +35,7 @@ class ActionStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ACTION_STATUS_PENDING: _ClassVar[ActionStatus]
     ACTION_STATUS_RESOLVED: _ClassVar[ActionStatus]
     ACTION_STATUS_CANCELLED: _ClassVar[ActionStatus]
+    ACTION_STATUS_EXPIRED: _ClassVar[ActionStatus]
 
 class ActionOutcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -58,6 +59,7 @@ ACTION_STATUS_UNSPECIFIED: ActionStatus
 ACTION_STATUS_PENDING: ActionStatus
 ACTION_STATUS_RESOLVED: ActionStatus
 ACTION_STATUS_CANCELLED: ActionStatus
+ACTION_STATUS_EXPIRED: ActionStatus
 ACTION_OUTCOME_UNSPECIFIED: ActionOutcome
 ACTION_OUTCOME_APPROVED_UNKNOWN: ActionOutcome
 ACTION_OUTCOME_APPROVED_RAN: ActionOutcome

@@ -337,6 +337,20 @@ class TakeOverExpiredRunsRequest(_message.Message):
     now: _timestamp_pb2.Timestamp
     def __init__(self, new_owner: _Optional[str] = ..., lease_ttl_s: _Optional[float] = ..., limit: _Optional[int] = ..., exclude_run_ids: _Optional[_Iterable[str]] = ..., now: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
+class ExpirePendingActionsRequest(_message.Message):
+    __slots__ = ("now", "limit")
+    NOW_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    now: _timestamp_pb2.Timestamp
+    limit: int
+    def __init__(self, now: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class ExpirePendingActionsResponse(_message.Message):
+    __slots__ = ("actions",)
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    actions: _containers.RepeatedCompositeFieldContainer[_records_pb2.Action]
+    def __init__(self, actions: _Optional[_Iterable[_Union[_records_pb2.Action, _Mapping]]] = ...) -> None: ...
+
 class TakeOverExpiredRunsResponse(_message.Message):
     __slots__ = ("runs",)
     RUNS_FIELD_NUMBER: _ClassVar[int]

@@ -156,3 +156,29 @@ async def test_a_non_positive_approval_ttl_is_refused(store: BeamStore) -> None:
         await store.finish_run(
             run_id=begun.run.run_id, lease_owner=OWNER, status="completed", action_ttl_s=0
         )
+
+
+async def test_the_sweeper_marks_expired_actions_and_they_stay_unanswerable(
+    store: BeamStore,
+) -> None:
+    begun, action_id = await _pending(store, 0.2)
+    _, live_id = await _pending(store, 3600)
+    await asyncio.sleep(0.5)
+    marked = await store.expire_pending_actions()
+    assert action_id in [a.action_id for a in marked] and live_id not in {
+        a.action_id for a in marked
+    }
+    action = await store.get_action(action_id=action_id)
+    assert action.status == "expired" and action.resolved_at is not None
+    assert action_id not in [a.action_id for a in await store.expire_pending_actions()]
+    with expect(ErrorCode.ACTION_EXPIRED):
+        await resume(store, begun, answer(action_id))
+    assert (await store.get_action(action_id=live_id)).status == "pending"
+
+
+async def test_the_sweeper_honours_now(store: BeamStore) -> None:
+    _, action_id = await _pending(store, 3600)
+    assert action_id not in [a.action_id for a in await store.expire_pending_actions()]
+    later = datetime.now(UTC) + timedelta(hours=2)
+    marked = await store.expire_pending_actions(now=later, limit=1000)
+    assert action_id in [a.action_id for a in marked]
