@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from rich.console import Console, Group, RenderableType
@@ -196,8 +197,26 @@ def render_interrupted(console: Console, result: AgentResult) -> None:
         )
 
 
-def pending_view(actions: Sequence[Action]) -> RenderableType:
-    """The approval inbox, one block per interaction with the command that answers it."""
+def time_left(expires_at: datetime | None, now: datetime) -> str:
+    """How long an action stays answerable: `never`, `expired`, or `1h 5m` / `4m 10s` / `9s`."""
+    if expires_at is None:
+        return "never"
+    left = int((expires_at - now).total_seconds())
+    if left <= 0:
+        return "expired"
+    hours, rest = divmod(left, 3600)
+    minutes, seconds = divmod(rest, 60)
+    if hours:
+        return f"{hours}h {minutes}m left"
+    if minutes:
+        return f"{minutes}m {seconds}s left"
+    return f"{seconds}s left"
+
+
+def pending_view(actions: Sequence[Action], now: datetime | None = None) -> RenderableType:
+    """The approval inbox, one block per interaction with the command that answers it, and the
+    time each action has left before it expires."""
+    now = now or datetime.now(UTC)
     groups: dict[tuple[str, str], list[Action]] = {}
     for action in actions:
         groups.setdefault((action.session_id, action.interaction_id), []).append(action)
@@ -214,9 +233,14 @@ def pending_view(actions: Sequence[Action]) -> RenderableType:
         table.add_column("tool", style="bold", no_wrap=True)
         table.add_column("args", overflow="fold")
         table.add_column("since", no_wrap=True, style="dim")
+        table.add_column("expires", no_wrap=True)
         for a in members:
             table.add_row(
-                a.action_id, a.tool, compact_json(a.args, 80), f"{a.created_at:%Y-%m-%d %H:%M}"
+                a.action_id,
+                a.tool,
+                compact_json(a.args, 80),
+                f"{a.created_at:%Y-%m-%d %H:%M}",
+                time_left(a.expires_at, now),
             )
         command = Text("  approve: ", style="yellow")
         command.append(approve_command(interaction_id, session_id))

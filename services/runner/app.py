@@ -49,7 +49,12 @@ async def build(settings: RunnerSettings) -> AsyncIterator[ServiceApp]:
     ) as nats:
         await ensure_stream(nats.js, config)
         sinks = JetStreamSinks(nats.js, config)
+
+        async def cancel_elsewhere(request_id: str, reason: str | None) -> None:
+            await publish_cancel(nats.nc, request_id, reason or "")
+
         beam = RiverBeam(
+            cancel_elsewhere=cancel_elsewhere,
             store=store,
             sinks=sinks,
             options=PipelineOptions(
@@ -60,6 +65,7 @@ async def build(settings: RunnerSettings) -> AsyncIterator[ServiceApp]:
                 max_history_messages=settings.max_history_messages,
                 finish_retry_s=settings.finish_retry_s,
                 agent_layer=load_agent_layer(settings.agent_layer),
+                approval_ttl_s=settings.approval_ttl_s,
             ),
         )
         closers = await wire_agents(beam, settings)
@@ -69,9 +75,6 @@ async def build(settings: RunnerSettings) -> AsyncIterator[ServiceApp]:
                 log.info("cancelled %s on request of another replica", request_id)
 
         subscription = await subscribe_cancel(nats.nc, on_cancel)
-
-        async def cancel_elsewhere(request_id: str, reason: str | None) -> None:
-            await publish_cancel(nats.nc, request_id, reason or "")
 
         servicer = RunnerServicer(beam, cancel_elsewhere=cancel_elsewhere)
         fences: FenceRevoker | None = None

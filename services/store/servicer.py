@@ -116,6 +116,8 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
             history_limit=request.history_limit,
             require_owner=optional(request, "require_owner"),
             require_org=optional(request, "require_org"),
+            agent_version=optional(request, "agent_version"),
+            version_policy=optional(request, "version_policy"),
         )
         human = begun.human_message
         return pb.BeginRunResponse(
@@ -151,6 +153,7 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
             model_used=optional(request, "model_used"),
             result=AgentResult.from_proto(request.result) if request.HasField("result") else None,
             lease_epoch=_epoch(request),
+            action_ttl_s=(request.action_ttl_s if request.HasField("action_ttl_s") else None),
         )
         return pb.FinishRunResponse(run=run.to_proto())
 
@@ -206,6 +209,13 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
         now = request.now.ToDatetime(tzinfo=UTC) if request.HasField("now") else None
         runs = await self._store.reap_expired_runs(now=now, limit=request.limit)
         return pb.ReapExpiredRunsResponse(runs=[r.to_proto() for r in runs])
+
+    async def ExpirePendingActions(
+        self, request: pb.ExpirePendingActionsRequest, context: Any
+    ) -> pb.ExpirePendingActionsResponse:
+        now = request.now.ToDatetime(tzinfo=UTC) if request.HasField("now") else None
+        marked = await self._store.expire_pending_actions(now=now, limit=request.limit)
+        return pb.ExpirePendingActionsResponse(actions=[a.to_proto() for a in marked])
 
     async def TakeOverExpiredRuns(
         self, request: pb.TakeOverExpiredRunsRequest, context: Any

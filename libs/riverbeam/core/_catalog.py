@@ -5,8 +5,9 @@ reused for a different meaning. Ranges:
 
 - 0xx: requests, agents, sessions, routing, auth, resume, models and tools
 - 1xx: memory, streams and the store
-- 2xx: the agent layer (structured output, guardrails, tool policies, turn configuration,
-  run limits, context compaction)
+- 2xx: the agent layer: structured output, guardrails, tool policies, turn configuration,
+  run limits, context compaction (200-229); configuration, MCP, evals (230-259); durable
+  runs: version pins, expiring approvals (260-289)
 - 3xx: the sandbox (paths, workspaces, git)
 - 40x-41x: the HTTP gateway and console
 - 42x-43x: operations (starting services, ports, usage reports)
@@ -550,6 +551,25 @@ class ErrorCode(enum.Enum):
         400,
         _S.INVALID_ARGUMENT,
         "the last message must have role user and a text part",
+    )
+    # ---- durable runs (issue 13): 260-289 ----
+    AGENT_VERSION_MISMATCH = ErrorSpec(
+        "BEM-260",
+        "the interaction was started by another version of the agent",
+        409,
+        _S.FAILED_PRECONDITION,
+        "resume on a runner with the interaction's agent version, or set the agent's"
+        " version_policy to `major` or `any`; nothing was changed",
+    )
+    ACTION_EXPIRED = ErrorSpec(
+        "BEM-261",
+        "the action expired before it was answered",
+        400,
+        _S.FAILED_PRECONDITION,
+        "ask the agent again in a new message",
+    )
+    INVALID_VERSION_POLICY = ErrorSpec(
+        "BEM-262", "version policy is refuse, major or any", 400, _S.INVALID_ARGUMENT
     )
 
     @property

@@ -111,8 +111,9 @@ class RunnerSettings(CommonSettings):
     runner_id: str = Field(default_factory=_runner_id)
     lease_ttl_s: float = Field(default=15.0, gt=0)
     reap_interval_s: float = Field(default=5.0, gt=0)
-    # One run at a time per session: reject a second invoke (BEM-030) or queue it.
-    busy_session_policy: Literal["reject", "queue"] = "reject"
+    # One run at a time per session: reject a second invoke (BEM-030), queue it, or interrupt
+    # (cancel) the running run and start the new one.
+    busy_session_policy: Literal["reject", "queue", "interrupt"] = "reject"
     queue_timeout_s: float = 60.0
     max_history_messages: int = 200
     # How long a run's finish step is retried while the store is unreachable (the run keeps
@@ -123,6 +124,9 @@ class RunnerSettings(CommonSettings):
     # The agent layer's deployment defaults: JSON text, or the path of a JSON/YAML file
     # (guardrails, tool_policies, time_limit_s, token_budget, max_rounds; docs/agents.md).
     agent_layer: str | None = None
+    # How long an approval stays answerable when its agent sets no approval_ttl_s; None
+    # (the default): it never expires.
+    approval_ttl_s: float | None = Field(default=None, gt=0)
 
 
 class RouterSettings(CommonSettings):

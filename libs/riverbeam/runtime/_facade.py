@@ -9,7 +9,7 @@ from typing import Any
 from riverbeam.agents import Agent, AgentRegistry, EchoAgent
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
-from riverbeam.runtime._pipeline import Grant, Pipeline, PipelineOptions
+from riverbeam.runtime._pipeline import CancelElsewhere, Grant, Pipeline, PipelineOptions
 from riverbeam.runtime._sinks import CollectingSink, FrameSink, SinkFactory
 from riverbeam.store import BeamStore, InMemoryStore
 from riverbeam.stream import StreamConfig, subject_for
@@ -69,8 +69,10 @@ class RiverBeam:
         store: BeamStore | None = None,
         sinks: SinkFactory | None = None,
         options: PipelineOptions | None = None,
+        cancel_elsewhere: CancelElsewhere | None = None,
     ) -> None:
         self._registry = AgentRegistry()
+        self._cancel_elsewhere = cancel_elsewhere
         self._store: BeamStore = store or InMemoryStore()
         self._sinks: SinkFactory = sinks or MemorySinks()
         self._options = options or PipelineOptions()
@@ -79,7 +81,11 @@ class RiverBeam:
 
     def _build(self) -> Pipeline:
         return Pipeline(
-            registry=self._registry, store=self._store, sinks=self._sinks, options=self._options
+            registry=self._registry,
+            store=self._store,
+            sinks=self._sinks,
+            options=self._options,
+            cancel_elsewhere=self._cancel_elsewhere,
         )
 
     # ---- agents -------------------------------------------------------------------------------

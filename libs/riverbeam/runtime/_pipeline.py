@@ -29,7 +29,12 @@ from riverbeam.runtime._context import memory_scopes, trim_to_budget
 from riverbeam.runtime._frames import FrameTracker, stamp
 from riverbeam.runtime._live import LiveRun, raise_if_cancel_was_swallowed
 from riverbeam.runtime._outcomes import Outcome, cancelled_outcome, done_outcome, failed_outcome
-from riverbeam.runtime._pipeline_types import Grant, PipelineOptions, PreparedRun
+from riverbeam.runtime._pipeline_types import (
+    BusySessionPolicy,
+    Grant,
+    PipelineOptions,
+    PreparedRun,
+)
 from riverbeam.runtime._records import (
     agent_options,
     effective_session_config,
@@ -39,9 +44,11 @@ from riverbeam.runtime._records import (
 )
 from riverbeam.runtime._sinks import FrameSink, SinkFactory
 from riverbeam.runtime._steps import (
+    CancelElsewhere,
     close_abandoned,
     finish_as_failed,
     finish_with_retry,
+    interrupt_run,
     record_outcomes,
     shielded_step,
 )
@@ -56,7 +63,16 @@ from riverbeam.types import (
     StreamChunk,
 )
 
-__all__ = ["DEFAULT_MODEL", "Grant", "Pipeline", "PipelineOptions", "PreparedRun"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "BusySessionPolicy",
+    "CancelElsewhere",
+    "Grant",
+    "Pipeline",
+    "PipelineOptions",
+    "PreparedRun",
+]
+
 
 log = logging.getLogger("riverbeam.pipeline")
 
@@ -73,11 +89,15 @@ class Pipeline:
         store: BeamStore,
         sinks: SinkFactory,
         options: PipelineOptions | None = None,
+        cancel_elsewhere: CancelElsewhere | None = None,
     ) -> None:
         self.registry = registry
         self.store = store
         self.sinks = sinks
         self.options = options or PipelineOptions()
+        # Busy-session `interrupt`: how a run held by another replica is cancelled (NATS
+        # control subject); None cancels only runs this replica holds.
+        self.cancel_elsewhere = cancel_elsewhere
         self._live: dict[str, LiveRun] = {}
         # Runs this replica holds (begun, not yet finished): its reaper leaves them alone.
         self._held: set[str] = set()
@@ -117,6 +137,10 @@ class Pipeline:
             begun = await shielded_step(
                 self._begin(
                     request=request,
+                    # The interaction is pinned to this version; a resume by another version
+                    # follows the agent's policy (BEM-260 by default), checked in the step.
+                    agent_version=agent.metadata().version,
+                    version_policy=agent.metadata().version_policy,
                     request_id=request_id,
                     interaction_id=interaction_id,
                     run_id=run_id,
@@ -169,8 +193,17 @@ class Pipeline:
         )
 
     async def _begin(self, *, request: InvokeRequest, **ids: Any) -> BeginRunResult:
+        """The begin-run step, applying the busy-session policy.
+
+        `reject`: BEM-030 at once. `queue`: retried until the session is free (or
+        queue_timeout_s passed, then BEM-030). `interrupt`: the running run named by the
+        BEM-030 is cancelled (here, or through cancel_elsewhere on its replica; it is
+        recorded `cancelled` with its partial text) and the step retried as for `queue`.
+        """
+        policy = self.options.busy_session_policy
         deadline = time.monotonic() + self.options.queue_timeout_s
         delay = 0.05
+        interrupted: set[str] = set()
         while True:
             try:
                 return await self.store.begin_run(
@@ -187,13 +220,18 @@ class Pipeline:
                     **ids,
                 )
             except RiverbeamError as err:
-                queue = self.options.busy_session_policy == "queue"
                 if (
                     err.code is not ErrorCode.SESSION_BUSY
-                    or not queue
+                    or policy == "reject"
                     or time.monotonic() > deadline
                 ):
                     raise
+                holder = err.details.get("request_id")
+                if policy == "interrupt" and holder and holder not in interrupted:
+                    interrupted.add(holder)
+                    await interrupt_run(
+                        self.cancel, self.cancel_elsewhere, holder, err.details.get("run_id")
+                    )
             await asyncio.sleep(delay)
             delay = min(delay * 2, 1.0)
 
@@ -457,6 +495,7 @@ class Pipeline:
             model_used=result.model_used,
             result=result,
             lease_epoch=prepared.epoch,
+            action_ttl_s=prepared.agent.metadata().approval_ttl_s or self.options.approval_ttl_s,
         )
         await record_outcomes(
             self.store,

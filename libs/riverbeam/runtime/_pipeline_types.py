@@ -17,7 +17,11 @@ from riverbeam.core.ids import new_id
 from riverbeam.store import BeginRunResult
 from riverbeam.types import InvokeRequest, ModelConfig
 
-__all__ = ["Grant", "PipelineOptions", "PreparedRun"]
+__all__ = ["BusySessionPolicy", "Grant", "PipelineOptions", "PreparedRun"]
+
+
+BusySessionPolicy = Literal["reject", "queue", "interrupt"]
+"""What a new message to a session with a running run does: BEM-030, wait, or cancel that run."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +42,7 @@ class Grant:
 class PipelineOptions:
     runner_id: str = field(default_factory=lambda: f"runner-{new_id()[:8]}")
     lease_ttl_s: float = 15.0
-    busy_session_policy: Literal["reject", "queue"] = "reject"
+    busy_session_policy: BusySessionPolicy = "reject"
     queue_timeout_s: float = 60.0
     max_history_messages: int = 200
     max_memory_entries: int = 50
@@ -47,6 +51,8 @@ class PipelineOptions:
     finish_retry_s: float = 60.0
     # The deployment's agent-layer defaults (guardrails, tool policies, run limits).
     agent_layer: AgentLayerConfig | None = None
+    # How long a pending action stays answerable when its agent does not say; None: forever.
+    approval_ttl_s: float | None = None
 
 
 @dataclass(slots=True)

@@ -120,7 +120,8 @@ async def run_reaper(
     fences: FenceRevoker | None = None,
     exclude: Callable[[], Collection[str]] | None = None,
 ) -> None:
-    """Reap forever, every interval_s; errors are logged, never fatal."""
+    """Reap forever, every interval_s, and sweep expired approvals; errors are logged, never
+    fatal."""
     while True:
         try:
             await reap_once(
@@ -135,4 +136,13 @@ async def run_reaper(
             raise
         except Exception:
             log.exception("reaper pass failed")
+        try:
+            # The approvals sweeper (docs/durability.md): expired pending actions are marked.
+            expired = await store.expire_pending_actions()
+            if expired:
+                log.info("marked %d pending action(s) expired", len(expired))
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("approvals sweep failed")
         await asyncio.sleep(interval_s)

@@ -20,10 +20,13 @@ from riverbeam.telemetry._metrics import RUNS_TOTAL
 from riverbeam.types import AgentResult, InvokeRequest, StreamChunk
 
 __all__ = [
+    "INTERRUPT_REASON",
     "TRANSIENT_STORE_CODES",
+    "CancelElsewhere",
     "close_abandoned",
     "finish_as_failed",
     "finish_with_retry",
+    "interrupt_run",
     "record_outcomes",
     "shielded_step",
 ]
@@ -203,3 +206,27 @@ async def record_outcomes(
             # A retried finish step meets the outcomes its first attempt recorded.
             if err.code is not ErrorCode.STORE_CONFLICT:
                 raise
+
+
+CancelElsewhere = Callable[[str, str | None], Awaitable[None]]
+"""`await cancel_elsewhere(request_id, reason)`: ask the replica holding a request to cancel it."""
+
+INTERRUPT_REASON = "interrupted by a new message to the session"
+
+
+async def interrupt_run(
+    cancel_here: Callable[[str, str | None], bool],
+    cancel_elsewhere: CancelElsewhere | None,
+    request_id: str,
+    run_id: str | None,
+) -> None:
+    """Busy-session `interrupt`: cancel the session's running run, here or on its replica (the
+    NATS cancel subject). It is then recorded `cancelled` (BEM-033) with its partial text."""
+    log.info("interrupting run %s (request %s) for a new message", run_id, request_id)
+    if cancel_here(request_id, INTERRUPT_REASON) or cancel_elsewhere is None:
+        return
+    try:
+        await cancel_elsewhere(request_id, INTERRUPT_REASON)
+    except RiverbeamError as err:
+        # The new run then waits for the session as `queue` does.
+        log.warning("cannot ask for the cancel of %s: %s", request_id, err)

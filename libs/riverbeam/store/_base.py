@@ -85,7 +85,8 @@ class BeamStore(Protocol):
         page_size: int = 100,
         page_token: str | None = None,
     ) -> tuple[list[Action], str | None]:
-        """The approval inbox: pending actions, oldest first, optionally of one session/user."""
+        """The approval inbox: pending, unexpired actions, oldest first, optionally of one
+        session/user."""
         ...
 
     # ---- pipeline steps ------------------------------------------------------------------------
@@ -109,6 +110,8 @@ class BeamStore(Protocol):
         history_limit: int = 0,
         require_owner: str | None = None,
         require_org: str | None = None,
+        agent_version: str | None = None,
+        version_policy: str | None = None,
     ) -> BeginRunResult:
         """Start a run, in one transaction.
 
@@ -124,7 +127,13 @@ class BeamStore(Protocol):
         creating one new session at once cannot both get it. `require_org` adds the session's
         organisation to that check (a session or caller without an org id does not constrain).
 
-        Errors: BEM-031 request_id already used; BEM-025 the session is not require_owner's;
+        `agent_version` is recorded on the run and on a new interaction (its pin). A resume
+        of an interaction pinned to another version follows `version_policy` (`refuse`, the
+        default: BEM-260 naming both versions; `major`: accepted when the major versions
+        match; `any`), checked inside the step, so nothing is written on refusal.
+
+        Errors: BEM-031 request_id already used; BEM-260 version pin; BEM-261 an answered
+        action expired; BEM-030 names the running run (`run_id`, `request_id` details); BEM-025 the session is not require_owner's;
         BEM-030 another run of the session holds a live lease (exclusive only); BEM-065 the
         interaction belongs to another session, or is missing on resume; BEM-063/068/027/
         064/066 for bad action responses; BEM-002 a negative history_limit.
@@ -146,6 +155,7 @@ class BeamStore(Protocol):
         model_used: str | None = None,
         result: AgentResult | None = None,
         lease_epoch: int | None = None,
+        action_ttl_s: float | None = None,
     ) -> Run:
         """Close a run held by lease_owner, in one transaction.
 
@@ -158,6 +168,9 @@ class BeamStore(Protocol):
         when the run is at another epoch (taken over); and the step is idempotent per
         (run_id, epoch): when this owner already finished the run at this epoch (a retry
         whose first answer was lost), the stored run comes back and nothing is written again.
+
+        With `action_ttl_s`, the pending actions expire that long after the step (the store's
+        clock): then they cannot be answered (BEM-261) and the inbox no longer lists them.
         """
         ...
 
@@ -237,6 +250,16 @@ class BeamStore(Protocol):
         `lease_ttl_s`; the run stays `running`. From then on the old holder's fenced writes
         (finish, renew, append at the old epoch) are refused with BEM-035. Concurrent callers
         never take the same run. Runs in `exclude_run_ids` are left alone.
+        """
+        ...
+
+    async def expire_pending_actions(
+        self, *, now: datetime | None = None, limit: int = 100
+    ) -> list[Action]:
+        """Mark pending actions whose `expires_at` is before `now` as `expired` (the sweeper).
+
+        Returns the actions marked, oldest first. Concurrent sweepers never mark one action
+        twice; an answer to a marked action is refused with BEM-261.
         """
         ...
 

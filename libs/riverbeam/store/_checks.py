@@ -7,11 +7,11 @@ import binascii
 import uuid
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import get_args
+from typing import Literal, get_args
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.store._types import FinishStatus, NewMessage, RecordedOutcome
-from riverbeam.types import ActionOutcome, ActionResponseEnvelope, InteractionStatus
+from riverbeam.types import ActionOutcome, ActionResponseEnvelope, Interaction, InteractionStatus
 
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
@@ -93,6 +93,60 @@ def recorded_outcome(outcome: str) -> ActionOutcome:
             ErrorCode.INVALID_ENUM, f"outcome must be one of {sorted(_RECORDED)}", field="outcome"
         )
     return outcome  # type: ignore[return-value]
+
+
+VersionPolicy = Literal["refuse", "major", "any"]
+_VERSION_POLICIES: frozenset[str] = frozenset(get_args(VersionPolicy))
+
+
+def version_policy(value: str | None) -> VersionPolicy:
+    """None is the default, `refuse`; anything else unknown is BEM-262."""
+    if value is None or value == "":
+        return "refuse"
+    if value not in _VERSION_POLICIES:
+        raise RiverbeamError(ErrorCode.INVALID_VERSION_POLICY, policy=value)
+    return value  # type: ignore[return-value]
+
+
+def _major(version: str) -> str:
+    return version.strip().lstrip("vV").split(".", 1)[0]
+
+
+def session_busy(session_id: str, run_id: str, request_id: str | None) -> RiverbeamError:
+    """BEM-030 naming the running run (what a busy-session `interrupt` cancels)."""
+    return RiverbeamError(
+        ErrorCode.SESSION_BUSY, session_id=session_id, run_id=run_id, request_id=request_id
+    )
+
+
+def version_pin(interaction: Interaction, current: str | None, policy: VersionPolicy) -> None:
+    """A resume of an interaction pinned to its agent_version by a runner with `current`
+    (BEM-260). An interaction recorded before pinning (no version) takes any runner.
+    """
+    pinned, interaction_id = interaction.agent_version, interaction.interaction_id
+    if pinned is None or pinned == current or policy == "any":
+        return
+    if policy == "major" and current is not None and _major(pinned) == _major(current):
+        return
+    raise RiverbeamError(
+        ErrorCode.AGENT_VERSION_MISMATCH,
+        f"the interaction was started by agent version {pinned!r}; this runner has"
+        f" {current!r} (version policy {policy!r})",
+        interaction_id=interaction_id,
+        pinned_version=pinned,
+        runner_version=current,
+        policy=policy,
+    )
+
+
+def action_ttl(ttl_s: float | None) -> timedelta | None:
+    if ttl_s is None:
+        return None
+    if not ttl_s > 0:
+        raise RiverbeamError(
+            ErrorCode.INVALID_ARGUMENT, "an approval lasts a positive time", field="action_ttl_s"
+        )
+    return timedelta(seconds=ttl_s)
 
 
 def lease_ttl(ttl_s: float) -> timedelta:

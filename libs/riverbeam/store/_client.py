@@ -198,6 +198,8 @@ class StoreClient:
         history_limit: int = 0,
         require_owner: str | None = None,
         require_org: str | None = None,
+        agent_version: str | None = None,
+        version_policy: str | None = None,
     ) -> BeginRunResult:
         request = pb.BeginRunRequest(
             session_id=session_id,
@@ -217,6 +219,8 @@ class StoreClient:
             history_limit=history_limit,
             require_owner=require_owner,
             require_org=require_org,
+            agent_version=agent_version,
+            version_policy=version_policy,
         )
         resp = await self._call(self._stub.BeginRun, request)
         return BeginRunResult(
@@ -246,6 +250,7 @@ class StoreClient:
         model_used: str | None = None,
         result: AgentResult | None = None,
         lease_epoch: int | None = None,
+        action_ttl_s: float | None = None,
     ) -> Run:
         final = _checks.finish_status(status)
         after = _checks.interaction_after(final, interaction_status)
@@ -262,6 +267,7 @@ class StoreClient:
             model_used=model_used,
             result=None if result is None else result.to_proto(),
             lease_epoch=_checks.lease_epoch(lease_epoch),
+            action_ttl_s=action_ttl_s,
         )
         resp = await self._call(self._stub.FinishRun, request)
         return Run.from_proto(resp.run)
@@ -350,6 +356,18 @@ class StoreClient:
         request = pb.ReapExpiredRunsRequest(now=stamp, limit=limit)
         resp = await self._call(self._stub.ReapExpiredRuns, request)
         return [Run.from_proto(r) for r in resp.runs]
+
+    async def expire_pending_actions(
+        self, *, now: datetime | None = None, limit: int = 100
+    ) -> list[Action]:
+        _checks.aware(now)
+        stamp: timestamp_pb2.Timestamp | None = None
+        if now is not None:
+            stamp = timestamp_pb2.Timestamp()
+            stamp.FromDatetime(now)
+        request = pb.ExpirePendingActionsRequest(now=stamp, limit=limit)
+        resp = await self._call(self._stub.ExpirePendingActions, request)
+        return [Action.from_proto(a) for a in resp.actions]
 
     async def take_over_expired_runs(
         self,

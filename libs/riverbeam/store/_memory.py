@@ -144,12 +144,14 @@ class InMemoryStore:
         size = _checks.page_size(page_size)
         after = _checks.decode_page_token(page_token)
         async with self._lock:
+            now = self._clock()
             found: list[tuple[int, Action]] = []
             for action_id, action in self._t.actions.items():
                 pos = self._t.action_pos[action_id]
                 if (
                     pos > after
                     and action.status == "pending"
+                    and (action.expires_at is None or action.expires_at > now)
                     and (session_id is None or action.session_id == session_id)
                     and (user_id is None or action.user_id == user_id)
                 ):
@@ -182,8 +184,11 @@ class InMemoryStore:
         history_limit: int = 0,
         require_owner: str | None = None,
         require_org: str | None = None,
+        agent_version: str | None = None,
+        version_policy: str | None = None,
     ) -> BeginRunResult:
         _checks.action_responses(action_responses)
+        policy = _checks.version_policy(version_policy)
         ttl = _checks.lease_ttl(lease_ttl_s)
         limit = _checks.history_limit(history_limit)
         t = self._t
@@ -195,16 +200,18 @@ class InMemoryStore:
             t.check_owner(session_id, require_owner, require_org)
             session = t.upserted_session(session_id, user_id, profile_id, org_id, now)
             interaction = t.opened_interaction(
-                session_id, agent_name, interaction_id, bool(action_responses), now
+                session_id, agent_name, interaction_id, bool(action_responses), now, agent_version
             )
             if action_responses:
                 check_resume_agent(interaction, agent_name)
+                _checks.version_pin(interaction, agent_version, policy)
             answered = [
-                t.answered(r.action_id, interaction.interaction_id) for r in action_responses
+                t.answered(r.action_id, interaction.interaction_id, now) for r in action_responses
             ]
             # After the actions, as in PgBeamStore: a second resume of one action is told 066.
-            if exclusive and t.busy(session_id, now):
-                raise RiverbeamError(ErrorCode.SESSION_BUSY, session_id=session_id)
+            holder = t.busy_run(session_id, now) if exclusive else None
+            if holder is not None:
+                raise _checks.session_busy(session_id, holder.run_id, holder.request_id)
             if run_id in t.runs:
                 raise RiverbeamError(ErrorCode.STORE_CONFLICT, "run_id already used", run_id=run_id)
 
@@ -232,6 +239,7 @@ class InMemoryStore:
                 lease_owner=lease_owner,
                 lease_expires_at=now + ttl,
                 lease_epoch=1,
+                agent_version=agent_version,
             )
             earlier = t.messages.get(session_id, [])
             history = [_copy(m) for m in earlier[-limit:]] if limit else []
@@ -270,10 +278,12 @@ class InMemoryStore:
         model_used: str | None = None,
         result: AgentResult | None = None,
         lease_epoch: int | None = None,
+        action_ttl_s: float | None = None,
     ) -> Run:
         final = _checks.finish_status(status)
         after = _checks.interaction_after(final, interaction_status)
         epoch = _checks.lease_epoch(lease_epoch)
+        expiry = _checks.action_ttl(action_ttl_s)
         new_messages = [_copy(m) for m in messages]
         new_actions = [_copy(a) for a in pending_actions]
         t = self._t
@@ -317,7 +327,7 @@ class InMemoryStore:
             session = t.sessions[run.session_id]
             t.sessions[run.session_id] = session.model_copy(update={"last_active_at": now})
             t.save_messages(run.session_id, new_messages, run.interaction_id, run_id, now)
-            t.save_pending(finished, new_actions, session.user_id, now)
+            t.save_pending(finished, new_actions, session.user_id, now, expiry)
             return _copy(finished)
 
     @nul_safe
@@ -449,6 +459,25 @@ class InMemoryStore:
                 )
                 reaped.append(_copy(failed))
             return reaped
+
+    async def expire_pending_actions(
+        self, *, now: datetime | None = None, limit: int = 100
+    ) -> list[Action]:
+        size = _checks.positive_limit(limit, _checks.DEFAULT_REAP_LIMIT)
+        at = _checks.aware(now)
+        async with self._lock:
+            at = at or self._clock()
+            due = [
+                a
+                for a in self._t.actions.values()
+                if a.status == "pending" and a.expires_at is not None and a.expires_at <= at
+            ][:size]
+            marked: list[Action] = []
+            for action in due:
+                done = action.model_copy(update={"status": "expired", "resolved_at": self._clock()})
+                self._t.actions[action.action_id] = done
+                marked.append(_copy(done))
+        return marked
 
     async def take_over_expired_runs(
         self,

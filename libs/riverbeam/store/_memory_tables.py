@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
@@ -123,10 +123,14 @@ class Tables:
 
     def busy(self, session_id: str, now: datetime) -> bool:
         """Whether a run of the session is running under a live lease."""
-        return any(
-            r.lease_expires_at is not None and r.lease_expires_at > now
-            for r in self.runs.running_in(session_id)
-        )
+        return self.busy_run(session_id, now) is not None
+
+    def busy_run(self, session_id: str, now: datetime) -> Run | None:
+        """The run of the session running under a live lease, if any."""
+        for r in self.runs.running_in(session_id):
+            if r.lease_expires_at is not None and r.lease_expires_at > now:
+                return r
+        return None
 
     def check_owner(
         self, session_id: str, require_owner: str | None, require_org: str | None = None
@@ -140,8 +144,9 @@ class Tables:
         if old.user_id != require_owner or other_org:
             raise RiverbeamError(ErrorCode.SESSION_NOT_FOUND, session_id=session_id)
 
-    def answered(self, action_id: str, interaction_id: str) -> Action:
-        """The action a response answers, checked: exists, belongs here, still pending."""
+    def answered(self, action_id: str, interaction_id: str, now: datetime) -> Action:
+        """The action a response answers, checked: exists, belongs here, still pending and
+        not expired."""
         action = self.action(action_id)
         if action.interaction_id != interaction_id:
             raise RiverbeamError(
@@ -149,10 +154,15 @@ class Tables:
                 action_id=action_id,
                 interaction_id=interaction_id,
             )
+        expired = action.expires_at is not None and action.expires_at <= now
+        if action.status == "expired" or (action.status == "pending" and expired):
+            raise RiverbeamError(ErrorCode.ACTION_EXPIRED, action_id=action_id)
         if action.status != "pending":
             raise RiverbeamError(
                 ErrorCode.ACTION_NOT_PENDING, action_id=action_id, status=action.status
             )
+        if expired:
+            raise RiverbeamError(ErrorCode.ACTION_EXPIRED, action_id=action_id)
         return action
 
     # ---- building records (nothing stored yet) -------------------------------------------------
@@ -191,6 +201,7 @@ class Tables:
         interaction_id: str | None,
         resume: bool,
         now: datetime,
+        agent_version: str | None = None,
     ) -> Interaction:
         """The interaction a run starts in: reused (in progress again) or created."""
         existing = self.interactions.get(interaction_id) if interaction_id is not None else None
@@ -209,6 +220,7 @@ class Tables:
             status="in_progress",
             created_at=now,
             updated_at=now,
+            agent_version=agent_version,
         )
 
     def check_new_ids(self, messages: list[NewMessage], actions: list[NewAction]) -> None:
@@ -258,7 +270,12 @@ class Tables:
         return saved
 
     def save_pending(
-        self, run: Run, new: list[NewAction], user_id: str | None, now: datetime
+        self,
+        run: Run,
+        new: list[NewAction],
+        user_id: str | None,
+        now: datetime,
+        expiry: timedelta | None = None,
     ) -> None:
         for action in new:
             self.actions[action.action_id] = Action(
@@ -274,6 +291,7 @@ class Tables:
                 created_at=now,
                 agent_name=run.agent_name,
                 user_id=user_id,
+                expires_at=None if expiry is None else now + expiry,
             ).model_copy(deep=True)
             self.action_pos[action.action_id] = next(self.positions)
 

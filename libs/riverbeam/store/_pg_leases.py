@@ -1,4 +1,5 @@
-"""Run leases on PostgreSQL: renew one, reap expired runs, take expired runs over."""
+"""Run leases on PostgreSQL: renew one, reap expired runs, take expired runs over; and
+the sweep that marks expired approvals."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from riverbeam.store._nul import nul_safe
 from riverbeam.store._pg_access import PgAccess
 from riverbeam.store._steps import LOST_RUN_CODE, LOST_RUN_MESSAGE
 from riverbeam.store._types import TakenOverRun
-from riverbeam.types import Run
+from riverbeam.types import Action, Run
 
 __all__ = ["PgLeases"]
 
@@ -32,6 +33,14 @@ class PgLeases:
         async with self._connection() as conn:
             status = await conn.execute(self._sql.renew_lease, run_id, lease_owner, ttl, epoch)
         return status == "UPDATE 1"
+
+    async def expire_pending_actions(
+        self: PgAccess, *, now: datetime | None = None, limit: int = 100
+    ) -> list[Action]:
+        size = _checks.positive_limit(limit, _checks.DEFAULT_REAP_LIMIT)
+        async with self._connection() as conn:  # one statement: its own transaction
+            rows = await conn.fetch(self._sql.expire_actions, _checks.aware(now), size)
+        return sorted((_rows.action_of(r) for r in rows), key=lambda a: a.created_at)
 
     async def reap_expired_runs(
         self: PgAccess, *, now: datetime | None = None, limit: int = 100

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import TYPE_CHECKING, NoReturn
 
 import asyncpg
@@ -41,6 +42,8 @@ async def why_not_resolved(
             action_id=action_id,
             interaction_id=interaction_id,
         )
+    if row["status"] == "expired" or (row["status"] == "pending" and row["expired"]):
+        raise RiverbeamError(ErrorCode.ACTION_EXPIRED, action_id=action_id)
     raise RiverbeamError(ErrorCode.ACTION_NOT_PENDING, action_id=action_id, status=row["status"])
 
 
@@ -123,6 +126,7 @@ async def write_finish(
     messages: Sequence[NewMessage],
     pending_actions: Sequence[NewAction],
     after: InteractionStatus,
+    expiry: timedelta | None = None,
 ) -> None:
     """What the finish step writes once its compare-and-set closed the run: the messages
     (the session's next numbers), the interaction's status and the pending actions."""
@@ -147,4 +151,5 @@ async def write_finish(
             run.agent_name,
             bumped["user_id"],
             *_rows.action_columns(pending_actions),
+            expiry,
         )

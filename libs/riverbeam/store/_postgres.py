@@ -288,8 +288,11 @@ class PgBeamStore(PgLeases, PgMemory):
         history_limit: int = 0,
         require_owner: str | None = None,
         require_org: str | None = None,
+        agent_version: str | None = None,
+        version_policy: str | None = None,
     ) -> BeginRunResult:
         _checks.action_responses(action_responses)
+        policy = _checks.version_policy(version_policy)
         ttl = _checks.lease_ttl(lease_ttl_s)
         limit = _checks.history_limit(history_limit)
         resume = bool(action_responses)
@@ -317,8 +320,9 @@ class PgBeamStore(PgLeases, PgMemory):
             if resume:
                 row = await conn.fetchrow(sql.resume_interaction, interaction_id, session_id)
             else:
+                new = interaction_id or new_id()
                 row = await conn.fetchrow(
-                    sql.open_interaction, interaction_id or new_id(), session_id, agent_name
+                    sql.open_interaction, new, session_id, agent_name, agent_version
                 )
             if row is None:
                 raise RiverbeamError(
@@ -327,8 +331,9 @@ class PgBeamStore(PgLeases, PgMemory):
                     session_id=session_id,
                 )
             interaction = _rows.interaction_of(row)
-            if resume:
+            if resume:  # the version pin and the agent check; a refusal rolls the step back
                 check_resume_agent(interaction, agent_name)
+                _checks.version_pin(interaction, agent_version, policy)
 
             resolved: list[Action] = []
             for response in action_responses:
@@ -349,8 +354,9 @@ class PgBeamStore(PgLeases, PgMemory):
             # After the compare-and-set of each answered action, so that of concurrent resumes
             # of one action the losers learn it was answered (066), not just that the winner's
             # run is busy (030); a busy session still rolls the whole step back.
-            if exclusive and await conn.fetchval(sql.session_busy, session_id):
-                raise RiverbeamError(ErrorCode.SESSION_BUSY, session_id=session_id)
+            holder = await conn.fetchrow(sql.session_busy, session_id) if exclusive else None
+            if holder is not None:
+                raise _checks.session_busy(session_id, holder["run_id"], holder["request_id"])
 
             run_row = await conn.fetchrow(
                 sql.insert_run,
@@ -361,6 +367,7 @@ class PgBeamStore(PgLeases, PgMemory):
                 request_id,
                 lease_owner,
                 ttl,
+                agent_version,
             )
             assert run_row is not None
             new_messages = [
@@ -410,11 +417,12 @@ class PgBeamStore(PgLeases, PgMemory):
         model_used: str | None = None,
         result: AgentResult | None = None,
         lease_epoch: int | None = None,
+        action_ttl_s: float | None = None,
     ) -> Run:
         final = _checks.finish_status(status)
         after = _checks.interaction_after(final, interaction_status)
         epoch = _checks.lease_epoch(lease_epoch)
-        sql = self._sql
+        sql, expiry = self._sql, _checks.action_ttl(action_ttl_s)
         async with self._transaction("finish_run") as conn:
             row = await conn.fetchrow(
                 sql.finish_run,
@@ -432,7 +440,7 @@ class PgBeamStore(PgLeases, PgMemory):
                 # A repeat of this owner's own finish at this epoch returns what it stored.
                 return await why_not_finished(conn, sql, run_id, lease_owner, epoch)
             run = _rows.run_of(row)
-            await write_finish(conn, sql, run, messages, pending_actions, after)
+            await write_finish(conn, sql, run, messages, pending_actions, after, expiry)
         return run
 
     @nul_safe

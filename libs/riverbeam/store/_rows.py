@@ -73,6 +73,7 @@ def interaction_of(row: Row) -> Interaction:
         status=row["status"],
         created_at=row["created_at"],
         updated_at=row["updated_at"],
+        agent_version=row["agent_version"],
     )
 
 
@@ -96,6 +97,7 @@ def run_of(row: Row) -> Run:
         lease_expires_at=row["lease_expires_at"],
         result=None if result is None else AgentResult.model_validate(result),
         lease_epoch=row["lease_epoch"],
+        agent_version=row["agent_version"],
     )
 
 
@@ -138,6 +140,7 @@ def action_of(row: Row) -> Action:
         error=row["error"],
         agent_name=row["agent_name"],
         user_id=row["user_id"],
+        expires_at=row["expires_at"],
     )
 
 

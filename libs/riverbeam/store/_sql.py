@@ -14,11 +14,13 @@ __all__ = ["Statements"]
 SESSION_COLS = (
     "session_id, user_id, profile_id, org_id, metadata, last_seq, created_at, last_active_at"
 )
-INTERACTION_COLS = "interaction_id, session_id, agent_name, status, created_at, updated_at"
+INTERACTION_COLS = (
+    "interaction_id, session_id, agent_name, status, created_at, updated_at, agent_version"
+)
 RUN_COLS = (
     "run_id, interaction_id, session_id, agent_name, status, request_id, started_at, finished_at,"
     " error_code, error_message, token_usage, model_used, lease_owner, lease_expires_at, result,"
-    " lease_epoch"
+    " lease_epoch, agent_version"
 )
 MESSAGE_COLS = (
     "message_id, session_id, interaction_id, run_id, seq, role, type, content, tool_call_id,"
@@ -26,7 +28,7 @@ MESSAGE_COLS = (
 )
 ACTION_COLS = (
     "pos, action_id, session_id, interaction_id, run_id, kind, tool, args, tool_call_id, status,"
-    " created_at, resolved_at, response, outcome, result, error, agent_name, user_id"
+    " created_at, resolved_at, response, outcome, result, error, agent_name, user_id, expires_at"
 )
 MEMORY_COLS = "pos, entry_id, org_id, scope_name, scope_id, content, metadata, created_at"
 
@@ -56,6 +58,7 @@ class Statements:
     list_pending: str
     upsert_session: str
     session_busy: str
+    expire_actions: str
     open_interaction: str
     resume_interaction: str
     resolve_action: str
@@ -110,6 +113,7 @@ class Statements:
             ),
             list_pending=(
                 f"SELECT {ACTION_COLS} FROM {q}.actions WHERE status = 'pending' AND pos > $1"
+                " AND (expires_at IS NULL OR expires_at > now())"
                 " AND ($2::text IS NULL OR session_id = $2) AND ($3::text IS NULL OR user_id = $3)"
                 " ORDER BY pos LIMIT $4"
             ),
@@ -130,11 +134,23 @@ class Statements:
                 " AND ($7::text IS NULL OR t.org_id IS NULL OR t.org_id = $7::text))"
                 f" RETURNING {SESSION_COLS}"
             ),
-            session_busy=f"SELECT EXISTS (SELECT 1 FROM {q}.runs WHERE session_id = $1 AND {_LIVE_RUN})",
+            # The sweeper: expired pending actions become `expired` (SKIP LOCKED: a resume
+            # holding one, or another sweeper, is not waited for).
+            expire_actions=(
+                f"WITH due AS (SELECT action_id FROM {q}.actions WHERE status = 'pending'"
+                " AND expires_at <= COALESCE($1::timestamptz, now())"
+                " ORDER BY pos LIMIT $2 FOR UPDATE SKIP LOCKED)"
+                f" UPDATE {q}.actions a SET status = 'expired', resolved_at = now()"
+                f" FROM due WHERE a.action_id = due.action_id RETURNING {_prefixed(ACTION_COLS, 'a')}"
+            ),
+            session_busy=(
+                f"SELECT run_id, request_id FROM {q}.runs"
+                f" WHERE session_id = $1 AND {_LIVE_RUN} LIMIT 1"
+            ),
             # Reused only within its own session; no row back means it belongs to another.
             open_interaction=(
-                f"INSERT INTO {q}.interactions AS t (interaction_id, session_id, agent_name, status)"
-                " VALUES ($1, $2, $3, 'in_progress')"
+                f"INSERT INTO {q}.interactions AS t (interaction_id, session_id, agent_name, status,"
+                " agent_version) VALUES ($1, $2, $3, 'in_progress', $4)"
                 " ON CONFLICT (interaction_id) DO UPDATE SET status = 'in_progress', updated_at = now()"
                 " WHERE t.session_id = EXCLUDED.session_id"
                 f" RETURNING {INTERACTION_COLS}"
@@ -148,13 +164,17 @@ class Statements:
                 f"UPDATE {q}.actions SET status = $3, outcome = $4, response = $5::jsonb,"
                 " resolved_at = now()"
                 f" WHERE action_id = $1 AND interaction_id = $2 AND status = 'pending'"
+                " AND (expires_at IS NULL OR expires_at > now())"
                 f" RETURNING {ACTION_COLS}"
             ),
-            action_state=f"SELECT interaction_id, status FROM {q}.actions WHERE action_id = $1",
+            action_state=(
+                f"SELECT interaction_id, status, expires_at <= now() AS expired"
+                f" FROM {q}.actions WHERE action_id = $1"
+            ),
             insert_run=(
                 f"INSERT INTO {q}.runs (run_id, interaction_id, session_id, agent_name, status,"
-                " request_id, lease_owner, lease_expires_at)"
-                " VALUES ($1, $2, $3, $4, 'running', $5, $6, now() + $7::interval)"
+                " request_id, lease_owner, lease_expires_at, agent_version)"
+                " VALUES ($1, $2, $3, $4, 'running', $5, $6, now() + $7::interval, $8)"
                 f" RETURNING {RUN_COLS}"
             ),
             insert_messages=(
@@ -184,9 +204,9 @@ class Statements:
             ),
             insert_actions=(
                 f"INSERT INTO {q}.actions (action_id, session_id, interaction_id, run_id, kind, tool,"
-                " args, tool_call_id, status, agent_name, user_id)"
+                " args, tool_call_id, status, agent_name, user_id, expires_at)"
                 " SELECT u.action_id, $1, $2, $3, u.kind, u.tool, u.args::jsonb, u.tool_call_id,"
-                " 'pending', $4, $5"
+                " 'pending', $4, $5, now() + $11::interval"
                 " FROM unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::text[])"
                 " WITH ORDINALITY AS u(action_id, kind, tool, args, tool_call_id, n) ORDER BY u.n"
             ),

@@ -53,6 +53,11 @@ class AgentMetadata(WireModel):
     model: str | None = None
     # The model its client calls when the router names none: BEAM_MODEL, or "echo".
     default_model: str | None = None
+    # A resume on a runner with another version of this agent: refuse (BEM-260), accept
+    # when the major version matches, or accept any.
+    version_policy: Literal["refuse", "major", "any"] | None = None
+    # How long its approvals stay answerable; None: the deployment's default.
+    approval_ttl_s: float | None = Field(default=None, gt=0)
 
 
 class StreamAck(WireModel):

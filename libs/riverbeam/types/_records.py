@@ -35,7 +35,7 @@ __all__ = [
 
 InteractionStatus = Literal["in_progress", "completed", "failed", "cancelled"]
 RunStatus = Literal["running", "completed", "failed", "interrupted", "cancelled"]
-ActionStatus = Literal["pending", "resolved", "cancelled"]
+ActionStatus = Literal["pending", "resolved", "cancelled", "expired"]
 ActionOutcome = Literal["approved_unknown", "approved_ran", "approved_failed", "declined"]
 
 
@@ -67,6 +67,9 @@ class Interaction(WireModel):
     status: InteractionStatus
     created_at: UtcDatetime
     updated_at: UtcDatetime
+    # The version of the agent that started it: a resume by another version follows the
+    # agent's version_policy (docs/durability.md).
+    agent_version: str | None = None
 
 
 class Run(WireModel):
@@ -92,6 +95,7 @@ class Run(WireModel):
     result: AgentResult | None = None
     # The lease's fencing epoch: 1 at begin-run, bumped by each takeover (docs/failure-model.md).
     lease_epoch: int | None = None
+    agent_version: str | None = None
 
 
 class Message(WireModel):
@@ -146,6 +150,8 @@ class Action(WireModel):
     error: str | None = None
     agent_name: str | None = None
     user_id: str | None = None
+    # Unanswerable after this (BEM-261); hidden from the inbox. None: never expires.
+    expires_at: UtcDatetime | None = None
 
 
 class MemoryEntry(WireModel):

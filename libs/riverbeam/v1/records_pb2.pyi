@@ -35,6 +35,7 @@ class ActionStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ACTION_STATUS_PENDING: _ClassVar[ActionStatus]
     ACTION_STATUS_RESOLVED: _ClassVar[ActionStatus]
     ACTION_STATUS_CANCELLED: _ClassVar[ActionStatus]
+    ACTION_STATUS_EXPIRED: _ClassVar[ActionStatus]
 
 class ActionOutcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -58,6 +59,7 @@ ACTION_STATUS_UNSPECIFIED: ActionStatus
 ACTION_STATUS_PENDING: ActionStatus
 ACTION_STATUS_RESOLVED: ActionStatus
 ACTION_STATUS_CANCELLED: ActionStatus
+ACTION_STATUS_EXPIRED: ActionStatus
 ACTION_OUTCOME_UNSPECIFIED: ActionOutcome
 ACTION_OUTCOME_APPROVED_UNKNOWN: ActionOutcome
 ACTION_OUTCOME_APPROVED_RAN: ActionOutcome
@@ -85,23 +87,25 @@ class Session(_message.Message):
     def __init__(self, session_id: _Optional[str] = ..., user_id: _Optional[str] = ..., profile_id: _Optional[str] = ..., org_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_active_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., last_seq: _Optional[int] = ...) -> None: ...
 
 class Interaction(_message.Message):
-    __slots__ = ("interaction_id", "session_id", "agent_name", "status", "created_at", "updated_at")
+    __slots__ = ("interaction_id", "session_id", "agent_name", "status", "created_at", "updated_at", "agent_version")
     INTERACTION_ID_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_NAME_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    AGENT_VERSION_FIELD_NUMBER: _ClassVar[int]
     interaction_id: str
     session_id: str
     agent_name: str
     status: InteractionStatus
     created_at: _timestamp_pb2.Timestamp
     updated_at: _timestamp_pb2.Timestamp
-    def __init__(self, interaction_id: _Optional[str] = ..., session_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., status: _Optional[_Union[InteractionStatus, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    agent_version: str
+    def __init__(self, interaction_id: _Optional[str] = ..., session_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., status: _Optional[_Union[InteractionStatus, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., agent_version: _Optional[str] = ...) -> None: ...
 
 class Run(_message.Message):
-    __slots__ = ("run_id", "interaction_id", "session_id", "agent_name", "status", "request_id", "started_at", "finished_at", "error_code", "error_message", "token_usage", "model_used", "lease_owner", "lease_expires_at", "result", "lease_epoch")
+    __slots__ = ("run_id", "interaction_id", "session_id", "agent_name", "status", "request_id", "started_at", "finished_at", "error_code", "error_message", "token_usage", "model_used", "lease_owner", "lease_expires_at", "result", "lease_epoch", "agent_version")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     INTERACTION_ID_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
@@ -118,6 +122,7 @@ class Run(_message.Message):
     LEASE_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
     LEASE_EPOCH_FIELD_NUMBER: _ClassVar[int]
+    AGENT_VERSION_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     interaction_id: str
     session_id: str
@@ -134,7 +139,8 @@ class Run(_message.Message):
     lease_expires_at: _timestamp_pb2.Timestamp
     result: _types_pb2.AgentResult
     lease_epoch: int
-    def __init__(self, run_id: _Optional[str] = ..., interaction_id: _Optional[str] = ..., session_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ..., request_id: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error_code: _Optional[str] = ..., error_message: _Optional[str] = ..., token_usage: _Optional[_Union[_types_pb2.TokenUsage, _Mapping]] = ..., model_used: _Optional[str] = ..., lease_owner: _Optional[str] = ..., lease_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., result: _Optional[_Union[_types_pb2.AgentResult, _Mapping]] = ..., lease_epoch: _Optional[int] = ...) -> None: ...
+    agent_version: str
+    def __init__(self, run_id: _Optional[str] = ..., interaction_id: _Optional[str] = ..., session_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ..., request_id: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error_code: _Optional[str] = ..., error_message: _Optional[str] = ..., token_usage: _Optional[_Union[_types_pb2.TokenUsage, _Mapping]] = ..., model_used: _Optional[str] = ..., lease_owner: _Optional[str] = ..., lease_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., result: _Optional[_Union[_types_pb2.AgentResult, _Mapping]] = ..., lease_epoch: _Optional[int] = ..., agent_version: _Optional[str] = ...) -> None: ...
 
 class Message(_message.Message):
     __slots__ = ("message_id", "session_id", "interaction_id", "run_id", "seq", "role", "type", "content", "tool_call_id", "tool_name", "tool_args", "tool_result", "metadata", "created_at")
@@ -169,7 +175,7 @@ class Message(_message.Message):
     def __init__(self, message_id: _Optional[str] = ..., session_id: _Optional[str] = ..., interaction_id: _Optional[str] = ..., run_id: _Optional[str] = ..., seq: _Optional[int] = ..., role: _Optional[str] = ..., type: _Optional[str] = ..., content: _Optional[_Iterable[_Union[_types_pb2.ContentPart, _Mapping]]] = ..., tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., tool_args: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., tool_result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class Action(_message.Message):
-    __slots__ = ("action_id", "session_id", "interaction_id", "run_id", "kind", "tool", "args", "tool_call_id", "status", "created_at", "resolved_at", "response", "outcome", "result", "error", "agent_name", "user_id")
+    __slots__ = ("action_id", "session_id", "interaction_id", "run_id", "kind", "tool", "args", "tool_call_id", "status", "created_at", "resolved_at", "response", "outcome", "result", "error", "agent_name", "user_id", "expires_at")
     ACTION_ID_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     INTERACTION_ID_FIELD_NUMBER: _ClassVar[int]
@@ -187,6 +193,7 @@ class Action(_message.Message):
     ERROR_FIELD_NUMBER: _ClassVar[int]
     AGENT_NAME_FIELD_NUMBER: _ClassVar[int]
     USER_ID_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
     action_id: str
     session_id: str
     interaction_id: str
@@ -204,7 +211,8 @@ class Action(_message.Message):
     error: str
     agent_name: str
     user_id: str
-    def __init__(self, action_id: _Optional[str] = ..., session_id: _Optional[str] = ..., interaction_id: _Optional[str] = ..., run_id: _Optional[str] = ..., kind: _Optional[str] = ..., tool: _Optional[str] = ..., args: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., tool_call_id: _Optional[str] = ..., status: _Optional[_Union[ActionStatus, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., resolved_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., response: _Optional[_Union[_types_pb2.ActionResponseEnvelope, _Mapping]] = ..., outcome: _Optional[_Union[ActionOutcome, str]] = ..., result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., error: _Optional[str] = ..., agent_name: _Optional[str] = ..., user_id: _Optional[str] = ...) -> None: ...
+    expires_at: _timestamp_pb2.Timestamp
+    def __init__(self, action_id: _Optional[str] = ..., session_id: _Optional[str] = ..., interaction_id: _Optional[str] = ..., run_id: _Optional[str] = ..., kind: _Optional[str] = ..., tool: _Optional[str] = ..., args: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., tool_call_id: _Optional[str] = ..., status: _Optional[_Union[ActionStatus, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., resolved_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., response: _Optional[_Union[_types_pb2.ActionResponseEnvelope, _Mapping]] = ..., outcome: _Optional[_Union[ActionOutcome, str]] = ..., result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., error: _Optional[str] = ..., agent_name: _Optional[str] = ..., user_id: _Optional[str] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class MemoryEntry(_message.Message):
     __slots__ = ("scope_name", "scope_id", "entry_id", "content", "metadata", "created_at", "org_id")

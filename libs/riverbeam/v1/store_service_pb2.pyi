@@ -176,7 +176,7 @@ class FetchPendingActionsResponse(_message.Message):
     def __init__(self, actions: _Optional[_Iterable[_Union[_records_pb2.Action, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class BeginRunRequest(_message.Message):
-    __slots__ = ("session_id", "user_id", "profile_id", "org_id", "agent_name", "interaction_id", "run_id", "request_id", "human_content", "message_metadata", "lease_owner", "lease_ttl_s", "exclusive", "action_responses", "history_limit", "require_owner", "require_org")
+    __slots__ = ("session_id", "user_id", "profile_id", "org_id", "agent_name", "interaction_id", "run_id", "request_id", "human_content", "message_metadata", "lease_owner", "lease_ttl_s", "exclusive", "action_responses", "agent_version", "version_policy", "history_limit", "require_owner", "require_org")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     USER_ID_FIELD_NUMBER: _ClassVar[int]
     PROFILE_ID_FIELD_NUMBER: _ClassVar[int]
@@ -191,6 +191,8 @@ class BeginRunRequest(_message.Message):
     LEASE_TTL_S_FIELD_NUMBER: _ClassVar[int]
     EXCLUSIVE_FIELD_NUMBER: _ClassVar[int]
     ACTION_RESPONSES_FIELD_NUMBER: _ClassVar[int]
+    AGENT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    VERSION_POLICY_FIELD_NUMBER: _ClassVar[int]
     HISTORY_LIMIT_FIELD_NUMBER: _ClassVar[int]
     REQUIRE_OWNER_FIELD_NUMBER: _ClassVar[int]
     REQUIRE_ORG_FIELD_NUMBER: _ClassVar[int]
@@ -208,10 +210,12 @@ class BeginRunRequest(_message.Message):
     lease_ttl_s: float
     exclusive: bool
     action_responses: _containers.RepeatedCompositeFieldContainer[_types_pb2.ActionResponseEnvelope]
+    agent_version: str
+    version_policy: str
     history_limit: int
     require_owner: str
     require_org: str
-    def __init__(self, session_id: _Optional[str] = ..., user_id: _Optional[str] = ..., profile_id: _Optional[str] = ..., org_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., interaction_id: _Optional[str] = ..., run_id: _Optional[str] = ..., request_id: _Optional[str] = ..., human_content: _Optional[_Iterable[_Union[_types_pb2.ContentPart, _Mapping]]] = ..., message_metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., lease_owner: _Optional[str] = ..., lease_ttl_s: _Optional[float] = ..., exclusive: _Optional[bool] = ..., action_responses: _Optional[_Iterable[_Union[_types_pb2.ActionResponseEnvelope, _Mapping]]] = ..., history_limit: _Optional[int] = ..., require_owner: _Optional[str] = ..., require_org: _Optional[str] = ...) -> None: ...
+    def __init__(self, session_id: _Optional[str] = ..., user_id: _Optional[str] = ..., profile_id: _Optional[str] = ..., org_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., interaction_id: _Optional[str] = ..., run_id: _Optional[str] = ..., request_id: _Optional[str] = ..., human_content: _Optional[_Iterable[_Union[_types_pb2.ContentPart, _Mapping]]] = ..., message_metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., lease_owner: _Optional[str] = ..., lease_ttl_s: _Optional[float] = ..., exclusive: _Optional[bool] = ..., action_responses: _Optional[_Iterable[_Union[_types_pb2.ActionResponseEnvelope, _Mapping]]] = ..., agent_version: _Optional[str] = ..., version_policy: _Optional[str] = ..., history_limit: _Optional[int] = ..., require_owner: _Optional[str] = ..., require_org: _Optional[str] = ...) -> None: ...
 
 class BeginRunResponse(_message.Message):
     __slots__ = ("session", "interaction", "run", "human_message", "resolved_actions", "action_messages", "history")
@@ -232,7 +236,7 @@ class BeginRunResponse(_message.Message):
     def __init__(self, session: _Optional[_Union[_records_pb2.Session, _Mapping]] = ..., interaction: _Optional[_Union[_records_pb2.Interaction, _Mapping]] = ..., run: _Optional[_Union[_records_pb2.Run, _Mapping]] = ..., human_message: _Optional[_Union[_records_pb2.Message, _Mapping]] = ..., resolved_actions: _Optional[_Iterable[_Union[_records_pb2.Action, _Mapping]]] = ..., action_messages: _Optional[_Iterable[_Union[_records_pb2.Message, _Mapping]]] = ..., history: _Optional[_Iterable[_Union[_records_pb2.Message, _Mapping]]] = ...) -> None: ...
 
 class FinishRunRequest(_message.Message):
-    __slots__ = ("run_id", "lease_owner", "status", "messages", "pending_actions", "interaction_status", "error_code", "error_message", "token_usage", "model_used", "result", "lease_epoch")
+    __slots__ = ("run_id", "lease_owner", "status", "messages", "pending_actions", "interaction_status", "error_code", "error_message", "token_usage", "model_used", "result", "lease_epoch", "action_ttl_s")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     LEASE_OWNER_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -245,6 +249,7 @@ class FinishRunRequest(_message.Message):
     MODEL_USED_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
     LEASE_EPOCH_FIELD_NUMBER: _ClassVar[int]
+    ACTION_TTL_S_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     lease_owner: str
     status: _records_pb2.RunStatus
@@ -257,7 +262,8 @@ class FinishRunRequest(_message.Message):
     model_used: str
     result: _types_pb2.AgentResult
     lease_epoch: int
-    def __init__(self, run_id: _Optional[str] = ..., lease_owner: _Optional[str] = ..., status: _Optional[_Union[_records_pb2.RunStatus, str]] = ..., messages: _Optional[_Iterable[_Union[NewMessage, _Mapping]]] = ..., pending_actions: _Optional[_Iterable[_Union[_types_pb2.ActionRequired, _Mapping]]] = ..., interaction_status: _Optional[_Union[_records_pb2.InteractionStatus, str]] = ..., error_code: _Optional[str] = ..., error_message: _Optional[str] = ..., token_usage: _Optional[_Union[_types_pb2.TokenUsage, _Mapping]] = ..., model_used: _Optional[str] = ..., result: _Optional[_Union[_types_pb2.AgentResult, _Mapping]] = ..., lease_epoch: _Optional[int] = ...) -> None: ...
+    action_ttl_s: float
+    def __init__(self, run_id: _Optional[str] = ..., lease_owner: _Optional[str] = ..., status: _Optional[_Union[_records_pb2.RunStatus, str]] = ..., messages: _Optional[_Iterable[_Union[NewMessage, _Mapping]]] = ..., pending_actions: _Optional[_Iterable[_Union[_types_pb2.ActionRequired, _Mapping]]] = ..., interaction_status: _Optional[_Union[_records_pb2.InteractionStatus, str]] = ..., error_code: _Optional[str] = ..., error_message: _Optional[str] = ..., token_usage: _Optional[_Union[_types_pb2.TokenUsage, _Mapping]] = ..., model_used: _Optional[str] = ..., result: _Optional[_Union[_types_pb2.AgentResult, _Mapping]] = ..., lease_epoch: _Optional[int] = ..., action_ttl_s: _Optional[float] = ...) -> None: ...
 
 class FinishRunResponse(_message.Message):
     __slots__ = ("run",)
@@ -352,6 +358,20 @@ class TakeOverExpiredRunsRequest(_message.Message):
     exclude_run_ids: _containers.RepeatedScalarFieldContainer[str]
     now: _timestamp_pb2.Timestamp
     def __init__(self, new_owner: _Optional[str] = ..., lease_ttl_s: _Optional[float] = ..., limit: _Optional[int] = ..., exclude_run_ids: _Optional[_Iterable[str]] = ..., now: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ExpirePendingActionsRequest(_message.Message):
+    __slots__ = ("now", "limit")
+    NOW_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    now: _timestamp_pb2.Timestamp
+    limit: int
+    def __init__(self, now: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class ExpirePendingActionsResponse(_message.Message):
+    __slots__ = ("actions",)
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    actions: _containers.RepeatedCompositeFieldContainer[_records_pb2.Action]
+    def __init__(self, actions: _Optional[_Iterable[_Union[_records_pb2.Action, _Mapping]]] = ...) -> None: ...
 
 class TakeOverExpiredRunsResponse(_message.Message):
     __slots__ = ("runs",)

@@ -109,6 +109,11 @@ class StoreServiceStub:
                 request_serializer=riverbeam_dot_v1_dot_store__service__pb2.TakeOverExpiredRunsRequest.SerializeToString,
                 response_deserializer=riverbeam_dot_v1_dot_store__service__pb2.TakeOverExpiredRunsResponse.FromString,
                 _registered_method=True)
+        self.ExpirePendingActions = channel.unary_unary(
+                '/riverbeam.v1.StoreService/ExpirePendingActions',
+                request_serializer=riverbeam_dot_v1_dot_store__service__pb2.ExpirePendingActionsRequest.SerializeToString,
+                response_deserializer=riverbeam_dot_v1_dot_store__service__pb2.ExpirePendingActionsResponse.FromString,
+                _registered_method=True)
         self.Remember = channel.unary_unary(
                 '/riverbeam.v1.StoreService/Remember',
                 request_serializer=riverbeam_dot_v1_dot_store__service__pb2.RememberRequest.SerializeToString,
@@ -241,6 +246,13 @@ class StoreServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ExpirePendingActions(self, request, context):
+        """The approvals sweeper: pending actions past their expires_at become expired.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Remember(self, request, context):
         """Memory, per scope (name, id).
         """
@@ -346,6 +358,11 @@ def add_StoreServiceServicer_to_server(servicer, server):
                     servicer.TakeOverExpiredRuns,
                     request_deserializer=riverbeam_dot_v1_dot_store__service__pb2.TakeOverExpiredRunsRequest.FromString,
                     response_serializer=riverbeam_dot_v1_dot_store__service__pb2.TakeOverExpiredRunsResponse.SerializeToString,
+            ),
+            'ExpirePendingActions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ExpirePendingActions,
+                    request_deserializer=riverbeam_dot_v1_dot_store__service__pb2.ExpirePendingActionsRequest.FromString,
+                    response_serializer=riverbeam_dot_v1_dot_store__service__pb2.ExpirePendingActionsResponse.SerializeToString,
             ),
             'Remember': grpc.unary_unary_rpc_method_handler(
                     servicer.Remember,
@@ -773,6 +790,33 @@ class StoreService:
             '/riverbeam.v1.StoreService/TakeOverExpiredRuns',
             riverbeam_dot_v1_dot_store__service__pb2.TakeOverExpiredRunsRequest.SerializeToString,
             riverbeam_dot_v1_dot_store__service__pb2.TakeOverExpiredRunsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExpirePendingActions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverbeam.v1.StoreService/ExpirePendingActions',
+            riverbeam_dot_v1_dot_store__service__pb2.ExpirePendingActionsRequest.SerializeToString,
+            riverbeam_dot_v1_dot_store__service__pb2.ExpirePendingActionsResponse.FromString,
             options,
             channel_credentials,
             insecure,

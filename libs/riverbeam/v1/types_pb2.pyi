@@ -287,7 +287,7 @@ class ModelConfig(_message.Message):
     def __init__(self, name: _Optional[str] = ..., provider: _Optional[str] = ..., modalities: _Optional[_Iterable[str]] = ..., capabilities: _Optional[_Iterable[str]] = ..., cost_per_1k_tokens: _Optional[float] = ..., max_tokens: _Optional[int] = ..., api_key: _Optional[str] = ..., provider_config: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., extra: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ...) -> None: ...
 
 class AgentMetadata(_message.Message):
-    __slots__ = ("name", "description", "supported_modalities", "output_modalities", "tags", "version", "agent_id", "model", "default_model")
+    __slots__ = ("name", "description", "supported_modalities", "output_modalities", "tags", "version", "agent_id", "model", "default_model", "version_policy", "approval_ttl_s")
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     SUPPORTED_MODALITIES_FIELD_NUMBER: _ClassVar[int]
@@ -297,6 +297,8 @@ class AgentMetadata(_message.Message):
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
     DEFAULT_MODEL_FIELD_NUMBER: _ClassVar[int]
+    VERSION_POLICY_FIELD_NUMBER: _ClassVar[int]
+    APPROVAL_TTL_S_FIELD_NUMBER: _ClassVar[int]
     name: str
     description: str
     supported_modalities: _containers.RepeatedScalarFieldContainer[str]
@@ -306,7 +308,9 @@ class AgentMetadata(_message.Message):
     agent_id: str
     model: str
     default_model: str
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., supported_modalities: _Optional[_Iterable[str]] = ..., output_modalities: _Optional[_Iterable[str]] = ..., tags: _Optional[_Iterable[str]] = ..., version: _Optional[str] = ..., agent_id: _Optional[str] = ..., model: _Optional[str] = ..., default_model: _Optional[str] = ...) -> None: ...
+    version_policy: str
+    approval_ttl_s: float
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., supported_modalities: _Optional[_Iterable[str]] = ..., output_modalities: _Optional[_Iterable[str]] = ..., tags: _Optional[_Iterable[str]] = ..., version: _Optional[str] = ..., agent_id: _Optional[str] = ..., model: _Optional[str] = ..., default_model: _Optional[str] = ..., version_policy: _Optional[str] = ..., approval_ttl_s: _Optional[float] = ...) -> None: ...
 
 class StreamAck(_message.Message):
     __slots__ = ("request_id", "interaction_id", "session_id", "subject", "stream_name", "run_id")

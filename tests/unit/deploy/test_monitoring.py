@@ -52,7 +52,13 @@ def test_the_service_monitor_scrapes_each_pods_metrics_port() -> None:
     assert endpoint["port"] == port["name"] and endpoint["path"] == "/metrics"
     assert service["spec"]["clusterIP"] == "None"  # every pod an endpoint
     pods = _riverbeam_pods()
-    assert {p["metadata"]["name"] for p in pods} == {"console", "router", "runner", "sandbox", "store"}
+    assert {p["metadata"]["name"] for p in pods} == {
+        "console",
+        "router",
+        "runner",
+        "sandbox",
+        "store",
+    }
     for pod in pods:
         pod_labels = pod["spec"]["template"]["metadata"]["labels"]
         assert service["spec"]["selector"].items() <= pod_labels.items(), pod["metadata"]["name"]
