@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
-from riverbeam.core.ids import new_id
 from riverbeam.store import _checks
+from riverbeam.store._memory_scopes import MemoryScopes
 from riverbeam.store._memory_tables import Tables
 from riverbeam.store._nul import nul_safe
 from riverbeam.store._steps import (
@@ -38,7 +38,6 @@ from riverbeam.types import (
     ContentPart,
     Interaction,
     InteractionStatus,
-    MemoryEntry,
     Message,
     MessageRole,
     Run,
@@ -64,7 +63,7 @@ def _utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class InMemoryStore:
+class InMemoryStore(MemoryScopes):
     """A BeamStore in process memory, with the same semantics as PgBeamStore.
 
     One asyncio.Lock serialises every operation, and each operation checks everything before
@@ -519,50 +518,6 @@ class InMemoryStore:
                 t.runs[run.run_id] = held
                 taken.append(TakenOverRun(_copy(held), run.lease_owner))
             return taken
-
-    # ---- memory --------------------------------------------------------------------------------
-    @nul_safe
-    async def remember(
-        self,
-        *,
-        scope_name: str,
-        scope_id: str,
-        content: str,
-        metadata: dict[str, Any] | None = None,
-        org_id: str | None = None,
-    ) -> MemoryEntry:
-        _checks.memory_scope(scope_name, scope_id)
-        org = _checks.memory_org(org_id)
-        async with self._lock:
-            entry = MemoryEntry(
-                scope_name=scope_name,
-                scope_id=scope_id,
-                entry_id=new_id(),
-                content=content,
-                metadata=metadata,
-                created_at=self._clock(),
-                org_id=org or None,
-            )
-            entry = deep_copy(entry)
-            self._t.memory.append(entry)
-            return _copy(entry)
-
-    @nul_safe
-    async def recall(
-        self, *, scopes: Sequence[tuple[str, str]], limit: int = 20, org_id: str | None = None
-    ) -> list[MemoryEntry]:
-        for name, scope_id in scopes:
-            _checks.memory_scope(name, scope_id)
-        org = _checks.memory_org(org_id)
-        size = _checks.positive_limit(limit, _checks.DEFAULT_RECALL_LIMIT)
-        wanted = {(org, name, scope_id) for name, scope_id in scopes}
-        async with self._lock:
-            found = (
-                e
-                for e in reversed(self._t.memory)
-                if (e.org_id or "", e.scope_name, e.scope_id) in wanted
-            )
-            return [_copy(e) for _, e in zip(range(size), found, strict=False)]
 
     # ---- retention -----------------------------------------------------------------------------
     async def delete_idle_sessions(self, *, older_than: timedelta) -> int:
