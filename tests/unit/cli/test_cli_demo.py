@@ -41,12 +41,14 @@ def test_the_script_walks_the_tour() -> None:
     assert json.loads(calls[0]["function"]["arguments"])["path"] == "CONTRIBUTING.md"
     assert demo_reply(_after("write_file", {"bytes": 58}))[1][0]["function"]["name"] == "git_add"
     assert demo_reply(_after("git_add", {}))[1][0]["function"]["name"] == "git_commit"
-    text, calls = demo_reply(_after("git_commit", {}))
-    assert text == "Committed. May I push riverbeam/work?"
+    # The replies name the branch the tools report: the session's own.
+    text, calls = demo_reply(_after("git_commit", {"branch": "riverbeam/s-1"}))
+    assert text == "Committed. May I push riverbeam/s-1?"
     assert calls[0]["function"]["name"] == "git_push"
-    assert demo_reply(_after("git_push", {"remote_ref": "refs/heads/riverbeam/work"}))[
-        0
-    ].startswith("Pushed")
+    pushed = {"branch": "riverbeam/s-1", "remote_ref": "refs/heads/riverbeam/s-1"}
+    assert demo_reply(_after("git_push", pushed))[0] == (
+        "Pushed riverbeam/s-1 to origin: CONTRIBUTING.md is up for review."
+    )
     assert (
         demo_reply(_after("git_push", {"declined": True}))[0] == "Understood: nothing was pushed."
     )
