@@ -36,12 +36,19 @@ def buf_binary() -> str:
     return found
 
 
-def ts_template(out_dir: Path) -> dict[str, Any]:
-    """buf.gen.yaml with only its TypeScript plugin, writing to `out_dir`."""
+def ts_template(out_dir: Path, *, managed: bool = True) -> dict[str, Any]:
+    """buf.gen.yaml with only its TypeScript plugin, writing to `out_dir`.
+
+    With `managed`, buf.gen.yaml's managed mode too (the language options of our protos, which
+    the stubs' embedded descriptors carry); google.rpc keeps its own options.
+    """
     config = yaml.safe_load((ROOT / "buf.gen.yaml").read_text())
     [plugin] = [p for p in config["plugins"] if p.get("local") == ES_PLUGIN]
     plugin = {**plugin, "local": str(ROOT / ES_PLUGIN), "out": str(out_dir)}
-    return {"version": config["version"], "plugins": [plugin]}
+    template: dict[str, Any] = {"version": config["version"], "plugins": [plugin]}
+    if managed and "managed" in config:
+        template["managed"] = config["managed"]
+    return template
 
 
 def generate(out_dir: Path) -> None:
@@ -53,6 +60,7 @@ def generate(out_dir: Path) -> None:
     subprocess.run(
         [buf, "generate", str(ROOT / "protos"), "--template", template], check=True, cwd=ROOT
     )
+    template = json.dumps(ts_template(out_dir, managed=False))
     with tempfile.TemporaryDirectory() as tmp:
         rpc = Path(tmp) / "google" / "rpc"
         rpc.mkdir(parents=True)
