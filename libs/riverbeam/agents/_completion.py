@@ -190,6 +190,35 @@ class StructuredOutputClient(Protocol):
     ) -> AsyncIterator[CompletionEvent]: ...
 
 
+class StructuredStreaming:
+    """A base for clients that implement `stream_structured`: their `stream` is it without a
+    native response format, so the two paths cannot drift apart."""
+
+    def stream_structured(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[ToolSpec],
+        *,
+        model: str | None = None,
+        response_format: Mapping[str, Any] | None,
+    ) -> AsyncIterator[CompletionEvent]:
+        raise NotImplementedError
+
+    async def stream(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[ToolSpec],
+        *,
+        model: str | None = None,
+    ) -> AsyncIterator[CompletionEvent]:
+        """The events of one model call: text deltas as they arrive, then the Completion."""
+        async with closing_events(
+            self.stream_structured(messages, tools, model=model, response_format=None)
+        ) as events:
+            async for event in events:
+                yield event
+
+
 async def collect(events: AsyncIterator[CompletionEvent]) -> Completion:
     """Drain a client's event stream and return its Completion (BEM-093 if there is none)."""
     completion: Completion | None = None

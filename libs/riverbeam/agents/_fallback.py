@@ -11,6 +11,7 @@ from riverbeam.agents._completion import (
     CompletionClient,
     CompletionEvent,
     StructuredOutputClient,
+    StructuredStreaming,
     closing_events,
     collect,
 )
@@ -38,7 +39,7 @@ def falls_through(error: RiverbeamError) -> bool:
     return error.details.get("retriable") != "false"
 
 
-class FallbackClient:
+class FallbackClient(StructuredStreaming):
     """A CompletionClient that tries each of its clients in order.
 
     It moves to the next client after a failure that `should_fall_through` accepts, and
@@ -78,20 +79,6 @@ class FallbackClient:
         """The first Completion a client gives."""
         return await collect(self.stream(messages, tools, model=model))
 
-    async def stream(
-        self,
-        messages: Sequence[Mapping[str, Any]],
-        tools: Sequence[ToolSpec],
-        *,
-        model: str | None = None,
-    ) -> AsyncIterator[CompletionEvent]:
-        """The events of the first client that does not fail before its first event."""
-        async with closing_events(
-            self.stream_structured(messages, tools, model=model, response_format=None)
-        ) as events:
-            async for event in events:
-                yield event
-
     async def stream_structured(
         self,
         messages: Sequence[Mapping[str, Any]],
@@ -100,7 +87,8 @@ class FallbackClient:
         model: str | None = None,
         response_format: Mapping[str, Any] | None,
     ) -> AsyncIterator[CompletionEvent]:
-        """`stream`, passing a native response format to the clients that can send one.
+        """The events of the first client that does not fail before its first event, passing a
+        native response format to the clients that can send one.
 
         A client that cannot is called without it; the agent validates the answer either way.
         """

@@ -34,6 +34,7 @@ import httpx
 from riverbeam.agents._completion import (
     Completion,
     CompletionEvent,
+    StructuredStreaming,
     TextDelta,
     closing_events,
     collect,
@@ -106,7 +107,7 @@ class _Pool:
 
 
 @dataclass(frozen=True, slots=True)
-class OpenAiCompatible:
+class OpenAiCompatible(StructuredStreaming):
     """POSTs to `{base_url}/chat/completions` with bearer auth; streams tokens over SSE.
 
     Use it as an async context manager, or call `aclose()` when done: it keeps a connection
@@ -229,24 +230,6 @@ class OpenAiCompatible:
         """Call the model and return its Completion."""
         return await collect(self.stream(messages, tools, model=model))
 
-    async def stream(
-        self,
-        messages: Sequence[Mapping[str, Any]],
-        tools: Sequence[ToolSpec],
-        *,
-        model: str | None = None,
-    ) -> AsyncIterator[CompletionEvent]:
-        """Call the model, yielding text as it arrives and then the Completion.
-
-        A failed attempt is retried only while nothing has been yielded: once text has reached
-        the caller, a failure mid-stream is final.
-        """
-        async with closing_events(
-            self.stream_structured(messages, tools, model=model, response_format=None)
-        ) as events:
-            async for event in events:
-                yield event
-
     async def stream_structured(
         self,
         messages: Sequence[Mapping[str, Any]],
@@ -255,7 +238,12 @@ class OpenAiCompatible:
         model: str | None = None,
         response_format: Mapping[str, Any] | None,
     ) -> AsyncIterator[CompletionEvent]:
-        """`stream` with the provider's native `response_format` in the body (when given)."""
+        """`stream` with the provider's native `response_format` in the body (when given).
+
+        Yields text as it arrives and then the Completion. A failed attempt is retried only
+        while nothing has been yielded: once text has reached the caller, a failure mid-stream
+        is final.
+        """
         chosen = self.model if self.pin_model or not model else model
         body = self.request_body(messages, tools, model=chosen)
         if response_format is not None:

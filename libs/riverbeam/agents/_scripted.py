@@ -13,10 +13,10 @@ from riverbeam.agents._completion import (
     ChatMessage,
     Completion,
     CompletionEvent,
+    StructuredStreaming,
     Text,
     TextDelta,
     ToolCalls,
-    closing_events,
     collect,
 )
 from riverbeam.agents._tool import ToolSpec
@@ -44,7 +44,7 @@ class ScriptedCall:
         return [spec.name for spec in self.tools]
 
 
-class ScriptedClient:
+class ScriptedClient(StructuredStreaming):
     """Returns the given steps in order, one per call; BEM-081 when it runs out.
 
     Text is streamed word by word as TextDelta events before the Completion. A step without a
@@ -86,20 +86,6 @@ class ScriptedClient:
     ) -> Completion:
         """The next step's Completion."""
         return await collect(self.stream(messages, tools, model=model))
-
-    async def stream(
-        self,
-        messages: Sequence[Mapping[str, Any]],
-        tools: Sequence[ToolSpec],
-        *,
-        model: str | None = None,
-    ) -> AsyncIterator[CompletionEvent]:
-        """The next step, its text first as deltas."""
-        async with closing_events(
-            self.stream_structured(messages, tools, model=model, response_format=None)
-        ) as events:
-            async for event in events:
-                yield event
 
     async def stream_structured(
         self,
