@@ -44,12 +44,23 @@ class ToolSpec:
     confirm_required: bool = False
     # Seconds before a call is abandoned with BEM-091; None uses the runner's default.
     timeout_s: float | None = None
+    # What a call does to the world, for recovery after a crash (issue 13). A read-only tool
+    # changes nothing; an idempotent one may change things, but a second call with the same
+    # arguments leaves them as the first did. Either may be re-run when its runner died in the
+    # middle of a call; any other tool's outcome is unknown and a person decides.
+    read_only: bool = False
+    idempotent: bool = False
 
     def __post_init__(self) -> None:
         if not TOOL_NAME_PATTERN.fullmatch(self.name):
             raise RiverbeamError(
                 ErrorCode.INVALID_TOOL_NAME, f"invalid tool name {self.name!r}", tool=self.name
             )
+
+    @property
+    def rerun_safe(self) -> bool:
+        """True when a call whose outcome is unknown may simply be made again."""
+        return self.read_only or self.idempotent
 
     def openai(self) -> dict[str, Any]:
         """The OpenAI chat-completions `tools` entry."""

@@ -229,6 +229,7 @@ _SPECS: tuple[tuple[ToolSpec, _Handler], ...] = (
             json_params(
                 {"path": {**_PATH, "description": "Directory to list; omit for everything"}}
             ),
+            read_only=True,
         ),
         _list_tree,
     ),
@@ -237,6 +238,7 @@ _SPECS: tuple[tuple[ToolSpec, _Handler], ...] = (
             "read_file",
             "Read a text file from the workspace. Long files are truncated with a marker.",
             json_params({"path": _PATH}, ["path"]),
+            read_only=True,
         ),
         _read_file,
     ),
@@ -248,6 +250,7 @@ _SPECS: tuple[tuple[ToolSpec, _Handler], ...] = (
                 {"path": _PATH, "body": {"type": "string", "description": "The whole new content"}},
                 ["path", "body"],
             ),
+            idempotent=True,
         ),
         _write_file,
     ),
@@ -256,6 +259,7 @@ _SPECS: tuple[tuple[ToolSpec, _Handler], ...] = (
             "git_status",
             "Show the current branch and changed, staged and untracked files.",
             json_params({}),
+            read_only=True,
         ),
         _git_status,
     ),
@@ -264,6 +268,7 @@ _SPECS: tuple[tuple[ToolSpec, _Handler], ...] = (
             "git_diff",
             "Show staged and unstaged changes as unified diffs (long diffs are truncated with a marker).",
             json_params({}),
+            read_only=True,
         ),
         _git_diff,
     ),
@@ -274,6 +279,7 @@ _SPECS: tuple[tuple[ToolSpec, _Handler], ...] = (
             json_params(
                 {"limit": {"type": "integer", "minimum": 1, "maximum": _MAX_LOG, "default": 20}}
             ),
+            read_only=True,
         ),
         _git_log,
     ),
@@ -284,6 +290,7 @@ _SPECS: tuple[tuple[ToolSpec, _Handler], ...] = (
             json_params(
                 {"path": {**_PATH, "description": 'File or directory to stage; "" or "." for all'}}
             ),
+            idempotent=True,
         ),
         _git_add,
     ),

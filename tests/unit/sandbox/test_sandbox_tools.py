@@ -210,3 +210,15 @@ def test_tool_names_match_the_skills_allowlists() -> None:
     from riverbeam.agents._skills import SANDBOX_TOOL_NAMES as SKILL_NAMES
 
     assert SANDBOX_TOOL_NAMES == SKILL_NAMES
+
+
+def test_each_sandbox_tool_declares_what_a_rerun_does() -> None:
+    specs = {t.spec().name: t.spec() for t in sandbox_tools(None)}
+    read_only = {n for n, s in specs.items() if s.read_only}
+    idempotent = {n for n, s in specs.items() if s.idempotent}
+    assert read_only == {"list_tree", "read_file", "git_status", "git_diff", "git_log"}
+    assert idempotent == {"write_file", "git_add"}
+    # A commit made twice is two commits, a push reaches another system: never re-run blind.
+    assert not specs["git_commit"].rerun_safe
+    assert not specs["git_push"].rerun_safe
+    assert all(specs[n].rerun_safe for n in read_only | idempotent)
