@@ -7,7 +7,14 @@ from typing import Any
 
 from riverbeam.core.ids import new_id
 from riverbeam.store import BeamStore, NewAction, NewMessage, usage_row_to_proto
-from riverbeam.types import ActionResponseEnvelope, AgentResult, ContentPart, TokenUsage
+from riverbeam.types import (
+    ActionResponseEnvelope,
+    AgentResult,
+    ContentPart,
+    RunOptions,
+    TokenUsage,
+    TurnConfig,
+)
 from riverbeam.v1 import records_pb2
 from riverbeam.v1 import store_service_pb2 as pb
 from riverbeam.v1 import store_service_pb2_grpc as pb_grpc
@@ -118,6 +125,16 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
             require_org=optional(request, "require_org"),
             agent_version=optional(request, "agent_version"),
             version_policy=optional(request, "version_policy"),
+            session_config=(
+                TurnConfig.from_proto(request.session_config)
+                if request.HasField("session_config")
+                else None
+            ),
+            run_options=(
+                RunOptions.from_proto(request.run_options)
+                if request.HasField("run_options")
+                else None
+            ),
         )
         human = begun.human_message
         return pb.BeginRunResponse(

@@ -27,8 +27,10 @@ from riverbeam.types import (
     Message,
     MessageRole,
     Run,
+    RunOptions,
     Session,
     TokenUsage,
+    TurnConfig,
 )
 
 __all__ = ["BeamStore"]
@@ -112,6 +114,8 @@ class BeamStore(Protocol):
         require_org: str | None = None,
         agent_version: str | None = None,
         version_policy: str | None = None,
+        session_config: TurnConfig | None = None,
+        run_options: RunOptions | None = None,
     ) -> BeginRunResult:
         """Start a run, in one transaction.
 
@@ -131,6 +135,10 @@ class BeamStore(Protocol):
         of an interaction pinned to another version follows `version_policy` (`refuse`, the
         default: BEM-260 naming both versions; `major`: accepted when the major versions
         match; `any`), checked inside the step, so nothing is written on refusal.
+
+        `session_config`, when given, replaces the session's configuration (`Session.config`;
+        an empty one clears it) inside the step; `run_options` are recorded on the run
+        (`Run.options`; empty ones are not). The result's session and run show both.
 
         Errors: BEM-031 request_id already used; BEM-260 version pin; BEM-261 an answered
         action expired; BEM-030 names the running run (`run_id`, `request_id` details); BEM-025 the session is not require_owner's;

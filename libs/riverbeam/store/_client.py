@@ -34,8 +34,10 @@ from riverbeam.types import (
     Message,
     MessageRole,
     Run,
+    RunOptions,
     Session,
     TokenUsage,
+    TurnConfig,
 )
 from riverbeam.v1 import store_service_pb2 as pb
 from riverbeam.v1 import store_service_pb2_grpc as pb_grpc
@@ -200,6 +202,8 @@ class StoreClient:
         require_org: str | None = None,
         agent_version: str | None = None,
         version_policy: str | None = None,
+        session_config: TurnConfig | None = None,
+        run_options: RunOptions | None = None,
     ) -> BeginRunResult:
         request = pb.BeginRunRequest(
             session_id=session_id,
@@ -221,6 +225,8 @@ class StoreClient:
             require_org=require_org,
             agent_version=agent_version,
             version_policy=version_policy,
+            session_config=None if session_config is None else session_config.to_proto(),
+            run_options=None if run_options is None else run_options.to_proto(),
         )
         resp = await self._call(self._stub.BeginRun, request)
         return BeginRunResult(

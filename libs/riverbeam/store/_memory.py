@@ -14,6 +14,7 @@ from riverbeam.store import _checks
 from riverbeam.store._memory_scopes import MemoryScopes
 from riverbeam.store._memory_tables import Tables
 from riverbeam.store._nul import nul_safe
+from riverbeam.store._run_config import recorded_options, with_session_config
 from riverbeam.store._steps import (
     LOST_RUN_CODE,
     LOST_RUN_MESSAGE,
@@ -41,8 +42,10 @@ from riverbeam.types import (
     Message,
     MessageRole,
     Run,
+    RunOptions,
     Session,
     TokenUsage,
+    TurnConfig,
     deep_copy,
 )
 
@@ -185,6 +188,8 @@ class InMemoryStore(MemoryScopes):
         require_org: str | None = None,
         agent_version: str | None = None,
         version_policy: str | None = None,
+        session_config: TurnConfig | None = None,
+        run_options: RunOptions | None = None,
     ) -> BeginRunResult:
         _checks.action_responses(action_responses)
         policy = _checks.version_policy(version_policy)
@@ -197,7 +202,9 @@ class InMemoryStore(MemoryScopes):
             if request_id is not None and request_id in t.run_by_request:
                 raise RiverbeamError(ErrorCode.REQUEST_ID_REUSED, request_id=request_id)
             t.check_owner(session_id, require_owner, require_org)
-            session = t.upserted_session(session_id, user_id, profile_id, org_id, now)
+            session = with_session_config(
+                t.upserted_session(session_id, user_id, profile_id, org_id, now), session_config
+            )
             interaction = t.opened_interaction(
                 session_id, agent_name, interaction_id, bool(action_responses), now, agent_version
             )
@@ -239,6 +246,7 @@ class InMemoryStore(MemoryScopes):
                 lease_expires_at=now + ttl,
                 lease_epoch=1,
                 agent_version=agent_version,
+                options=recorded_options(run_options),
             )
             earlier = t.messages.get(session_id, [])
             history = [_copy(m) for m in earlier[-limit:]] if limit else []

@@ -17,6 +17,7 @@ from riverbeam.store._nul import nul_safe
 from riverbeam.store._pg_errors import translate_pg_errors
 from riverbeam.store._pg_leases import PgLeases
 from riverbeam.store._pg_memory import PgMemory
+from riverbeam.store._pg_run_config import record_run_options, set_session_config
 from riverbeam.store._pg_step_parts import (
     check_fence,
     insert_messages,
@@ -51,8 +52,10 @@ from riverbeam.types import (
     Message,
     MessageRole,
     Run,
+    RunOptions,
     Session,
     TokenUsage,
+    TurnConfig,
 )
 
 if TYPE_CHECKING:
@@ -290,6 +293,8 @@ class PgBeamStore(PgLeases, PgMemory):
         require_org: str | None = None,
         agent_version: str | None = None,
         version_policy: str | None = None,
+        session_config: TurnConfig | None = None,
+        run_options: RunOptions | None = None,
     ) -> BeginRunResult:
         _checks.action_responses(action_responses)
         policy = _checks.version_policy(version_policy)
@@ -315,7 +320,9 @@ class PgBeamStore(PgLeases, PgMemory):
             )
             if session_row is None:  # it exists and is not require_owner's
                 raise RiverbeamError(ErrorCode.SESSION_NOT_FOUND, session_id=session_id)
-            session = _rows.session_of(session_row)
+            session = await set_session_config(
+                conn, self._schema, _rows.session_of(session_row), session_config
+            )
 
             if resume:
                 row = await conn.fetchrow(sql.resume_interaction, interaction_id, session_id)
@@ -370,6 +377,7 @@ class PgBeamStore(PgLeases, PgMemory):
                 agent_version,
             )
             assert run_row is not None
+            run = await record_run_options(conn, self._schema, _rows.run_of(run_row), run_options)
             new_messages = [
                 action_result_message(a, r) for a, r in zip(resolved, action_responses, strict=True)
             ]
@@ -394,7 +402,7 @@ class PgBeamStore(PgLeases, PgMemory):
         return BeginRunResult(
             session=session,
             interaction=interaction,
-            run=_rows.run_of(run_row),
+            run=run,
             human_message=saved[-1] if human_content else None,
             resolved_actions=resolved,
             action_messages=saved[: len(resolved)],

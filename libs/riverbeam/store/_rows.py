@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import asyncpg
 from pydantic import BaseModel
@@ -19,8 +19,10 @@ from riverbeam.types import (
     MemoryEntry,
     Message,
     Run,
+    RunOptions,
     Session,
     TokenUsage,
+    TurnConfig,
 )
 
 __all__ = [
@@ -52,6 +54,15 @@ def _load(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
 
+M = TypeVar("M", bound=BaseModel)
+
+
+def _model(cls: type[M], text: str | None) -> M | None:
+    """A jsonb column holding one model (TurnConfig, RunOptions), or None when NULL."""
+    value = _load(text)
+    return None if value is None else cls.model_validate(value)
+
+
 def session_of(row: Row) -> Session:
     return Session(
         session_id=row["session_id"],
@@ -62,6 +73,7 @@ def session_of(row: Row) -> Session:
         last_seq=row["last_seq"],
         created_at=row["created_at"],
         last_active_at=row["last_active_at"],
+        config=_model(TurnConfig, row["config"]),
     )
 
 
@@ -98,6 +110,7 @@ def run_of(row: Row) -> Run:
         result=None if result is None else AgentResult.model_validate(result),
         lease_epoch=row["lease_epoch"],
         agent_version=row["agent_version"],
+        options=_model(RunOptions, row["options"]),
     )
 
 

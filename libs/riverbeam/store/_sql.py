@@ -12,7 +12,8 @@ from dataclasses import dataclass
 __all__ = ["Statements"]
 
 SESSION_COLS = (
-    "session_id, user_id, profile_id, org_id, metadata, last_seq, created_at, last_active_at"
+    "session_id, user_id, profile_id, org_id, metadata, last_seq, created_at, last_active_at,"
+    " config"
 )
 INTERACTION_COLS = (
     "interaction_id, session_id, agent_name, status, created_at, updated_at, agent_version"
@@ -20,7 +21,7 @@ INTERACTION_COLS = (
 RUN_COLS = (
     "run_id, interaction_id, session_id, agent_name, status, request_id, started_at, finished_at,"
     " error_code, error_message, token_usage, model_used, lease_owner, lease_expires_at, result,"
-    " lease_epoch, agent_version"
+    " lease_epoch, agent_version, options"
 )
 MESSAGE_COLS = (
     "message_id, session_id, interaction_id, run_id, seq, role, type, content, tool_call_id,"

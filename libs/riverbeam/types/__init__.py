@@ -10,6 +10,7 @@ from riverbeam.types._invoke import (
     InvokePayload,
     InvokeRequest,
     ResumePayload,
+    RunOptions,
     TurnConfig,
 )
 from riverbeam.types._models import AgentMetadata, ModelConfig, Provider, StreamAck
@@ -68,6 +69,7 @@ __all__ = [
     "Provider",
     "ResumePayload",
     "Run",
+    "RunOptions",
     "RunStatus",
     "Session",
     "StreamAck",

@@ -94,6 +94,31 @@ class TurnConfig(WireModel):
         )
 
 
+class RunOptions(WireModel):
+    """The per-request options a run was started with, recorded on it (`Run.options`).
+
+    A resume of the interaction inherits them (docs/agents.md): it may add to them (its own
+    schema applies too, the smaller limit wins, its turn_config narrows further), never
+    loosen them.
+    """
+
+    _proto = types_pb2.RunOptions
+
+    response_schema: OptionalJsonObject = None
+    time_limit_s: float | None = Field(default=None, gt=0)
+    token_budget: int | None = Field(default=None, gt=0, le=2**31 - 1)
+    turn_config: TurnConfig | None = None
+
+    @property
+    def is_empty(self) -> bool:
+        return (
+            self.response_schema is None
+            and self.time_limit_s is None
+            and self.token_budget is None
+            and (self.turn_config is None or self.turn_config.is_empty)
+        )
+
+
 class InvokePayload(WireModel):
     """The public invoke command: no interaction_id or actions (they are filled in)."""
 

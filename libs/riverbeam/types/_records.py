@@ -16,7 +16,7 @@ from riverbeam.types._base import (
     WireModel,
 )
 from riverbeam.types._content import ContentPart
-from riverbeam.types._invoke import ActionResponseEnvelope
+from riverbeam.types._invoke import ActionResponseEnvelope, RunOptions, TurnConfig
 from riverbeam.types._result import AgentResult, MessageRole, TokenUsage
 from riverbeam.v1 import records_pb2
 
@@ -53,6 +53,8 @@ class Session(WireModel):
     last_active_at: UtcDatetime
     metadata: OptionalJsonObject = None
     last_seq: int = Field(default=0, ge=0, le=INT32_MAX)
+    # The session configuration a request's session_config set (docs/agents.md); None: none.
+    config: TurnConfig | None = None
 
 
 class Interaction(WireModel):
@@ -96,6 +98,8 @@ class Run(WireModel):
     # The lease's fencing epoch: 1 at begin-run, bumped by each takeover (docs/failure-model.md).
     lease_epoch: int | None = None
     agent_version: str | None = None
+    # The per-request options it was started with (a resume's include what it inherited).
+    options: RunOptions | None = None
 
 
 class Message(WireModel):

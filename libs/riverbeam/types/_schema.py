@@ -12,6 +12,7 @@ from riverbeam.types._invoke import (
     InvokePayload,
     InvokeRequest,
     ResumePayload,
+    RunOptions,
     TurnConfig,
 )
 from riverbeam.types._models import AgentMetadata, ModelConfig, StreamAck
@@ -51,6 +52,7 @@ WIRE_TYPES: dict[str, type[WireModel]] = {
         ModelConfig,
         ResumePayload,
         Run,
+        RunOptions,
         Session,
         StreamAck,
         StreamChunk,

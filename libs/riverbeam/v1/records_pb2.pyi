@@ -67,7 +67,7 @@ ACTION_OUTCOME_APPROVED_FAILED: ActionOutcome
 ACTION_OUTCOME_DECLINED: ActionOutcome
 
 class Session(_message.Message):
-    __slots__ = ("session_id", "user_id", "profile_id", "org_id", "created_at", "last_active_at", "metadata", "last_seq")
+    __slots__ = ("session_id", "user_id", "profile_id", "org_id", "created_at", "last_active_at", "metadata", "last_seq", "config")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     USER_ID_FIELD_NUMBER: _ClassVar[int]
     PROFILE_ID_FIELD_NUMBER: _ClassVar[int]
@@ -76,6 +76,7 @@ class Session(_message.Message):
     LAST_ACTIVE_AT_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
     LAST_SEQ_FIELD_NUMBER: _ClassVar[int]
+    CONFIG_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     user_id: str
     profile_id: str
@@ -84,7 +85,8 @@ class Session(_message.Message):
     last_active_at: _timestamp_pb2.Timestamp
     metadata: _struct_pb2.Struct
     last_seq: int
-    def __init__(self, session_id: _Optional[str] = ..., user_id: _Optional[str] = ..., profile_id: _Optional[str] = ..., org_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_active_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., last_seq: _Optional[int] = ...) -> None: ...
+    config: _types_pb2.TurnConfig
+    def __init__(self, session_id: _Optional[str] = ..., user_id: _Optional[str] = ..., profile_id: _Optional[str] = ..., org_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_active_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., last_seq: _Optional[int] = ..., config: _Optional[_Union[_types_pb2.TurnConfig, _Mapping]] = ...) -> None: ...
 
 class Interaction(_message.Message):
     __slots__ = ("interaction_id", "session_id", "agent_name", "status", "created_at", "updated_at", "agent_version")
@@ -105,7 +107,7 @@ class Interaction(_message.Message):
     def __init__(self, interaction_id: _Optional[str] = ..., session_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., status: _Optional[_Union[InteractionStatus, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., agent_version: _Optional[str] = ...) -> None: ...
 
 class Run(_message.Message):
-    __slots__ = ("run_id", "interaction_id", "session_id", "agent_name", "status", "request_id", "started_at", "finished_at", "error_code", "error_message", "token_usage", "model_used", "lease_owner", "lease_expires_at", "result", "lease_epoch", "agent_version")
+    __slots__ = ("run_id", "interaction_id", "session_id", "agent_name", "status", "request_id", "started_at", "finished_at", "error_code", "error_message", "token_usage", "model_used", "lease_owner", "lease_expires_at", "result", "lease_epoch", "options", "agent_version")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     INTERACTION_ID_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
@@ -122,6 +124,7 @@ class Run(_message.Message):
     LEASE_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
     LEASE_EPOCH_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
     AGENT_VERSION_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     interaction_id: str
@@ -139,8 +142,9 @@ class Run(_message.Message):
     lease_expires_at: _timestamp_pb2.Timestamp
     result: _types_pb2.AgentResult
     lease_epoch: int
+    options: _types_pb2.RunOptions
     agent_version: str
-    def __init__(self, run_id: _Optional[str] = ..., interaction_id: _Optional[str] = ..., session_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ..., request_id: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error_code: _Optional[str] = ..., error_message: _Optional[str] = ..., token_usage: _Optional[_Union[_types_pb2.TokenUsage, _Mapping]] = ..., model_used: _Optional[str] = ..., lease_owner: _Optional[str] = ..., lease_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., result: _Optional[_Union[_types_pb2.AgentResult, _Mapping]] = ..., lease_epoch: _Optional[int] = ..., agent_version: _Optional[str] = ...) -> None: ...
+    def __init__(self, run_id: _Optional[str] = ..., interaction_id: _Optional[str] = ..., session_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ..., request_id: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error_code: _Optional[str] = ..., error_message: _Optional[str] = ..., token_usage: _Optional[_Union[_types_pb2.TokenUsage, _Mapping]] = ..., model_used: _Optional[str] = ..., lease_owner: _Optional[str] = ..., lease_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., result: _Optional[_Union[_types_pb2.AgentResult, _Mapping]] = ..., lease_epoch: _Optional[int] = ..., options: _Optional[_Union[_types_pb2.RunOptions, _Mapping]] = ..., agent_version: _Optional[str] = ...) -> None: ...
 
 class Message(_message.Message):
     __slots__ = ("message_id", "session_id", "interaction_id", "run_id", "seq", "role", "type", "content", "tool_call_id", "tool_name", "tool_args", "tool_result", "metadata", "created_at")

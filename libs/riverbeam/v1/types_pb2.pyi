@@ -108,6 +108,18 @@ class TurnConfig(_message.Message):
     append_instructions: str
     def __init__(self, include_tools: _Optional[_Iterable[str]] = ..., exclude_tools: _Optional[_Iterable[str]] = ..., prepend_instructions: _Optional[str] = ..., append_instructions: _Optional[str] = ...) -> None: ...
 
+class RunOptions(_message.Message):
+    __slots__ = ("response_schema", "time_limit_s", "token_budget", "turn_config")
+    RESPONSE_SCHEMA_FIELD_NUMBER: _ClassVar[int]
+    TIME_LIMIT_S_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_BUDGET_FIELD_NUMBER: _ClassVar[int]
+    TURN_CONFIG_FIELD_NUMBER: _ClassVar[int]
+    response_schema: _struct_pb2.Struct
+    time_limit_s: float
+    token_budget: int
+    turn_config: TurnConfig
+    def __init__(self, response_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., time_limit_s: _Optional[float] = ..., token_budget: _Optional[int] = ..., turn_config: _Optional[_Union[TurnConfig, _Mapping]] = ...) -> None: ...
+
 class TokenUsage(_message.Message):
     __slots__ = ("prompt_tokens", "completion_tokens", "total_tokens")
     PROMPT_TOKENS_FIELD_NUMBER: _ClassVar[int]

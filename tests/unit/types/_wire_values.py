@@ -43,6 +43,7 @@ from riverbeam.types import (
     Provider,
     ResumePayload,
     Run,
+    RunOptions,
     RunStatus,
     Session,
     StreamAck,
@@ -129,6 +130,13 @@ turn_configs = st.builds(
     exclude_tools=st.lists(names, max_size=2),
     prepend_instructions=opt(texts),
     append_instructions=opt(texts),
+)
+run_options = st.builds(
+    RunOptions,
+    response_schema=opt(json_objects),
+    time_limit_s=opt(st.floats(min_value=0.001, max_value=1e6)),
+    token_budget=opt(st.integers(min_value=1, max_value=INT32_MAX)),
+    turn_config=opt(turn_configs),
 )
 tool_calls = st.builds(
     ToolCallRecord,
@@ -339,7 +347,9 @@ VALUES: dict[str, S[Any]] = {
         lease_owner=opt(texts),
         lease_expires_at=opt(times),
         result=opt(agent_results),
+        options=opt(run_options),
     ),
+    "RunOptions": run_options,
     "Session": st.builds(
         Session,
         session_id=names,
@@ -350,6 +360,7 @@ VALUES: dict[str, S[Any]] = {
         last_active_at=times,
         metadata=opt(json_objects),
         last_seq=int32s,
+        config=opt(turn_configs),
     ),
     "StreamAck": st.builds(
         StreamAck,
