@@ -35,13 +35,8 @@ from riverbeam.runtime._pipeline_types import (
     PipelineOptions,
     PreparedRun,
 )
-from riverbeam.runtime._records import (
-    agent_options,
-    effective_session_config,
-    finish_messages,
-    pending_actions,
-    session_config_metadata,
-)
+from riverbeam.runtime._records import agent_options, finish_messages, pending_actions
+from riverbeam.runtime._run_options import apply_options, run_options_for
 from riverbeam.runtime._sinks import FrameSink, SinkFactory
 from riverbeam.runtime._steps import (
     CancelElsewhere,
@@ -122,6 +117,9 @@ class Pipeline:
         interaction_id = request.interaction_id or new_id()
         run_id = new_id()
         auth = request.auth_context
+        # Recorded on the run; a resume inherits the interrupted run's (docs/agents.md).
+        options = await run_options_for(self.store, request)
+        request = apply_options(request, options)
 
         async def on_abandoned(begun: BeginRunResult) -> None:
             await close_abandoned(
@@ -149,6 +147,8 @@ class Pipeline:
                     org_id=auth.org_id if auth else None,
                     require_owner=grant.require_owner if grant else None,
                     require_org=grant.require_org if grant else None,
+                    session_config=request.session_config,
+                    run_options=options,
                 ),
                 on_abandoned,
             )
@@ -210,7 +210,6 @@ class Pipeline:
                     session_id=request.session_id,
                     agent_name=request.agent_name,
                     human_content=list(request.content),
-                    message_metadata=session_config_metadata(request),
                     lease_owner=self.options.runner_id,
                     lease_ttl_s=self.options.lease_ttl_s,
                     exclusive=True,
@@ -403,7 +402,7 @@ class Pipeline:
             auth_context=prepared.request.auth_context,
             actions=prepared.resumed,
             confirm_allowed=prepared.grant.may_confirm,
-            **agent_options(prepared.request, prepared.begun.history),
+            **agent_options(prepared.request, prepared.begun.session),
         )
         try:
             # Inside the try: a store failure while loading memory ends the run as failed
@@ -481,7 +480,6 @@ class Pipeline:
             result,
             unanswered=tracker.open_calls.values() if outcome.status == "cancelled" else (),
             error=error,
-            session_config=effective_session_config(prepared.request, prepared.begun.history),
         )
         await self.store.finish_run(
             run_id=prepared.run_id,

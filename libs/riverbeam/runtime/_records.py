@@ -2,28 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
-
-from pydantic import ValidationError
 
 from riverbeam.runtime._frames import OpenToolCall
 from riverbeam.store import NewAction, NewMessage
-from riverbeam.types import AgentResult, ContentPart, InvokeRequest, Message, TurnConfig
+from riverbeam.types import AgentResult, ContentPart, InvokeRequest, Session
 
 __all__ = [
-    "SESSION_CONFIG_KEY",
     "agent_options",
-    "effective_session_config",
     "finish_messages",
     "partial_result",
     "pending_actions",
-    "session_config_metadata",
     "tool_failure",
 ]
-
-SESSION_CONFIG_KEY = "session_config"
-"""Message metadata key of the session configuration in effect (docs/agents.md)."""
 
 
 def finish_messages(
@@ -31,7 +23,6 @@ def finish_messages(
     *,
     unanswered: Iterable[OpenToolCall] = (),
     error: dict[str, Any] | None = None,
-    session_config: TurnConfig | None = None,
 ) -> list[NewMessage]:
     """The messages a run saves as it finishes, in this order.
 
@@ -72,9 +63,6 @@ def finish_messages(
         ai_meta["action_required"] = [a.to_json_dict() for a in result.action_required]
     if error is not None:
         ai_meta["error"] = error
-    if session_config is not None:
-        # Carried forward on every turn's reply, so the newest history always holds it.
-        ai_meta[SESSION_CONFIG_KEY] = session_config.to_json_dict()
     if result.content or ai_meta:
         messages.append(
             NewMessage(
@@ -127,46 +115,19 @@ def tool_failure(result: Any) -> str | None:
     return f"{body['code']}: {body.get('message', '')}"
 
 
-def agent_options(request: InvokeRequest, history: Sequence[Message]) -> dict[str, Any]:
-    """The AgentInput fields of the agent layer's per-request options."""
+def agent_options(request: InvokeRequest, session: Session) -> dict[str, Any]:
+    """The AgentInput fields of the agent layer's per-request options.
+
+    The session configuration is the session record's (`Session.config`), as the begin-run
+    step left it: a request's session_config was stored by that step.
+    """
     return {
         "response_schema": request.response_schema,
         "time_limit_s": request.time_limit_s,
         "token_budget": request.token_budget,
         "turn_config": request.turn_config,
-        "session_config": effective_session_config(request, history),
+        "session_config": session.config,
     }
-
-
-def session_config_metadata(request: InvokeRequest) -> dict[str, Any] | None:
-    """The human message's metadata when the request sets the session's configuration."""
-    if request.session_config is None:
-        return None
-    return {SESSION_CONFIG_KEY: request.session_config.to_json_dict()}
-
-
-def effective_session_config(
-    request: InvokeRequest, history: Sequence[Message]
-) -> TurnConfig | None:
-    """The session configuration a run uses: the request's, else the newest one recorded.
-
-    A session configuration is stored with the session's messages (the human message of the
-    turn that set it, and each later reply carries it forward), so it applies to every later
-    turn until a request sends another one; an empty one clears it.
-    """
-    if request.session_config is not None:
-        config: TurnConfig | None = request.session_config
-    else:
-        config = None
-        for message in reversed(history):
-            raw = (message.metadata or {}).get(SESSION_CONFIG_KEY)
-            if isinstance(raw, dict):
-                try:
-                    config = TurnConfig.model_validate(raw)
-                except ValidationError:
-                    config = None
-                break
-    return None if config is None or config.is_empty else config
 
 
 def partial_result(recorded: AgentResult, left: AgentResult) -> AgentResult:

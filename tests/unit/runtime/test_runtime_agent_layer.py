@@ -21,7 +21,7 @@ from riverbeam.agents._output import OutputSpec
 from riverbeam.agents._policies import MaxToolCalls
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.runtime import PipelineOptions, RiverBeam
-from riverbeam.types import AgentResult, StreamAck
+from riverbeam.types import AgentResult, StreamAck, TurnConfig
 from tests.unit.runtime.runtime_kit import CountingTool, text_request
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
@@ -155,16 +155,27 @@ async def test_a_session_configuration_applies_to_later_turns_until_changed() ->
     result = await beam.invoke(text_request("a", "four", sid, session_config={}))
     assert client.calls[3].tool_names == ["t", "u"]  # cleared
     assert isinstance(result, AgentResult)
+    # Stored on the session record, not in the messages.
+    assert (await beam.get_session(sid)).config is None
     messages = await beam.list_messages(sid)
-    humans = [m for m in messages if m.role == "human"]
-    assert humans[0].metadata == {"session_config": config}
-    replies = [m for m in messages if m.role == "ai"]
-    assert [bool((m.metadata or {}).get("session_config")) for m in replies] == [
-        True,
-        True,
-        True,
-        False,
-    ]
+    assert all("session_config" not in (m.metadata or {}) for m in messages)
+
+
+async def test_the_session_configuration_is_on_the_session_record() -> None:
+    client = ScriptedClient([Text("1"), Text("2")])
+    beam = RiverBeam()
+    beam.register_agent(
+        RigAgentRunner.new("a", client, [CountingTool("t"), CountingTool("u")], None)
+    )
+    sid = str(uuid.uuid4())
+    config = {"exclude_tools": ["t"], "append_instructions": "Be brief."}
+    await beam.invoke(text_request("a", "one", sid, session_config=config))
+    assert (await beam.get_session(sid)).config == TurnConfig.model_validate(config)
+    second = await beam.invoke(text_request("a", "two", sid))
+    assert isinstance(second, AgentResult)
+    assert (await beam.get_session(sid)).config == TurnConfig.model_validate(config)
+    layer = (second.metadata or {})["agent_layer"]
+    assert layer["turn"] == {"tools": ["u"], "append_instructions": ["Be brief."]}
 
 
 async def test_a_compaction_summary_is_stored_and_reused_by_later_turns() -> None:
