@@ -65,6 +65,9 @@ class AgentInput:
     turn_config: TurnConfig | None = None
     # The session's stored configuration, applied before turn_config.
     session_config: TurnConfig | None = None
+    # The input guardrails' outcome when the pipeline ran them before storing the turn
+    # (agents/_input_guard.py GuardedInput); None: the agent runs them itself.
+    guarded_input: Any = None
 
     @property
     def text(self) -> str:

@@ -19,8 +19,10 @@ from typing import Literal
 from riverbeam import __version__
 from riverbeam.agents._compaction import CompactionOptions
 from riverbeam.agents._completion import CompletionClient, closing_events
-from riverbeam.agents._guardrails import Guardrail, GuardrailConfig
+from riverbeam.agents._guardrails import Guardrail, GuardrailConfig, build_guardrails
+from riverbeam.agents._input_guard import GuardedInput, guard_content
 from riverbeam.agents._io import AgentContext, AgentInput
+from riverbeam.agents._layer_config import AgentLayerConfig
 from riverbeam.agents._output import OutputSpec
 from riverbeam.agents._policies import ToolPolicy
 from riverbeam.agents._run import RigRun
@@ -29,7 +31,7 @@ from riverbeam.agents._tokens import EstimatingCounter, TokenCounter
 from riverbeam.agents._tool import Tool, ToolSpec
 from riverbeam.agents._toolcall import BoundTool
 from riverbeam.core.errors import ErrorCode, RiverbeamError
-from riverbeam.types import AgentMetadata, Modality, StreamChunk
+from riverbeam.types import AgentMetadata, ContentPart, Modality, StreamChunk
 
 __all__ = ["RigAgentRunner", "RigOptions", "ToolErrorPolicy"]
 
@@ -212,6 +214,17 @@ class RigAgentRunner:
             version=__version__,
             default_model=_client_default_model(self.client),
         )
+
+    async def guard_input(
+        self, content: list[ContentPart], layer: AgentLayerConfig | None
+    ) -> GuardedInput | None:
+        """The input guardrails (the deployment's, then the agent's) over a turn, before it is
+        stored (agents/_input_guard.py); None when none applies."""
+        guardrails = build_guardrails(
+            [*(layer.guardrails if layer else ()), *self.options.guardrails],
+            judge=self.options.judge or self.client,
+        )
+        return await guard_content(guardrails, content)
 
     async def health_check(self) -> bool:
         """Always healthy: a model outage shows up per request, as an error frame."""

@@ -49,6 +49,7 @@ from riverbeam.agents._guardrails import (
     build_guardrails,
     run_guardrails,
 )
+from riverbeam.agents._input_guard import GuardedInput
 from riverbeam.agents._io import AgentContext, AgentInput, ResumedAction
 from riverbeam.agents._layer_config import AgentLayerConfig
 from riverbeam.agents._limits import Deadline, RunLimits, smallest
@@ -242,6 +243,12 @@ class RigRun(ToolRound, ContextFit):
 
     async def _guard_input(self) -> list[ContentPart]:
         """Input guardrails over the turn's text; the content the model is shown."""
+        guarded = self.input.guarded_input
+        if isinstance(guarded, GuardedInput):  # run before the turn was stored
+            self.events.extend(guarded.events)
+            if guarded.error is not None:
+                raise guarded.error
+            return list(guarded.content)
         content = list(self.input.content)
         text = self.input.text
         if not text or not any(g.applies_to("input") for g in self.guardrails):

@@ -27,6 +27,7 @@ from riverbeam.core.fencing import fenced
 from riverbeam.core.ids import new_id
 from riverbeam.runtime._context import memory_scopes, trim_to_budget
 from riverbeam.runtime._frames import FrameTracker, stamp
+from riverbeam.runtime._input_guard import guard_before_storing
 from riverbeam.runtime._live import LiveRun, raise_if_cancel_was_swallowed
 from riverbeam.runtime._outcomes import Outcome, cancelled_outcome, done_outcome, failed_outcome
 from riverbeam.runtime._pipeline_types import (
@@ -120,6 +121,8 @@ class Pipeline:
         # Recorded on the run; a resume inherits the interrupted run's (docs/agents.md).
         options = await run_options_for(self.store, request)
         request = apply_options(request, options)
+        # A redaction changes the stored human message too: guarded before it is stored.
+        request, guarded = await guard_before_storing(agent, request, self.options.agent_layer)
 
         async def on_abandoned(begun: BeginRunResult) -> None:
             await close_abandoned(
@@ -190,6 +193,7 @@ class Pipeline:
             grant=grant or Grant(),
             begun=begun,
             resumed=resumed,
+            guarded_input=guarded,
         )
 
     async def _begin(self, *, request: InvokeRequest, **ids: Any) -> BeginRunResult:
@@ -402,6 +406,7 @@ class Pipeline:
             auth_context=prepared.request.auth_context,
             actions=prepared.resumed,
             confirm_allowed=prepared.grant.may_confirm,
+            guarded_input=prepared.guarded_input,
             **agent_options(prepared.request, prepared.begun.session),
         )
         try:

@@ -7,7 +7,7 @@ and PreparedRun (a begun run, ready to execute).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from riverbeam.agents import Agent
 from riverbeam.agents._io import ResumedAction
@@ -66,6 +66,8 @@ class PreparedRun:
     grant: Grant
     begun: BeginRunResult
     resumed: list[ResumedAction]
+    # The input guardrails' outcome, computed before the turn was stored (GuardedInput).
+    guarded_input: Any = None
 
     @property
     def ids(self) -> dict[str, str]:

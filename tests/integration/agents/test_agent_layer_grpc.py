@@ -130,6 +130,15 @@ async def test_deployment_input_guardrail_redacts_what_the_model_sees(stack: Lay
     result = await stack.client("alice").invoke("plain", "mail me at ada@example.com")
     assert isinstance(result, AgentResult) and result.text == "noted"
     assert script.calls[0].messages[-1]["content"] == "mail me at [email]"
+    # Stored redacted in Postgres: nothing unredacted is persisted.
+    messages = await stack.client("alice").list_messages(result.session_id or "")
+    (human,) = [m for m in messages if m.role == "human"]
+    assert human.text == "mail me at [email]"
+    assert "ada@example.com" not in str(messages)
+    run = await stack.store.get_run(run_id=result.run_id or "")
+    assert run.result is not None
+    events = (run.result.metadata or {})["agent_layer"]["guardrails"]
+    assert [(e["name"], e["action"]) for e in events] == [("pii", "rewrite")]
 
 
 async def test_policy_approval_runs_the_stored_call_exactly_once(stack: LayerStack) -> None:
