@@ -19,6 +19,7 @@ def _grant(message: pb.CallerGrant) -> Grant:
         subject=message.subject or None,
         require_owner=message.require_owner if message.HasField("require_owner") else None,
         require_org=message.require_org if message.HasField("require_org") else None,
+        session_config_narrows_only=message.session_config_narrows_only,
     )
 
 

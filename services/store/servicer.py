@@ -135,6 +135,7 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
                 if request.HasField("run_options")
                 else None
             ),
+            session_config_narrows=request.session_config_narrows,
         )
         human = begun.human_message
         return pb.BeginRunResponse(

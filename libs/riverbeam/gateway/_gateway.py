@@ -186,6 +186,8 @@ class Gateway(OwnershipChecks):
             # store repeats it atomically with the session's creation (BEM-025 for the loser).
             require_owner=(None if principal.may_read_any_session() else clean.effective_user_id),
             require_org=(None if principal.may_read_any_session() else clean.effective_org_id),
+            # Only a backend or admin replaces (or clears) a session's configuration.
+            session_config_narrows_only=not principal.may_act_for_users(),
         )
         log.info(
             "invoke",

@@ -21,7 +21,10 @@ __all__ = ["RunnerClient"]
 
 
 def _grant(grant: Grant) -> pb.CallerGrant:
-    out = pb.CallerGrant(may_confirm=grant.may_confirm)
+    out = pb.CallerGrant(
+        may_confirm=grant.may_confirm,
+        session_config_narrows_only=grant.session_config_narrows_only,
+    )
     if grant.subject is not None:
         out.subject = grant.subject
     if grant.require_owner is not None:

@@ -151,6 +151,7 @@ class Pipeline:
                     require_owner=grant.require_owner if grant else None,
                     require_org=grant.require_org if grant else None,
                     session_config=request.session_config,
+                    session_config_narrows=bool(grant and grant.session_config_narrows_only),
                     run_options=options,
                 ),
                 on_abandoned,

@@ -36,6 +36,8 @@ class Grant:
     subject: str | None = None
     require_owner: str | None = None
     require_org: str | None = None
+    # Not a backend or admin: its session_config narrows the stored one, never replaces it.
+    session_config_narrows_only: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -99,28 +99,6 @@ def _both_schemas(a: dict[str, Any] | None, b: dict[str, Any] | None) -> dict[st
 
 
 def _narrowed(a: TurnConfig | None, b: TurnConfig | None) -> TurnConfig | None:
-    """One TurnConfig with the effect of a, then b (both kept within the agent's allowlist).
-
-    Both include lists keep their intersection: a's list stays the include, and the names of
-    either list that the other lacks are excluded, so every name is still checked against the
-    agent's allowlist (BEM-220) and an empty intersection leaves no tool rather than all.
-    """
     if a is None or b is None:
         return a if b is None else b
-    include = list(a.include_tools or b.include_tools)
-    exclude = list(a.exclude_tools)
-    if a.include_tools and b.include_tools:
-        exclude += [t for t in a.include_tools if t not in b.include_tools]
-        exclude += [t for t in b.include_tools if t not in a.include_tools]
-    exclude += b.exclude_tools
-    return TurnConfig(
-        include_tools=include,
-        exclude_tools=list(dict.fromkeys(exclude)),
-        prepend_instructions=_joined(a.prepend_instructions, b.prepend_instructions),
-        append_instructions=_joined(a.append_instructions, b.append_instructions),
-    )
-
-
-def _joined(a: str | None, b: str | None) -> str | None:
-    parts = [p for p in (a, b) if p]
-    return "\n\n".join(parts) if parts else None
+    return a.then(b)

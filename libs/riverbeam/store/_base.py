@@ -116,6 +116,7 @@ class BeamStore(Protocol):
         version_policy: str | None = None,
         session_config: TurnConfig | None = None,
         run_options: RunOptions | None = None,
+        session_config_narrows: bool = False,
     ) -> BeginRunResult:
         """Start a run, in one transaction.
 
@@ -137,7 +138,9 @@ class BeamStore(Protocol):
         match; `any`), checked inside the step, so nothing is written on refusal.
 
         `session_config`, when given, replaces the session's configuration (`Session.config`;
-        an empty one clears it) inside the step; `run_options` are recorded on the run
+        an empty one clears it) inside the step, or with `session_config_narrows` narrows it
+        (`stored.then(session_config)`, under the session's lock; an empty one changes
+        nothing); `run_options` are recorded on the run
         (`Run.options`; empty ones are not). The result's session and run show both.
 
         Errors: BEM-031 request_id already used; BEM-260 version pin; BEM-261 an answered

@@ -204,6 +204,7 @@ class StoreClient:
         version_policy: str | None = None,
         session_config: TurnConfig | None = None,
         run_options: RunOptions | None = None,
+        session_config_narrows: bool = False,
     ) -> BeginRunResult:
         request = pb.BeginRunRequest(
             session_id=session_id,
@@ -227,6 +228,7 @@ class StoreClient:
             version_policy=version_policy,
             session_config=None if session_config is None else session_config.to_proto(),
             run_options=None if run_options is None else run_options.to_proto(),
+            session_config_narrows=session_config_narrows,
         )
         resp = await self._call(self._stub.BeginRun, request)
         return BeginRunResult(

@@ -190,6 +190,7 @@ class InMemoryStore(MemoryScopes):
         version_policy: str | None = None,
         session_config: TurnConfig | None = None,
         run_options: RunOptions | None = None,
+        session_config_narrows: bool = False,
     ) -> BeginRunResult:
         _checks.action_responses(action_responses)
         policy = _checks.version_policy(version_policy)
@@ -203,7 +204,9 @@ class InMemoryStore(MemoryScopes):
                 raise RiverbeamError(ErrorCode.REQUEST_ID_REUSED, request_id=request_id)
             t.check_owner(session_id, require_owner, require_org)
             session = with_session_config(
-                t.upserted_session(session_id, user_id, profile_id, org_id, now), session_config
+                t.upserted_session(session_id, user_id, profile_id, org_id, now),
+                session_config,
+                narrows=session_config_narrows,
             )
             interaction = t.opened_interaction(
                 session_id, agent_name, interaction_id, bool(action_responses), now, agent_version

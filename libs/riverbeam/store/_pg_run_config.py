@@ -13,6 +13,7 @@ import asyncpg
 
 from riverbeam.store import _rows
 from riverbeam.store._migrations import quote_schema
+from riverbeam.store._run_config import UNCHANGED, new_session_config
 from riverbeam.store._sql import RUN_COLS, SESSION_COLS
 from riverbeam.types import Run, RunOptions, Session, TurnConfig
 
@@ -35,12 +36,13 @@ def _statements(schema: str) -> tuple[str, str]:
 
 
 async def set_session_config(
-    conn: Conn, schema: str, session: Session, config: TurnConfig | None
+    conn: Conn, schema: str, session: Session, config: TurnConfig | None, *, narrows: bool
 ) -> Session:
-    """The session with its configuration replaced (None: unchanged; an empty one clears it)."""
-    if config is None:
+    """The session with its configuration replaced or narrowed (_run_config.py)."""
+    new = new_session_config(session.config, config, narrows=narrows)
+    if new is UNCHANGED:
         return session
-    value = None if config.is_empty else _rows.dump(config)
+    value = None if new is None else _rows.dump(new)
     row = await conn.fetchrow(_statements(schema)[0], session.session_id, value)
     assert row is not None  # locked by this transaction's upsert
     return _rows.session_of(row)

@@ -295,6 +295,7 @@ class PgBeamStore(PgLeases, PgMemory):
         version_policy: str | None = None,
         session_config: TurnConfig | None = None,
         run_options: RunOptions | None = None,
+        session_config_narrows: bool = False,
     ) -> BeginRunResult:
         _checks.action_responses(action_responses)
         policy = _checks.version_policy(version_policy)
@@ -321,7 +322,11 @@ class PgBeamStore(PgLeases, PgMemory):
             if session_row is None:  # it exists and is not require_owner's
                 raise RiverbeamError(ErrorCode.SESSION_NOT_FOUND, session_id=session_id)
             session = await set_session_config(
-                conn, self._schema, _rows.session_of(session_row), session_config
+                conn,
+                self._schema,
+                _rows.session_of(session_row),
+                session_config,
+                narrows=session_config_narrows,
             )
 
             if resume:

@@ -93,6 +93,32 @@ class TurnConfig(WireModel):
             or self.append_instructions
         )
 
+    def then(self, other: TurnConfig) -> TurnConfig:
+        """One config with the effect of this one, then `other`: never wider than either.
+
+        Both include lists keep their intersection: this one's list stays the include, and
+        the names of either list that the other lacks are excluded, so every name is still
+        checked against the agent's allowlist (BEM-220) and an empty intersection leaves no
+        tool rather than all. Instructions of both are kept, this one's first.
+        """
+        include = list(self.include_tools or other.include_tools)
+        exclude = list(self.exclude_tools)
+        if self.include_tools and other.include_tools:
+            exclude += [t for t in self.include_tools if t not in other.include_tools]
+            exclude += [t for t in other.include_tools if t not in self.include_tools]
+        exclude += other.exclude_tools
+        return TurnConfig(
+            include_tools=include,
+            exclude_tools=list(dict.fromkeys(exclude)),
+            prepend_instructions=_joined(self.prepend_instructions, other.prepend_instructions),
+            append_instructions=_joined(self.append_instructions, other.append_instructions),
+        )
+
+
+def _joined(a: str | None, b: str | None) -> str | None:
+    parts = [p for p in (a, b) if p]
+    return "\n\n".join(parts) if parts else None
+
 
 class RunOptions(WireModel):
     """The per-request options a run was started with, recorded on it (`Run.options`).

@@ -9,16 +9,18 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class CallerGrant(_message.Message):
-    __slots__ = ("may_confirm", "subject", "require_owner", "require_org")
+    __slots__ = ("may_confirm", "subject", "require_owner", "require_org", "session_config_narrows_only")
     MAY_CONFIRM_FIELD_NUMBER: _ClassVar[int]
     SUBJECT_FIELD_NUMBER: _ClassVar[int]
     REQUIRE_OWNER_FIELD_NUMBER: _ClassVar[int]
     REQUIRE_ORG_FIELD_NUMBER: _ClassVar[int]
+    SESSION_CONFIG_NARROWS_ONLY_FIELD_NUMBER: _ClassVar[int]
     may_confirm: bool
     subject: str
     require_owner: str
     require_org: str
-    def __init__(self, may_confirm: _Optional[bool] = ..., subject: _Optional[str] = ..., require_owner: _Optional[str] = ..., require_org: _Optional[str] = ...) -> None: ...
+    session_config_narrows_only: bool
+    def __init__(self, may_confirm: _Optional[bool] = ..., subject: _Optional[str] = ..., require_owner: _Optional[str] = ..., require_org: _Optional[str] = ..., session_config_narrows_only: _Optional[bool] = ...) -> None: ...
 
 class RunInvokeRequest(_message.Message):
     __slots__ = ("request", "model", "grant")

@@ -176,7 +176,7 @@ class FetchPendingActionsResponse(_message.Message):
     def __init__(self, actions: _Optional[_Iterable[_Union[_records_pb2.Action, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class BeginRunRequest(_message.Message):
-    __slots__ = ("session_id", "user_id", "profile_id", "org_id", "agent_name", "interaction_id", "run_id", "request_id", "human_content", "message_metadata", "lease_owner", "lease_ttl_s", "exclusive", "action_responses", "agent_version", "version_policy", "history_limit", "require_owner", "require_org", "session_config", "run_options")
+    __slots__ = ("session_id", "user_id", "profile_id", "org_id", "agent_name", "interaction_id", "run_id", "request_id", "human_content", "message_metadata", "lease_owner", "lease_ttl_s", "exclusive", "action_responses", "agent_version", "version_policy", "history_limit", "require_owner", "require_org", "session_config", "run_options", "session_config_narrows")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     USER_ID_FIELD_NUMBER: _ClassVar[int]
     PROFILE_ID_FIELD_NUMBER: _ClassVar[int]
@@ -198,6 +198,7 @@ class BeginRunRequest(_message.Message):
     REQUIRE_ORG_FIELD_NUMBER: _ClassVar[int]
     SESSION_CONFIG_FIELD_NUMBER: _ClassVar[int]
     RUN_OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    SESSION_CONFIG_NARROWS_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     user_id: str
     profile_id: str
@@ -219,7 +220,8 @@ class BeginRunRequest(_message.Message):
     require_org: str
     session_config: _types_pb2.TurnConfig
     run_options: _types_pb2.RunOptions
-    def __init__(self, session_id: _Optional[str] = ..., user_id: _Optional[str] = ..., profile_id: _Optional[str] = ..., org_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., interaction_id: _Optional[str] = ..., run_id: _Optional[str] = ..., request_id: _Optional[str] = ..., human_content: _Optional[_Iterable[_Union[_types_pb2.ContentPart, _Mapping]]] = ..., message_metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., lease_owner: _Optional[str] = ..., lease_ttl_s: _Optional[float] = ..., exclusive: _Optional[bool] = ..., action_responses: _Optional[_Iterable[_Union[_types_pb2.ActionResponseEnvelope, _Mapping]]] = ..., agent_version: _Optional[str] = ..., version_policy: _Optional[str] = ..., history_limit: _Optional[int] = ..., require_owner: _Optional[str] = ..., require_org: _Optional[str] = ..., session_config: _Optional[_Union[_types_pb2.TurnConfig, _Mapping]] = ..., run_options: _Optional[_Union[_types_pb2.RunOptions, _Mapping]] = ...) -> None: ...
+    session_config_narrows: bool
+    def __init__(self, session_id: _Optional[str] = ..., user_id: _Optional[str] = ..., profile_id: _Optional[str] = ..., org_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., interaction_id: _Optional[str] = ..., run_id: _Optional[str] = ..., request_id: _Optional[str] = ..., human_content: _Optional[_Iterable[_Union[_types_pb2.ContentPart, _Mapping]]] = ..., message_metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., lease_owner: _Optional[str] = ..., lease_ttl_s: _Optional[float] = ..., exclusive: _Optional[bool] = ..., action_responses: _Optional[_Iterable[_Union[_types_pb2.ActionResponseEnvelope, _Mapping]]] = ..., agent_version: _Optional[str] = ..., version_policy: _Optional[str] = ..., history_limit: _Optional[int] = ..., require_owner: _Optional[str] = ..., require_org: _Optional[str] = ..., session_config: _Optional[_Union[_types_pb2.TurnConfig, _Mapping]] = ..., run_options: _Optional[_Union[_types_pb2.RunOptions, _Mapping]] = ..., session_config_narrows: _Optional[bool] = ...) -> None: ...
 
 class BeginRunResponse(_message.Message):
     __slots__ = ("session", "interaction", "run", "human_message", "resolved_actions", "action_messages", "history")

@@ -85,3 +85,45 @@ async def test_a_refused_step_changes_no_session_config(store: BeamStore) -> Non
             session_config=TurnConfig(include_tools=["y"]),
         )
     assert (await store.get_session(session_id=sid)).config == CONFIG
+
+
+# ---- narrowing (a caller that is not a backend or admin) -----------------------------------------
+async def test_a_narrowing_session_config_adds_to_the_stored_one(store: BeamStore) -> None:
+    first = await begin(store, session_config=CONFIG)
+    sid = first.session.session_id
+    narrowed = await begin(
+        store,
+        session_id=sid,
+        interaction_id=uid(),
+        session_config=TurnConfig(include_tools=["read_file"]),
+        session_config_narrows=True,
+    )
+    expected = TurnConfig(
+        include_tools=["read_file"],
+        exclude_tools=["git_push"],
+        append_instructions="Answer in one line.",  # kept: only narrowed
+    )
+    assert narrowed.session.config == expected
+    assert (await store.get_session(session_id=sid)).config == expected
+
+
+async def test_a_narrowing_empty_session_config_clears_nothing(store: BeamStore) -> None:
+    first = await begin(store, session_config=CONFIG)
+    sid = first.session.session_id
+    kept = await begin(
+        store,
+        session_id=sid,
+        interaction_id=uid(),
+        session_config=TurnConfig(),
+        session_config_narrows=True,
+    )
+    assert kept.session.config == CONFIG
+    assert (await store.get_session(session_id=sid)).config == CONFIG
+
+
+async def test_a_narrowing_session_config_on_a_new_session_is_stored_as_sent(
+    store: BeamStore,
+) -> None:
+    only = TurnConfig(exclude_tools=["git_push"])
+    begun = await begin(store, session_config=only, session_config_narrows=True)
+    assert begun.session.config == only

@@ -12,7 +12,7 @@ from riverbeam.agents import (
     Text,
     ToolCalls,
 )
-from riverbeam.runtime import RiverBeam
+from riverbeam.runtime import Grant, RiverBeam
 from riverbeam.runtime._run_options import combined_options
 from riverbeam.types import AgentResult, RunOptions, TurnConfig
 from tests.unit.runtime.runtime_kit import CountingTool, approval, text_request
@@ -147,3 +147,31 @@ async def test_a_new_interaction_inherits_nothing() -> None:
     assert isinstance(first, AgentResult) and isinstance(second, AgentResult)
     assert (await beam.get_run(first.run_id or "")).options == RunOptions(time_limit_s=7)
     assert (await beam.get_run(second.run_id or "")).options is None
+
+
+# ---- who may replace a session's configuration ---------------------------------------------------
+async def test_a_caller_granted_narrowing_only_cannot_clear_or_widen_the_session_s() -> None:
+    beam, client, _, _ = _paused_beam([Text("1"), Text("2"), Text("3")])
+    sid = str(uuid.uuid4())
+    config = {"exclude_tools": ["push"], "append_instructions": "Be brief."}
+    await beam.invoke(text_request("a", "one", sid, session_config=config))
+    narrow = Grant(session_config_narrows_only=True)
+    await beam.invoke(text_request("a", "two", sid, session_config={}), grant=narrow)
+    assert (await beam.get_session(sid)).config == TurnConfig.model_validate(config)
+    assert client.calls[1].tool_names == ["read"]
+    await beam.invoke(
+        text_request("a", "three", sid, session_config={"include_tools": ["push", "read"]}),
+        grant=narrow,
+    )
+    stored = (await beam.get_session(sid)).config
+    assert stored is not None and stored.append_instructions == "Be brief."
+    assert client.calls[2].tool_names == ["read"]  # push stays excluded
+
+
+def test_the_grant_s_narrowing_flag_crosses_the_runner_api() -> None:
+    from riverbeam.runtime._client import _grant as to_proto
+    from services.runner.servicer import _grant as from_proto
+
+    for flag in (True, False):
+        grant = Grant(subject="alice", session_config_narrows_only=flag)
+        assert from_proto(to_proto(grant)) == grant
