@@ -3,8 +3,8 @@
 The runner's built-in agents call the scriptable chat server; the deployment's agent-layer
 defaults come from RIVERBEAM_AGENT_LAYER (an output guardrail and an approval policy). One
 case per feature: structured output, a guardrail tripwire, a policy approval, a run time
-limit, a turn's tool narrowing. (Compaction is covered on NATS and Postgres in
-tests/integration/agents.)
+limit, a turn's tool narrowing. Compaction: test_compaction_e2e.py; redaction as stored, the
+session record and a resume's options: test_agent_records_e2e.py.
 """
 
 from __future__ import annotations
