@@ -75,3 +75,26 @@ def test_a_rig_agent_on_an_openai_model_counts_with_the_vocabulary(offline: None
     assert isinstance(
         RigAgentRunner.new("b", ScriptedClient([]), [], None).counter, EstimatingCounter
     )
+
+
+class _CountingEncoding:
+    """An encoding that counts how often it is asked (one token per word)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        self.calls += 1
+        return [0] * len(text.split())
+
+
+def test_a_text_is_encoded_once_while_it_is_in_the_memo() -> None:
+    encoding = _CountingEncoding()
+    counter = VocabularyCounter(encoding, memo_size=2)
+    history = [{"role": "user", "content": "one two three"}, {"role": "ai", "content": "four"}]
+    first = counter.count(history, [])
+    assert counter.count(history, []) == first  # the next turn counts the same history
+    assert encoding.calls == 2
+    counter.text_tokens("five six")  # a third text pushes the oldest out of a memo of two
+    assert counter.text_tokens("one two three") == 3
+    assert encoding.calls == 4
