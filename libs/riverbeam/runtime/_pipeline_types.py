@@ -12,6 +12,7 @@ from typing import Literal
 from riverbeam.agents import Agent
 from riverbeam.agents._io import ResumedAction
 from riverbeam.agents._layer_config import AgentLayerConfig
+from riverbeam.agents._ledger import ToolLedger
 from riverbeam.core.fencing import Fence
 from riverbeam.core.ids import new_id
 from riverbeam.store import BeginRunResult
@@ -66,6 +67,8 @@ class PreparedRun:
     grant: Grant
     begun: BeginRunResult
     resumed: list[ResumedAction]
+    # The run's tool-execution ledger; its unwritten entries go with the finish step.
+    ledger: ToolLedger | None = None
 
     @property
     def ids(self) -> dict[str, str]:

@@ -7,8 +7,8 @@ CREATE TABLE tool_executions (
         CONSTRAINT tool_executions_run_id_fkey REFERENCES runs ON DELETE CASCADE,
     interaction_id text NOT NULL
         CONSTRAINT tool_executions_interaction_id_fkey REFERENCES interactions ON DELETE CASCADE,
-    session_id     text NOT NULL
-        CONSTRAINT tool_executions_session_id_fkey REFERENCES sessions ON DELETE CASCADE,
+    -- No key of its own to sessions: deleting a session deletes its runs, and so these.
+    session_id     text NOT NULL,
     seq            bigint NOT NULL CHECK (seq > 0),
     tool_call_id   text,
     tool           text NOT NULL,
