@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from riverbeam.types._base import JsonObject, NonEmptyStr, UtcDatetime, WireModel
+from riverbeam.types._base import INT32_MAX, JsonObject, NonEmptyStr, UtcDatetime, WireModel
 from riverbeam.v1 import ledger_pb2
 
 __all__ = [
@@ -67,7 +67,7 @@ class ToolExecution(WireModel):
     run_id: NonEmptyStr
     interaction_id: NonEmptyStr
     session_id: NonEmptyStr
-    seq: int = Field(ge=1)
+    seq: int = Field(ge=1, le=INT32_MAX)
     tool: NonEmptyStr
     args: JsonObject = Field(default_factory=dict)
     status: ToolExecutionStatus = "requested"
@@ -79,7 +79,7 @@ class ToolExecution(WireModel):
     error_code: str | None = None
     error_message: str | None = None
     runner_id: str | None = None
-    lease_epoch: int | None = None
+    lease_epoch: int | None = Field(default=None, ge=1, le=INT32_MAX)
     requested_at: UtcDatetime
     started_at: UtcDatetime | None = None
     finished_at: UtcDatetime | None = None
