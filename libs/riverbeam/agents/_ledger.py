@@ -18,6 +18,7 @@ started or may be made again (rerun-safe), or had already finished.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -28,10 +29,10 @@ from riverbeam.agents._tool import ToolSpec
 from riverbeam.core.errors import RiverbeamError
 from riverbeam.core.ids import new_id
 from riverbeam.types import (
+    RESULT_PREVIEW_CHARS,
     ToolExecution,
     ToolExecutionStatus,
-    result_digest,
-    result_preview,
+    canonical_json,
 )
 
 __all__ = ["LedgerWriter", "ToolLedger"]
@@ -167,8 +168,9 @@ class ToolLedger:
         """A final status; a succeeded call's result is kept as its digest and preview."""
         fields: dict[str, Any] = {"status": status, "finished_at": self._clock()}
         if status == "succeeded":
-            fields["result_digest"] = result_digest(result)
-            fields["result_preview"] = result_preview(result)
+            text = canonical_json(result)  # once: a result may be a whole file
+            fields["result_digest"] = hashlib.sha256(text.encode("utf-8")).hexdigest()
+            fields["result_preview"] = text[:RESULT_PREVIEW_CHARS]
         if error is not None:
             fields["error_code"] = error.bem
             fields["error_message"] = error.message
