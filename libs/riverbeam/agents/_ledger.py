@@ -61,6 +61,8 @@ class ToolLedger:
         writer: Where `started` entries of side-effecting calls are written before the call
             runs; None keeps everything here (an agent run outside the pipeline).
         lease_epoch: The epoch the run is held at; every write is fenced by it.
+        first_seq: The `seq` of the run's first call here (a run continued by another
+            runner goes on after the calls already on record).
     """
 
     def __init__(
@@ -73,6 +75,7 @@ class ToolLedger:
         runner_id: str | None = None,
         lease_epoch: int | None = None,
         clock: Callable[[], datetime] = _utcnow,
+        first_seq: int = 1,
     ) -> None:
         self.run_id = run_id
         self.interaction_id = interaction_id
@@ -81,7 +84,7 @@ class ToolLedger:
         self._runner_id = runner_id
         self._epoch = lease_epoch
         self._clock = clock
-        self._seq = itertools.count(1)
+        self._seq = itertools.count(first_seq)
         self._entries: dict[str, ToolExecution] = {}
         self._by_call: dict[str, str] = {}
         self._unwritten: set[str] = set()
