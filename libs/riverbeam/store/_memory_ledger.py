@@ -28,8 +28,9 @@ class LedgerTable:
 
     def apply(self, run: Run, entries: Sequence[ToolExecution]) -> list[ToolExecution]:
         """Check the whole batch against what is stored, then write it (BEM-263/264)."""
+        batch = _ledger.check_batch(run, entries)
         writes: list[ToolExecution] = []
-        for entry in _ledger.check_batch(run, entries):
+        for entry in batch:
             held = self.rows.get(entry.execution_id)
             change = _ledger.merged(held[1] if held else None, entry)
             if change is not None:
@@ -38,7 +39,7 @@ class LedgerTable:
             held = self.rows.get(entry.execution_id)
             pos = held[0] if held else next(self._positions)
             self.rows[entry.execution_id] = (pos, deep_copy(entry))
-        return [deep_copy(self.rows[e.execution_id][1]) for e in _ledger.check_batch(run, entries)]
+        return [deep_copy(self.rows[e.execution_id][1]) for e in batch]
 
     def settle_in_flight(self, run_ids: Collection[str], now: datetime) -> None:
         """Unfinished entries of runs whose runner died: `unknown` (started) or `cancelled`."""
