@@ -1,7 +1,7 @@
 """`riverbeam session <id>`: the recorded hierarchy of a session, fetched and drawn as a tree.
 
-session → interactions → runs (status, tokens, model) → messages (seq, role, text) and actions
-(status, outcome). The public API has no "list interactions/runs" call, so the ids are found in
+session → interactions → runs (status, tokens, model) → messages (seq, role, text), actions
+(status, outcome) and the run's tool-execution ledger (a table, one row per tool call). The public API has no "list interactions/runs" call, so the ids are found in
 the session's messages, its pending actions, and the actions each run's result asked for.
 """
 
@@ -16,7 +16,8 @@ from rich.text import Text
 from rich.tree import Tree
 
 from riverbeam.client import RiverbeamClient
-from riverbeam.types import Action, Interaction, JsonObject, Message, Run, Session
+from riverbeam.types import Action, Interaction, JsonObject, Message, Run, Session, ToolExecution
+from services.cli._ledger_table import ledger_table
 from services.cli._render import compact_json, preview
 
 __all__ = ["InteractionView", "RunView", "SessionView", "load_session", "session_tree"]
@@ -39,6 +40,7 @@ class RunView:
     run: Run
     messages: list[Message] = field(default_factory=list)
     actions: list[Action] = field(default_factory=list)
+    tool_executions: list[ToolExecution] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -68,6 +70,7 @@ class SessionView:
                             "run": r.run.to_json_dict(),
                             "messages": [m.to_json_dict() for m in r.messages],
                             "actions": [a.to_json_dict() for a in r.actions],
+                            "tool_executions": [e.to_json_dict() for e in r.tool_executions],
                         }
                         for r in i.runs
                     ],
@@ -113,7 +116,16 @@ async def load_session(client: RiverbeamClient, session_id: str) -> SessionView:
         [a.action_id for r in runs.values() if r.result for a in r.result.action_required]
     )
     actions.update(await _fetch_all([a for a in asked if a not in actions], client.get_action))
-    return _assemble(session, messages, interactions, runs, list(actions.values()))
+    ledgers = await _fetch_all(
+        list(interactions), lambda i: client.list_tool_executions(interaction_id=i)
+    )
+    view = _assemble(session, messages, interactions, runs, list(actions.values()))
+    by_run = {rv.run.run_id: rv for iv in view.interactions for rv in iv.runs}
+    for entries in ledgers.values():
+        for entry in entries:
+            if entry.run_id in by_run:
+                by_run[entry.run_id].tool_executions.append(entry)
+    return view
 
 
 def _assemble(
@@ -223,4 +235,6 @@ def session_tree(view: SessionView) -> Tree:
                 run_branch.add(_message_label(m))
             for a in rv.actions:
                 run_branch.add(_action_label(a))
+            if rv.tool_executions:
+                run_branch.add(ledger_table(rv.tool_executions))
     return tree

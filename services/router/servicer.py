@@ -12,6 +12,7 @@ from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.gateway import Gateway
 from riverbeam.store import usage_row_to_proto
 from riverbeam.types import AgentResult, InvokeRequest, ResumePayload, StreamAck
+from riverbeam.v1 import ledger_pb2
 from riverbeam.v1 import riverbeam_service_pb2 as pb
 from riverbeam.v1 import riverbeam_service_pb2_grpc as pb_grpc
 
@@ -142,6 +143,26 @@ class RiverbeamServicer(pb_grpc.RiverbeamServiceServicer):
         )
         return pb.GetUsageResponse(
             rows=[usage_row_to_proto(r) for r in rows], total=usage_row_to_proto(total)
+        )
+
+    async def ListToolExecutions(
+        self, request: ledger_pb2.ListToolExecutionsRequest, context: Any
+    ) -> ledger_pb2.ListToolExecutionsResponse:
+        run_id = request.run_id if request.HasField("run_id") and request.run_id else None
+        interaction_id = (
+            request.interaction_id
+            if request.HasField("interaction_id") and request.interaction_id
+            else None
+        )
+        entries, token = await self._gw.list_tool_executions(
+            self._principal(context),
+            run_id=_uuid(run_id, "run_id") if run_id else None,
+            interaction_id=_uuid(interaction_id, "interaction_id") if interaction_id else None,
+            page_size=request.page_size,
+            page_token=request.page_token,
+        )
+        return ledger_pb2.ListToolExecutionsResponse(
+            entries=[e.to_proto() for e in entries], next_page_token=token or ""
         )
 
     async def FollowStream(

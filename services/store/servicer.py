@@ -13,9 +13,10 @@ from riverbeam.types import (
     ContentPart,
     RunOptions,
     TokenUsage,
+    ToolExecution,
     TurnConfig,
 )
-from riverbeam.v1 import records_pb2
+from riverbeam.v1 import ledger_pb2, records_pb2
 from riverbeam.v1 import store_service_pb2 as pb
 from riverbeam.v1 import store_service_pb2_grpc as pb_grpc
 from services.store._convert import (
@@ -172,8 +173,33 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
             result=AgentResult.from_proto(request.result) if request.HasField("result") else None,
             lease_epoch=_epoch(request),
             action_ttl_s=(request.action_ttl_s if request.HasField("action_ttl_s") else None),
+            tool_executions=[ToolExecution.from_proto(e) for e in request.tool_executions],
         )
         return pb.FinishRunResponse(run=run.to_proto())
+
+    # ---- the tool-execution ledger -------------------------------------------------------------
+    async def RecordToolExecutions(
+        self, request: ledger_pb2.RecordToolExecutionsRequest, context: Any
+    ) -> ledger_pb2.RecordToolExecutionsResponse:
+        entries = await self._store.record_tool_executions(
+            run_id=request.run_id,
+            lease_epoch=_epoch(request),
+            entries=[ToolExecution.from_proto(e) for e in request.entries],
+        )
+        return ledger_pb2.RecordToolExecutionsResponse(entries=[e.to_proto() for e in entries])
+
+    async def FetchToolExecutions(
+        self, request: ledger_pb2.FetchToolExecutionsRequest, context: Any
+    ) -> ledger_pb2.FetchToolExecutionsResponse:
+        entries, token = await self._store.list_tool_executions(
+            run_id=optional(request, "run_id"),
+            interaction_id=optional(request, "interaction_id"),
+            page_size=request.page_size,
+            page_token=request.page_token or None,
+        )
+        return ledger_pb2.FetchToolExecutionsResponse(
+            entries=[e.to_proto() for e in entries], next_page_token=token or ""
+        )
 
     async def RecordActionOutcome(
         self, request: pb.RecordActionOutcomeRequest, context: Any

@@ -20,17 +20,18 @@ import sys
 from typing import Any
 
 from mcp.server.fastmcp import Context, FastMCP
+from mcp.types import ToolAnnotations
 
 server = FastMCP("riverbeam-test", log_level="WARNING")
 
 
-@server.tool()
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
 def echo(text: str) -> str:
     """Return the text."""
     return text
 
 
-@server.tool()
+@server.tool(annotations=ToolAnnotations(idempotentHint=True))
 def add(a: int, b: int) -> int:
     """Add two integers."""
     return a + b

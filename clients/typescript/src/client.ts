@@ -12,6 +12,7 @@ import { createClient, type Client, type Interceptor } from "@connectrpc/connect
 import { createGrpcTransport } from "@connectrpc/connect-node";
 
 import { toRiverbeamError } from "./errors.js";
+import type { ToolExecution } from "./gen/riverbeam/v1/ledger_pb.js";
 import type { Action, Interaction, Message, Run, Session } from "./gen/riverbeam/v1/records_pb.js";
 import { RiverbeamService } from "./gen/riverbeam/v1/riverbeam_service_pb.js";
 import {
@@ -183,6 +184,21 @@ export class RiverbeamClient {
   async listPendingActions(sessionId?: string, pageSize = 0, pageToken = ""): Promise<Page<Action>> {
     const r = await this.call((o) => this.client.listPendingActions({ sessionId, pageSize, pageToken }, o));
     return { items: r.actions, nextPageToken: r.nextPageToken };
+  }
+
+  /** One page of the tool-execution ledger of a run or of an interaction (name one). */
+  async listToolExecutions(
+    target: { runId?: string; interactionId?: string },
+    pageSize = 0,
+    pageToken = "",
+  ): Promise<Page<ToolExecution>> {
+    const r = await this.call((o) =>
+      this.client.listToolExecutions(
+        { runId: target.runId, interactionId: target.interactionId, pageSize, pageToken },
+        o,
+      ),
+    );
+    return { items: r.entries, nextPageToken: r.nextPageToken };
   }
 
   /** Token usage and cost per run, session, user or org (and model) over [start, end). */

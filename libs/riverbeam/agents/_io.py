@@ -18,6 +18,7 @@ from riverbeam.types import (
 
 if TYPE_CHECKING:
     from riverbeam.agents._layer_config import AgentLayerConfig
+    from riverbeam.agents._ledger import ToolLedger
 
 __all__ = ["AgentContext", "AgentInput", "MemoryWriter", "ResumedAction", "UsageMeter"]
 
@@ -132,3 +133,5 @@ class AgentContext:
     # The history before the pipeline trimmed it to the model's budget, for agents that
     # compact it themselves (RigAgentRunner does); None when the pipeline has no such view.
     full_history: list[Message] | None = None
+    # The run's tool-execution ledger (docs/durability.md); None: the agent keeps its own.
+    tool_ledger: ToolLedger | None = None

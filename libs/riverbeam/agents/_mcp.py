@@ -55,6 +55,16 @@ def mcp_tool_name(server: str, tool: str) -> str:
     return f"{name[:55]}_{digest}"
 
 
+def _hint(tool: Any, name: str) -> bool:
+    """An MCP tool annotation (readOnlyHint, idempotentHint) that the server set to true.
+
+    Hints are the server's word (the MCP spec says so): a deployment connects servers it
+    trusts. Unset, false or no annotations: the tool is treated as having side effects.
+    """
+    annotations = getattr(tool, "annotations", None)
+    return getattr(annotations, name, None) is True
+
+
 @dataclass(frozen=True, slots=True)
 class _Offered:
     """One tool a server offers, as the model sees it."""
@@ -322,6 +332,9 @@ class McpConnection:
             parameters=schema,
             confirm_required=confirm_all,
             timeout_s=self.config.timeout_s,
+            # The server's annotations (MCP ToolAnnotations): only an explicit true counts.
+            read_only=_hint(tool, "readOnlyHint"),
+            idempotent=_hint(tool, "idempotentHint"),
         )
 
     # ---- calls ----------------------------------------------------------------------------------

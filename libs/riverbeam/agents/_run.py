@@ -52,6 +52,7 @@ from riverbeam.agents._guardrails import (
 from riverbeam.agents._input_guard import GuardedInput
 from riverbeam.agents._io import AgentContext, AgentInput, ResumedAction
 from riverbeam.agents._layer_config import AgentLayerConfig
+from riverbeam.agents._ledger import ToolLedger
 from riverbeam.agents._limits import Deadline, RunLimits, smallest
 from riverbeam.agents._output import ResponseSchema, capability_native, parse_json_answer
 from riverbeam.agents._policies import (
@@ -146,6 +147,7 @@ class RigRun(ToolRound, ContextFit):
         self.hold_text = False
         self.turn = EffectiveTurn(tuple(spec.name for spec in runner.tool_specs))
         self.held_decisions: dict[str, list[ToolDecision]] = {}
+        self.ledger = context.tool_ledger or ToolLedger.of_input(input)
         # Context compaction (see _compaction.py and _run_context.py).
         self.compaction = self.options.compaction or CompactionOptions()
         self.budget = self.compaction.budget(resolved.max_tokens if resolved else None)
@@ -282,10 +284,13 @@ class RigRun(ToolRound, ContextFit):
                 )
                 decision = ToolDecision(policy="person", action="declined")
                 self._record(call, result, 0.0, [decision])
+                self._ledger_declined(call, action.action_id, action.response.status)
                 answers[call.id] = result
                 continue
             approved = [ToolDecision(policy="person", action="approved")]
-            async with closing_events(self._run_call(call, "", answers, approved)) as frames:
+            async with closing_events(
+                self._run_call(call, "", answers, approved, action_id=action.action_id)
+            ) as frames:
                 async for frame in frames:
                     yield frame
 
@@ -501,19 +506,22 @@ class RigRun(ToolRound, ContextFit):
         for call in held:
             decisions = self.held_decisions.get(call.id, [])
             self._record_held(call, decisions)
+        required = [
+            ActionRequired(
+                action_id=new_id(),
+                kind="confirmation",
+                tool=call.name,
+                args=call.args,
+                tool_call_id=call.id,
+            )
+            for call in held
+        ]
+        for action in required:
+            self.ledger.hold(action.tool_call_id or "", action.action_id)
         return self._result(
             text or f"Waiting for approval to run: {names}.",
             interrupted=True,
-            action_required=[
-                ActionRequired(
-                    action_id=new_id(),
-                    kind="confirmation",
-                    tool=call.name,
-                    args=call.args,
-                    tool_call_id=call.id,
-                )
-                for call in held
-            ],
+            action_required=required,
         )
 
     def _record_held(self, call: PendingToolCall, decisions: list[ToolDecision]) -> None:

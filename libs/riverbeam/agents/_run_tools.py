@@ -19,6 +19,7 @@ from riverbeam.agents._completion import ChatMessage, PendingToolCall, ToolCalls
 from riverbeam.agents._frames import FrameFactory
 from riverbeam.agents._guardrails import Guardrail, GuardrailEvent, guard_json
 from riverbeam.agents._io import AgentContext, AgentInput
+from riverbeam.agents._ledger import ToolLedger
 from riverbeam.agents._policies import (
     Before,
     Deny,
@@ -70,6 +71,7 @@ class ToolRound:
     agent_name: str
     tool_timeout_s: float | None
     fatal_tool_errors: bool
+    ledger: ToolLedger
 
     async def _within(self, step: Any) -> Any:
         raise NotImplementedError
@@ -98,6 +100,8 @@ class ToolRound:
                 stated = await self._approval_call(bound, call)
                 if isinstance(stated, ToolOutcome):
                     # The tool could not say what the approval would cover: the call fails.
+                    entry = self._ledger_request(call, bound)
+                    self.ledger.finish(entry, "failed", error=stated.error)
                     yield self._call_frame(call, shown)
                     yield self.factory.tool_result(
                         tool_call_id=call.id, tool_name=call.name, tool_result=stated.result
@@ -110,10 +114,14 @@ class ToolRound:
                     continue
                 held.append(stated)
                 self.held_decisions[stated.id] = decisions
+                # `held` once the action exists (RigRun._interrupted names it).
+                self._ledger_request(stated, bound)
                 yield self._call_frame(stated, shown)
                 continue
             if held:
                 result = skipped(held[0].name)
+                entry = self._ledger_request(call, bound)
+                self.ledger.finish(entry, "cancelled", message=result["message"])
                 yield self._call_frame(call, shown)
                 yield self.factory.tool_result(
                     tool_call_id=call.id, tool_name=call.name, tool_result=result
@@ -191,6 +199,8 @@ class ToolRound:
         results: dict[str, Any],
         decisions: list[ToolDecision],
         decision: Before | None = None,
+        *,
+        action_id: str | None = None,
     ) -> AsyncIterator[Any]:
         """Run one call between its two frames and store its result in `results`.
 
@@ -201,6 +211,7 @@ class ToolRound:
         yield self._call_frame(call, text)
         self.calls_made += 1
         bound = self.tools.get(call.name)
+        entry = self._ledger_request(call, bound, action_id)
         fatal: RiverbeamError | None = None
         if isinstance(decision, Deny | DenyFatal):
             policy = decisions[-1].policy if decisions else "policy"
@@ -212,8 +223,12 @@ class ToolRound:
                     tool=call.name,
                     policy=policy,
                 )
+            self.ledger.finish(
+                entry, "denied", error=fatal, message=f"policy {policy!r}: {decision.message}"
+            )
         elif isinstance(decision, ShortCircuit):
             outcome = ToolOutcome(decision.result, None, 0.0)
+            self.ledger.finish(entry, "succeeded", result=decision.result)
         elif bound is None:
             unknown = RiverbeamError(
                 ErrorCode.UNKNOWN_TOOL,
@@ -221,7 +236,13 @@ class ToolRound:
                 tool=call.name,
             )
             outcome = ToolOutcome(error_result(unknown), unknown, 0.0)
+            self.ledger.finish(entry, "failed", error=unknown)
+        elif (invalid := bound.check_args(call.args, args_error=call.args_error)) is not None:
+            outcome = ToolOutcome(error_result(invalid), invalid, 0.0)
+            self.ledger.finish(entry, "failed", error=invalid)
         else:
+            # A side-effecting call is on record as started before it runs (or not at all).
+            await self.ledger.start(entry)
             async with tool_span(call.name, call.id):
                 outcome = await self._within(
                     bound.run(
@@ -231,6 +252,10 @@ class ToolRound:
                         args_error=call.args_error,
                     )
                 )
+            if outcome.error is None:
+                self.ledger.finish(entry, "succeeded", result=outcome.result)
+            else:
+                self.ledger.finish(entry, "failed", error=outcome.error)
         result = outcome.result
         if outcome.error is None and fatal is None:
             try:
@@ -267,6 +292,21 @@ class ToolRound:
                 self._decide(decisions, policy.name, rewrite)
                 result = rewrite.result
         return await self._within(guard_json(self.guardrails, result, self.events))
+
+    def _ledger_request(
+        self, call: PendingToolCall, bound: BoundTool | None, action_id: str | None = None
+    ) -> str:
+        return self.ledger.request(
+            tool=call.name,
+            args=call.args,
+            tool_call_id=call.id,
+            spec=bound.spec if bound is not None else None,
+            action_id=action_id,
+        )
+
+    def _ledger_declined(self, call: PendingToolCall, action_id: str, status: str) -> None:
+        entry = self._ledger_request(call, self.tools.get(call.name), action_id)
+        self.ledger.finish(entry, "denied", message=f"declined by a person ({status})")
 
     def _call_frame(self, call: PendingToolCall, text: str) -> Any:
         return self.factory.tool_call(

@@ -6,7 +6,17 @@ from datetime import datetime
 
 from riverbeam.client._connection import _RouterConnection
 from riverbeam.store import UsageRow, usage_row_from_proto
-from riverbeam.types import Action, AgentMetadata, Interaction, Message, ModelConfig, Run, Session
+from riverbeam.types import (
+    Action,
+    AgentMetadata,
+    Interaction,
+    Message,
+    ModelConfig,
+    Run,
+    Session,
+    ToolExecution,
+)
+from riverbeam.v1 import ledger_pb2
 from riverbeam.v1 import riverbeam_service_pb2 as pb
 
 __all__: list[str] = []
@@ -84,6 +94,41 @@ class _ReadCalls(_RouterConnection):
             )
 
         return await self._all_pages(fetch)
+
+    # ---- the tool-execution ledger ------------------------------------------------------------
+    async def list_tool_executions(
+        self,
+        *,
+        run_id: str | None = None,
+        interaction_id: str | None = None,
+        page_size: int = _PAGE_SIZE,
+    ) -> list[ToolExecution]:
+        """Every ledger entry of a run or of an interaction (name one), in call order."""
+
+        async def fetch(token: str) -> tuple[list[ToolExecution], str]:
+            return await self.list_tool_executions_page(
+                run_id=run_id, interaction_id=interaction_id, page_size=page_size, page_token=token
+            )
+
+        return await self._all_pages(fetch)
+
+    async def list_tool_executions_page(
+        self,
+        *,
+        run_id: str | None = None,
+        interaction_id: str | None = None,
+        page_size: int = 0,
+        page_token: str = "",
+    ) -> tuple[list[ToolExecution], str]:
+        """One page of a run's or an interaction's ledger and the next page's token."""
+        request = ledger_pb2.ListToolExecutionsRequest(
+            run_id=run_id or None,
+            interaction_id=interaction_id or None,
+            page_size=page_size,
+            page_token=page_token,
+        )
+        reply = await self._unary("ListToolExecutions", request)
+        return [ToolExecution.from_proto(e) for e in reply.entries], reply.next_page_token
 
     # ---- usage --------------------------------------------------------------------------------
     async def get_usage(

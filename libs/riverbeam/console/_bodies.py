@@ -18,6 +18,7 @@ from riverbeam.types import (
     JsonObject,
     Message,
     ModelConfig,
+    ToolExecution,
     UUIDStr,
 )
 
@@ -33,6 +34,7 @@ __all__ = [
     "InvokeBody",
     "MessagesPage",
     "ModelList",
+    "ToolExecutionsPage",
     "UsageReport",
     "UsageRowBody",
 ]
@@ -102,6 +104,11 @@ class MessagesPage(BaseModel):
 
 class ActionsPage(BaseModel):
     actions: list[Action]
+    next_page_token: str = Field(description='The next page\'s token; "" after the last page.')
+
+
+class ToolExecutionsPage(BaseModel):
+    entries: list[ToolExecution]
     next_page_token: str = Field(description='The next page\'s token; "" after the last page.')
 
 

@@ -29,6 +29,7 @@ from riverbeam.console._bodies import (
     InvokeBody,
     MessagesPage,
     ModelList,
+    ToolExecutionsPage,
     UsageReport,
     UsageRowBody,
 )
@@ -214,6 +215,34 @@ async def get_interaction(client: Client, interaction_id: Id) -> Interaction:
 @api_router.get("/runs/{run_id}", tags=["records"], summary="Get a run")
 async def get_run(client: Client, run_id: Id) -> Run:
     return await client.get_run(run_id)
+
+
+@api_router.get(
+    "/runs/{run_id}/tool-executions", tags=["records"], summary="A run's tool-execution ledger"
+)
+async def list_run_tool_executions(
+    client: Client, run_id: Id, page_size: PageSize = 0, page_token: PageToken = ""
+) -> ToolExecutionsPage:
+    """One page of the run's tool calls in call order (ListToolExecutions)."""
+    entries, token = await client.list_tool_executions_page(
+        run_id=run_id, page_size=page_size, page_token=page_token
+    )
+    return ToolExecutionsPage(entries=entries, next_page_token=token)
+
+
+@api_router.get(
+    "/interactions/{interaction_id}/tool-executions",
+    tags=["records"],
+    summary="An interaction's tool-execution ledger",
+)
+async def list_interaction_tool_executions(
+    client: Client, interaction_id: Id, page_size: PageSize = 0, page_token: PageToken = ""
+) -> ToolExecutionsPage:
+    """One page of the tool calls of every run of the interaction, in call order."""
+    entries, token = await client.list_tool_executions_page(
+        interaction_id=interaction_id, page_size=page_size, page_token=page_token
+    )
+    return ToolExecutionsPage(entries=entries, next_page_token=token)
 
 
 @api_router.get("/actions/{action_id}", tags=["approvals"], summary="Get an action")

@@ -571,6 +571,27 @@ class ErrorCode(enum.Enum):
     INVALID_VERSION_POLICY = ErrorSpec(
         "BEM-262", "version policy is refuse, major or any", 400, _S.INVALID_ARGUMENT
     )
+    # The tool-execution ledger (docs/durability.md).
+    TOOL_EXECUTION_CONFLICT = ErrorSpec(
+        "BEM-263",
+        "the tool-execution entry cannot take this transition",
+        409,
+        _S.FAILED_PRECONDITION,
+        "a finished entry never changes and an entry never moves back; nothing was written",
+    )
+    INVALID_TOOL_EXECUTION = ErrorSpec(
+        "BEM-264",
+        "invalid tool-execution entry",
+        400,
+        _S.INVALID_ARGUMENT,
+        "an entry names its run's own ids, a known status and a preview of at most 2048 characters",
+    )
+    LEDGER_QUERY = ErrorSpec(
+        "BEM-265",
+        "name exactly one of run_id and interaction_id",
+        400,
+        _S.INVALID_ARGUMENT,
+    )
 
     @property
     def code(self) -> str:

@@ -30,7 +30,8 @@ from riverbeam.auth import (
 )
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
-from riverbeam.gateway._ownership import OwnershipChecks, not_found_error, owner_refusal
+from riverbeam.gateway._ledger import LedgerReads
+from riverbeam.gateway._ownership import not_found_error, owner_refusal
 from riverbeam.gateway._ports import FramesPort, RunnerPort
 from riverbeam.gateway._usage import UsageReport, usage_report
 from riverbeam.routing import ModelList, ModelRouter, check_agent_accepts, is_placeholder
@@ -56,7 +57,7 @@ __all__ = ["Gateway"]
 log = logging.getLogger("riverbeam.gateway")
 
 
-class Gateway(OwnershipChecks):
+class Gateway(LedgerReads):
     """The router's behaviour, free of gRPC."""
 
     def __init__(

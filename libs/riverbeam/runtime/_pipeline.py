@@ -22,6 +22,7 @@ from typing import Any
 
 from riverbeam.agents import AgentRegistry, check_modalities
 from riverbeam.agents._io import AgentContext, AgentInput, ResumedAction, UsageMeter
+from riverbeam.agents._ledger import ToolLedger
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.fencing import fenced
 from riverbeam.core.ids import new_id
@@ -195,6 +196,14 @@ class Pipeline:
             begun=begun,
             resumed=resumed,
             guarded_input=guarded,
+            ledger=ToolLedger(
+                run_id=run_id,
+                interaction_id=interaction_id,
+                session_id=request.session_id,
+                writer=self.store,
+                runner_id=self.options.runner_id,
+                lease_epoch=begun.run.lease_epoch or 1,
+            ),
         )
 
     async def _begin(self, *, request: InvokeRequest, **ids: Any) -> BeginRunResult:
@@ -361,6 +370,7 @@ class Pipeline:
                 prepared.fence,
                 err,
                 budget_s=self.options.finish_retry_s,
+                tool_executions=prepared.ledger.unwritten() if prepared.ledger else (),
             ):
                 outcome.error = err
                 return
@@ -474,6 +484,7 @@ class Pipeline:
             usage=usage,
             agent_layer=self.options.agent_layer,
             full_history=list(prepared.begun.history),
+            tool_ledger=prepared.ledger,
         )
 
     # ---- finish -------------------------------------------------------------------------------
@@ -487,6 +498,10 @@ class Pipeline:
             unanswered=tracker.open_calls.values() if outcome.status == "cancelled" else (),
             error=error,
         )
+        ledger = prepared.ledger
+        if ledger is not None:
+            ledger.settle_open(f"the run ended ({outcome.status}) while the call was open")
+        batch = ledger.unwritten() if ledger is not None else []
         await self.store.finish_run(
             run_id=prepared.run_id,
             lease_owner=self.options.runner_id,
@@ -500,7 +515,10 @@ class Pipeline:
             result=result,
             lease_epoch=prepared.epoch,
             action_ttl_s=prepared.agent.metadata().approval_ttl_s or self.options.approval_ttl_s,
+            tool_executions=batch,
         )
+        if ledger is not None:
+            ledger.written(batch)
         await record_outcomes(
             self.store,
             prepared.fence,

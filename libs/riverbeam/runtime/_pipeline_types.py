@@ -12,6 +12,7 @@ from typing import Any, Literal
 from riverbeam.agents import Agent
 from riverbeam.agents._io import ResumedAction
 from riverbeam.agents._layer_config import AgentLayerConfig
+from riverbeam.agents._ledger import ToolLedger
 from riverbeam.core.fencing import Fence
 from riverbeam.core.ids import new_id
 from riverbeam.store import BeginRunResult
@@ -70,6 +71,8 @@ class PreparedRun:
     resumed: list[ResumedAction]
     # The input guardrails' outcome, computed before the turn was stored (GuardedInput).
     guarded_input: Any = None
+    # The run's tool-execution ledger; its unwritten entries go with the finish step.
+    ledger: ToolLedger | None = None
 
     @property
     def ids(self) -> dict[str, str]:

@@ -17,7 +17,7 @@ from riverbeam.runtime._records import tool_failure
 from riverbeam.runtime._sinks import SinkFactory
 from riverbeam.store import BeamStore, BeginRunResult
 from riverbeam.telemetry._metrics import RUNS_TOTAL
-from riverbeam.types import AgentResult, InvokeRequest, StreamChunk
+from riverbeam.types import AgentResult, InvokeRequest, StreamChunk, ToolExecution
 
 __all__ = [
     "INTERRUPT_REASON",
@@ -143,9 +143,22 @@ async def close_abandoned(
 
 
 async def finish_as_failed(
-    store: BeamStore, runner_id: str, fence: Fence, err: RiverbeamError, *, budget_s: float
+    store: BeamStore,
+    runner_id: str,
+    fence: Fence,
+    err: RiverbeamError,
+    *,
+    budget_s: float,
+    tool_executions: Sequence[ToolExecution] = (),
 ) -> bool:
-    """After a finish step the store refused: record the run failed without its writes."""
+    """After a finish step the store refused: record the run failed without its writes.
+
+    The tool-execution ledger's batch still goes with it, unless it was what was refused.
+    """
+    ledger_refused = err.code in (
+        ErrorCode.TOOL_EXECUTION_CONFLICT,
+        ErrorCode.INVALID_TOOL_EXECUTION,
+    )
 
     async def bare() -> None:
         await store.finish_run(
@@ -155,6 +168,7 @@ async def finish_as_failed(
             error_code=err.bem,
             error_message=err.message,
             lease_epoch=fence.epoch,
+            tool_executions=() if ledger_refused else tool_executions,
         )
 
     try:

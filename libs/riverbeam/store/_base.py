@@ -30,6 +30,7 @@ from riverbeam.types import (
     RunOptions,
     Session,
     TokenUsage,
+    ToolExecution,
     TurnConfig,
 )
 
@@ -167,6 +168,7 @@ class BeamStore(Protocol):
         result: AgentResult | None = None,
         lease_epoch: int | None = None,
         action_ttl_s: float | None = None,
+        tool_executions: Sequence[ToolExecution] = (),
     ) -> Run:
         """Close a run held by lease_owner, in one transaction.
 
@@ -182,6 +184,44 @@ class BeamStore(Protocol):
 
         With `action_ttl_s`, the pending actions expire that long after the step (the store's
         clock): then they cannot be answered (BEM-261) and the inbox no longer lists them.
+
+        `tool_executions` are ledger entries of the run, written in the same transaction with
+        record_tool_executions' rules (a refused entry refuses the whole step).
+        """
+        ...
+
+    # ---- the tool-execution ledger -------------------------------------------------------------
+    async def record_tool_executions(
+        self,
+        *,
+        run_id: str,
+        entries: Sequence[ToolExecution],
+        lease_epoch: int | None = None,
+    ) -> list[ToolExecution]:
+        """Write ledger entries of a running run, in one transaction; returns them as stored.
+
+        Each entry is a compare-and-set against the stored one: new entries are inserted; an
+        unfinished one moves forward (requested -> started -> a final status); a final one
+        never changes (the same final state again is a no-op, BEM-263 otherwise), nor does
+        the call it records. BEM-264 for an entry of another run or a bad field; BEM-035 when
+        the run is not running at `lease_epoch` (taken over, finished); BEM-121 when it is not
+        running and no epoch is given; BEM-028 for an unknown run. A refused batch writes
+        nothing.
+        """
+        ...
+
+    async def list_tool_executions(
+        self,
+        *,
+        run_id: str | None = None,
+        interaction_id: str | None = None,
+        page_size: int = 100,
+        page_token: str | None = None,
+    ) -> tuple[list[ToolExecution], str | None]:
+        """One page of a run's or an interaction's ledger, in call order, and the next token.
+
+        Exactly one of run_id and interaction_id (BEM-265); BEM-028 / BEM-026 when unknown;
+        BEM-015 for a token this store did not issue.
         """
         ...
 
@@ -242,7 +282,9 @@ class BeamStore(Protocol):
 
         Returns the runs reaped, so the caller can publish their final error frames. Concurrent
         reapers never return the same run. Each reaped run's epoch is bumped, so its old
-        holder's fenced writes are refused.
+        holder's fenced writes are refused. The runs' unfinished ledger entries are settled
+        in the same transaction: a started call becomes `unknown`, a requested one
+        `cancelled`.
         """
         ...
 
@@ -260,7 +302,10 @@ class BeamStore(Protocol):
         Each run's epoch is bumped by compare-and-set and its lease given to `new_owner` for
         `lease_ttl_s`; the run stays `running`. From then on the old holder's fenced writes
         (finish, renew, append at the old epoch) are refused with BEM-035. Concurrent callers
-        never take the same run. Runs in `exclude_run_ids` are left alone.
+        never take the same run. Runs in `exclude_run_ids` are left alone. The runs'
+        unfinished ledger entries are settled in the same transaction (a started call becomes
+        `unknown`, a requested one `cancelled`): what the old holder was doing is on record
+        as such before anyone continues the run.
         """
         ...
 

@@ -12,6 +12,7 @@ from google.protobuf import duration_pb2, json_format, struct_pb2, timestamp_pb2
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.server import error_from_rpc, open_channel
 from riverbeam.store import _checks
+from riverbeam.store._client_ledger import LedgerClient
 from riverbeam.store._history_cache import MessageCache
 from riverbeam.store._types import (
     BeginRunResult,
@@ -37,6 +38,7 @@ from riverbeam.types import (
     RunOptions,
     Session,
     TokenUsage,
+    ToolExecution,
     TurnConfig,
 )
 from riverbeam.v1 import store_service_pb2 as pb
@@ -72,7 +74,7 @@ def _token(token: str) -> str | None:
     return token or None
 
 
-class StoreClient:
+class StoreClient(LedgerClient):
     """A BeamStore backed by the store service (riverbeam.v1.StoreService).
 
     `StoreClient("store:50054")` opens (and on aclose, closes) its own channel; pass a
@@ -259,6 +261,7 @@ class StoreClient:
         result: AgentResult | None = None,
         lease_epoch: int | None = None,
         action_ttl_s: float | None = None,
+        tool_executions: Sequence[ToolExecution] = (),
     ) -> Run:
         final = _checks.finish_status(status)
         after = _checks.interaction_after(final, interaction_status)
@@ -276,6 +279,7 @@ class StoreClient:
             result=None if result is None else result.to_proto(),
             lease_epoch=_checks.lease_epoch(lease_epoch),
             action_ttl_s=action_ttl_s,
+            tool_executions=[e.to_proto() for e in tool_executions],
         )
         resp = await self._call(self._stub.FinishRun, request)
         return Run.from_proto(resp.run)

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.store import _checks
+from riverbeam.store._memory_ledger import MemoryLedger
 from riverbeam.store._memory_scopes import MemoryScopes
 from riverbeam.store._memory_tables import Tables
 from riverbeam.store._nul import nul_safe
@@ -45,6 +46,7 @@ from riverbeam.types import (
     RunOptions,
     Session,
     TokenUsage,
+    ToolExecution,
     TurnConfig,
     deep_copy,
 )
@@ -66,7 +68,7 @@ def _utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class InMemoryStore(MemoryScopes):
+class InMemoryStore(MemoryScopes, MemoryLedger):
     """A BeamStore in process memory, with the same semantics as PgBeamStore.
 
     One asyncio.Lock serialises every operation, and each operation checks everything before
@@ -289,6 +291,7 @@ class InMemoryStore(MemoryScopes):
         result: AgentResult | None = None,
         lease_epoch: int | None = None,
         action_ttl_s: float | None = None,
+        tool_executions: Sequence[ToolExecution] = (),
     ) -> Run:
         final = _checks.finish_status(status)
         after = _checks.interaction_after(final, interaction_status)
@@ -314,6 +317,7 @@ class InMemoryStore(MemoryScopes):
                     status=run.status,
                 )
             t.check_new_ids(new_messages, new_actions)
+            t.ledger.apply(run, tool_executions)  # checked whole first: refused, nothing written
 
             # Copy after the update: model_copy(deep=True) does not copy the update's values.
             finished = _copy(
@@ -468,6 +472,7 @@ class InMemoryStore(MemoryScopes):
                     update={"status": "failed", "updated_at": clock}
                 )
                 reaped.append(_copy(failed))
+            t.ledger.settle_in_flight({r.run_id for r in reaped}, clock)
             return reaped
 
     async def expire_pending_actions(
@@ -528,6 +533,7 @@ class InMemoryStore(MemoryScopes):
                 )
                 t.runs[run.run_id] = held
                 taken.append(TakenOverRun(_copy(held), run.lease_owner))
+            t.ledger.settle_in_flight({r.run.run_id for r in taken}, clock)
             return taken
 
     # ---- retention -----------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
+from riverbeam.store._memory_ledger import LedgerTable
 from riverbeam.store._types import NewAction, NewMessage
 from riverbeam.types import Action, Interaction, MemoryEntry, Message, Run, Session
 
@@ -95,6 +96,7 @@ class Tables:
     action_pos: dict[str, int] = field(default_factory=dict)
     memory: list[MemoryEntry] = field(default_factory=list)
     positions: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    ledger: LedgerTable = field(default_factory=LedgerTable)  # tool executions
 
     # ---- lookups -------------------------------------------------------------------------------
     def session(self, session_id: str) -> Session:
@@ -309,3 +311,4 @@ class Tables:
         self.run_by_request = {k: v for k, v in self.run_by_request.items() if v in self.runs}
         self.actions = {k: v for k, v in self.actions.items() if v.session_id not in session_ids}
         self.action_pos = {k: v for k, v in self.action_pos.items() if k in self.actions}
+        self.ledger.purge(session_ids)

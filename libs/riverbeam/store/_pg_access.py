@@ -20,5 +20,6 @@ class PgAccess(Protocol):
     """The self type of the PgBeamStore mixins (`_pg_leases`, `_pg_memory`)."""
 
     _sql: Statements
+    _schema: str
 
     def _connection(self) -> AbstractAsyncContextManager[Connection]: ...

@@ -9,6 +9,7 @@ from datetime import datetime
 from riverbeam.store import _checks, _rows
 from riverbeam.store._nul import nul_safe
 from riverbeam.store._pg_access import PgAccess
+from riverbeam.store._pg_ledger import settle_in_flight
 from riverbeam.store._steps import LOST_RUN_CODE, LOST_RUN_MESSAGE
 from riverbeam.store._types import TakenOverRun
 from riverbeam.types import Action, Run
@@ -47,8 +48,10 @@ class PgLeases:
     ) -> list[Run]:
         size = _checks.positive_limit(limit, _checks.DEFAULT_REAP_LIMIT)
         now = _checks.aware(now)
-        async with self._connection() as conn:
+        async with self._connection() as conn, conn.transaction():
             rows = await conn.fetch(self._sql.reap, now, size, LOST_RUN_CODE, LOST_RUN_MESSAGE)
+            # The ledger: what the dead runner had in flight is settled with the takeover.
+            await settle_in_flight(conn, self._schema, [r["run_id"] for r in rows])
         return [_rows.run_of(r) for r in rows]
 
     async def take_over_expired_runs(
@@ -63,8 +66,9 @@ class PgLeases:
         ttl = _checks.lease_ttl(lease_ttl_s)
         size = _checks.positive_limit(limit, _checks.DEFAULT_REAP_LIMIT)
         now = _checks.aware(now)
-        async with self._connection() as conn:
+        async with self._connection() as conn, conn.transaction():
             rows = await conn.fetch(
                 self._sql.take_over, now, size, new_owner, ttl, list(exclude_run_ids)
             )
+            await settle_in_flight(conn, self._schema, [r["run_id"] for r in rows])
         return [TakenOverRun(_rows.run_of(r), r["previous_owner"]) for r in rows]

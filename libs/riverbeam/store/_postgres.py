@@ -16,6 +16,7 @@ from riverbeam.store._migrations import apply_migrations, quote_schema
 from riverbeam.store._nul import nul_safe
 from riverbeam.store._pg_errors import translate_pg_errors
 from riverbeam.store._pg_leases import PgLeases
+from riverbeam.store._pg_ledger import PgLedger, write_entries
 from riverbeam.store._pg_memory import PgMemory
 from riverbeam.store._pg_run_config import record_run_options, set_session_config
 from riverbeam.store._pg_step_parts import (
@@ -55,6 +56,7 @@ from riverbeam.types import (
     RunOptions,
     Session,
     TokenUsage,
+    ToolExecution,
     TurnConfig,
 )
 
@@ -87,7 +89,7 @@ async def _keep_session(conn: asyncpg.Connection[asyncpg.Record]) -> None:
     """
 
 
-class PgBeamStore(PgLeases, PgMemory):
+class PgBeamStore(PgLeases, PgMemory, PgLedger):
     """A BeamStore on PostgreSQL.
 
     Build it with `await PgBeamStore.connect(url)` (a pool of its own, migrations applied) or
@@ -431,6 +433,7 @@ class PgBeamStore(PgLeases, PgMemory):
         result: AgentResult | None = None,
         lease_epoch: int | None = None,
         action_ttl_s: float | None = None,
+        tool_executions: Sequence[ToolExecution] = (),
     ) -> Run:
         final = _checks.finish_status(status)
         after = _checks.interaction_after(final, interaction_status)
@@ -454,6 +457,7 @@ class PgBeamStore(PgLeases, PgMemory):
                 return await why_not_finished(conn, sql, run_id, lease_owner, epoch)
             run = _rows.run_of(row)
             await write_finish(conn, sql, run, messages, pending_actions, after, expiry)
+            await write_entries(conn, self._schema, run, tool_executions)
         return run
 
     @nul_safe

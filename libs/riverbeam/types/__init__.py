@@ -13,6 +13,15 @@ from riverbeam.types._invoke import (
     RunOptions,
     TurnConfig,
 )
+from riverbeam.types._ledger import (
+    FINAL_TOOL_STATUSES,
+    RESULT_PREVIEW_CHARS,
+    ToolExecution,
+    ToolExecutionStatus,
+    canonical_json,
+    result_digest,
+    result_preview,
+)
 from riverbeam.types._models import AgentMetadata, ModelConfig, Provider, StreamAck
 from riverbeam.types._records import (
     Action,
@@ -41,6 +50,8 @@ from riverbeam.types._result import (
 from riverbeam.types._schema import WIRE_TYPES, json_schema
 
 __all__ = [
+    "FINAL_TOOL_STATUSES",
+    "RESULT_PREVIEW_CHARS",
     "WIRE_TYPES",
     "Action",
     "ActionOutcome",
@@ -77,11 +88,16 @@ __all__ = [
     "TokenUsage",
     "ToolCallRecord",
     "ToolDecision",
+    "ToolExecution",
+    "ToolExecutionStatus",
     "TurnConfig",
     "UUIDStr",
     "WireModel",
+    "canonical_json",
     "deep_copy",
     "json_schema",
     "modalities_of",
+    "result_digest",
+    "result_preview",
     "validation_error",
 ]

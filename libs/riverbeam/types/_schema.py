@@ -15,6 +15,7 @@ from riverbeam.types._invoke import (
     RunOptions,
     TurnConfig,
 )
+from riverbeam.types._ledger import ToolExecution
 from riverbeam.types._models import AgentMetadata, ModelConfig, StreamAck
 from riverbeam.types._records import Action, Interaction, MemoryEntry, Message, Run, Session
 from riverbeam.types._result import (
@@ -59,6 +60,7 @@ WIRE_TYPES: dict[str, type[WireModel]] = {
         TokenUsage,
         ToolCallRecord,
         ToolDecision,
+        ToolExecution,
         TurnConfig,
     )
 }

@@ -24,71 +24,72 @@ _sym_db = _symbol_database.Default()
 
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
+from riverbeam.v1 import ledger_pb2 as riverbeam_dot_v1_dot_ledger__pb2
 from riverbeam.v1 import records_pb2 as riverbeam_dot_v1_dot_records__pb2
 from riverbeam.v1 import types_pb2 as riverbeam_dot_v1_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$riverbeam/v1/riverbeam_service.proto\x12\x0criverbeam.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1ariverbeam/v1/records.proto\x1a\x18riverbeam/v1/types.proto\"p\n\x0eInvokeResponse\x12+\n\x06result\x18\x01 \x01(\x0b\x32\x19.riverbeam.v1.AgentResultH\x00\x12&\n\x03\x61\x63k\x18\x02 \x01(\x0b\x32\x17.riverbeam.v1.StreamAckH\x00\x42\t\n\x07outcome\"\xec\x02\n\rResumeRequest\x12\x12\n\nagent_name\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x16\n\x0einteraction_id\x18\x03 \x01(\t\x12*\n\x07\x63ontent\x18\x04 \x03(\x0b\x32\x19.riverbeam.v1.ContentPart\x12\x35\n\x07\x61\x63tions\x18\x05 \x03(\x0b\x32$.riverbeam.v1.ActionResponseEnvelope\x12\x35\n\x0c\x61uth_context\x18\x06 \x01(\x0b\x32\x1f.riverbeam.v1.InvokeAuthContext\x12)\n\x08metadata\x18\x07 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x17\n\nrequest_id\x18\x08 \x01(\tH\x00\x88\x01\x01\x12\x1b\n\x0emodel_override\x18\t \x01(\tH\x01\x88\x01\x01\x42\r\n\x0b_request_idB\x11\n\x0f_model_override\"6\n\x0eResumeResponse\x12$\n\x03\x61\x63k\x18\x01 \x01(\x0b\x32\x17.riverbeam.v1.StreamAck\"C\n\rCancelRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x13\n\x06reason\x18\x02 \x01(\tH\x00\x88\x01\x01\x42\t\n\x07_reason\"#\n\x0e\x43\x61ncelResponse\x12\x11\n\tcancelled\x18\x01 \x01(\x08\"\x13\n\x11ListAgentsRequest\"A\n\x12ListAgentsResponse\x12+\n\x06\x61gents\x18\x01 \x03(\x0b\x32\x1b.riverbeam.v1.AgentMetadata\"\x1f\n\x0fGetAgentRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\">\n\x10GetAgentResponse\x12*\n\x05\x61gent\x18\x01 \x01(\x0b\x32\x1b.riverbeam.v1.AgentMetadata\"\x13\n\x11ListModelsRequest\"?\n\x12ListModelsResponse\x12)\n\x06models\x18\x01 \x03(\x0b\x32\x19.riverbeam.v1.ModelConfig\"\'\n\x11GetSessionRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\"<\n\x12GetSessionResponse\x12&\n\x07session\x18\x01 \x01(\x0b\x32\x15.riverbeam.v1.Session\"P\n\x13ListMessagesRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"X\n\x14ListMessagesResponse\x12\'\n\x08messages\x18\x01 \x03(\x0b\x32\x15.riverbeam.v1.Message\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"/\n\x15GetInteractionRequest\x12\x16\n\x0einteraction_id\x18\x01 \x01(\t\"H\n\x16GetInteractionResponse\x12.\n\x0binteraction\x18\x01 \x01(\x0b\x32\x19.riverbeam.v1.Interaction\"\x1f\n\rGetRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"0\n\x0eGetRunResponse\x12\x1e\n\x03run\x18\x01 \x01(\x0b\x32\x11.riverbeam.v1.Run\"%\n\x10GetActionRequest\x12\x11\n\taction_id\x18\x01 \x01(\t\"9\n\x11GetActionResponse\x12$\n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x14.riverbeam.v1.Action\"j\n\x19ListPendingActionsRequest\x12\x17\n\nsession_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\tB\r\n\x0b_session_id\"\\\n\x1aListPendingActionsResponse\x12%\n\x07\x61\x63tions\x18\x01 \x03(\x0b\x32\x14.riverbeam.v1.Action\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"<\n\x13\x46ollowStreamRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x11\n\tafter_seq\x18\x02 \x01(\x05\"@\n\x14\x46ollowStreamResponse\x12(\n\x05\x63hunk\x18\x01 \x01(\x0b\x32\x19.riverbeam.v1.StreamChunk\"\xeb\x01\n\x0fGetUsageRequest\x12\x10\n\x08group_by\x18\x01 \x01(\t\x12.\n\nstart_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x07user_id\x18\x04 \x01(\tH\x00\x88\x01\x01\x12\x13\n\x06org_id\x18\x05 \x01(\tH\x01\x88\x01\x01\x12\x17\n\nsession_id\x18\x06 \x01(\tH\x02\x88\x01\x01\x42\n\n\x08_user_idB\t\n\x07_org_idB\r\n\x0b_session_id\"_\n\x10GetUsageResponse\x12$\n\x04rows\x18\x01 \x03(\x0b\x32\x16.riverbeam.v1.UsageRow\x12%\n\x05total\x18\x02 \x01(\x0b\x32\x16.riverbeam.v1.UsageRow2\xf3\x08\n\x10RiverbeamService\x12\x43\n\x06Invoke\x12\x1b.riverbeam.v1.InvokeRequest\x1a\x1c.riverbeam.v1.InvokeResponse\x12\x43\n\x06Resume\x12\x1b.riverbeam.v1.ResumeRequest\x1a\x1c.riverbeam.v1.ResumeResponse\x12\x43\n\x06\x43\x61ncel\x12\x1b.riverbeam.v1.CancelRequest\x1a\x1c.riverbeam.v1.CancelResponse\x12O\n\nListAgents\x12\x1f.riverbeam.v1.ListAgentsRequest\x1a .riverbeam.v1.ListAgentsResponse\x12I\n\x08GetAgent\x12\x1d.riverbeam.v1.GetAgentRequest\x1a\x1e.riverbeam.v1.GetAgentResponse\x12O\n\nListModels\x12\x1f.riverbeam.v1.ListModelsRequest\x1a .riverbeam.v1.ListModelsResponse\x12O\n\nGetSession\x12\x1f.riverbeam.v1.GetSessionRequest\x1a .riverbeam.v1.GetSessionResponse\x12U\n\x0cListMessages\x12!.riverbeam.v1.ListMessagesRequest\x1a\".riverbeam.v1.ListMessagesResponse\x12[\n\x0eGetInteraction\x12#.riverbeam.v1.GetInteractionRequest\x1a$.riverbeam.v1.GetInteractionResponse\x12\x43\n\x06GetRun\x12\x1b.riverbeam.v1.GetRunRequest\x1a\x1c.riverbeam.v1.GetRunResponse\x12L\n\tGetAction\x12\x1e.riverbeam.v1.GetActionRequest\x1a\x1f.riverbeam.v1.GetActionResponse\x12g\n\x12ListPendingActions\x12\'.riverbeam.v1.ListPendingActionsRequest\x1a(.riverbeam.v1.ListPendingActionsResponse\x12W\n\x0c\x46ollowStream\x12!.riverbeam.v1.FollowStreamRequest\x1a\".riverbeam.v1.FollowStreamResponse0\x01\x12I\n\x08GetUsage\x12\x1d.riverbeam.v1.GetUsageRequest\x1a\x1e.riverbeam.v1.GetUsageResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$riverbeam/v1/riverbeam_service.proto\x12\x0criverbeam.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19riverbeam/v1/ledger.proto\x1a\x1ariverbeam/v1/records.proto\x1a\x18riverbeam/v1/types.proto\"p\n\x0eInvokeResponse\x12+\n\x06result\x18\x01 \x01(\x0b\x32\x19.riverbeam.v1.AgentResultH\x00\x12&\n\x03\x61\x63k\x18\x02 \x01(\x0b\x32\x17.riverbeam.v1.StreamAckH\x00\x42\t\n\x07outcome\"\xec\x02\n\rResumeRequest\x12\x12\n\nagent_name\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x16\n\x0einteraction_id\x18\x03 \x01(\t\x12*\n\x07\x63ontent\x18\x04 \x03(\x0b\x32\x19.riverbeam.v1.ContentPart\x12\x35\n\x07\x61\x63tions\x18\x05 \x03(\x0b\x32$.riverbeam.v1.ActionResponseEnvelope\x12\x35\n\x0c\x61uth_context\x18\x06 \x01(\x0b\x32\x1f.riverbeam.v1.InvokeAuthContext\x12)\n\x08metadata\x18\x07 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x17\n\nrequest_id\x18\x08 \x01(\tH\x00\x88\x01\x01\x12\x1b\n\x0emodel_override\x18\t \x01(\tH\x01\x88\x01\x01\x42\r\n\x0b_request_idB\x11\n\x0f_model_override\"6\n\x0eResumeResponse\x12$\n\x03\x61\x63k\x18\x01 \x01(\x0b\x32\x17.riverbeam.v1.StreamAck\"C\n\rCancelRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x13\n\x06reason\x18\x02 \x01(\tH\x00\x88\x01\x01\x42\t\n\x07_reason\"#\n\x0e\x43\x61ncelResponse\x12\x11\n\tcancelled\x18\x01 \x01(\x08\"\x13\n\x11ListAgentsRequest\"A\n\x12ListAgentsResponse\x12+\n\x06\x61gents\x18\x01 \x03(\x0b\x32\x1b.riverbeam.v1.AgentMetadata\"\x1f\n\x0fGetAgentRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\">\n\x10GetAgentResponse\x12*\n\x05\x61gent\x18\x01 \x01(\x0b\x32\x1b.riverbeam.v1.AgentMetadata\"\x13\n\x11ListModelsRequest\"?\n\x12ListModelsResponse\x12)\n\x06models\x18\x01 \x03(\x0b\x32\x19.riverbeam.v1.ModelConfig\"\'\n\x11GetSessionRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\"<\n\x12GetSessionResponse\x12&\n\x07session\x18\x01 \x01(\x0b\x32\x15.riverbeam.v1.Session\"P\n\x13ListMessagesRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"X\n\x14ListMessagesResponse\x12\'\n\x08messages\x18\x01 \x03(\x0b\x32\x15.riverbeam.v1.Message\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"/\n\x15GetInteractionRequest\x12\x16\n\x0einteraction_id\x18\x01 \x01(\t\"H\n\x16GetInteractionResponse\x12.\n\x0binteraction\x18\x01 \x01(\x0b\x32\x19.riverbeam.v1.Interaction\"\x1f\n\rGetRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"0\n\x0eGetRunResponse\x12\x1e\n\x03run\x18\x01 \x01(\x0b\x32\x11.riverbeam.v1.Run\"%\n\x10GetActionRequest\x12\x11\n\taction_id\x18\x01 \x01(\t\"9\n\x11GetActionResponse\x12$\n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x14.riverbeam.v1.Action\"j\n\x19ListPendingActionsRequest\x12\x17\n\nsession_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\tB\r\n\x0b_session_id\"\\\n\x1aListPendingActionsResponse\x12%\n\x07\x61\x63tions\x18\x01 \x03(\x0b\x32\x14.riverbeam.v1.Action\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"<\n\x13\x46ollowStreamRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x11\n\tafter_seq\x18\x02 \x01(\x05\"@\n\x14\x46ollowStreamResponse\x12(\n\x05\x63hunk\x18\x01 \x01(\x0b\x32\x19.riverbeam.v1.StreamChunk\"\xeb\x01\n\x0fGetUsageRequest\x12\x10\n\x08group_by\x18\x01 \x01(\t\x12.\n\nstart_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x07user_id\x18\x04 \x01(\tH\x00\x88\x01\x01\x12\x13\n\x06org_id\x18\x05 \x01(\tH\x01\x88\x01\x01\x12\x17\n\nsession_id\x18\x06 \x01(\tH\x02\x88\x01\x01\x42\n\n\x08_user_idB\t\n\x07_org_idB\r\n\x0b_session_id\"_\n\x10GetUsageResponse\x12$\n\x04rows\x18\x01 \x03(\x0b\x32\x16.riverbeam.v1.UsageRow\x12%\n\x05total\x18\x02 \x01(\x0b\x32\x16.riverbeam.v1.UsageRow2\xdc\t\n\x10RiverbeamService\x12\x43\n\x06Invoke\x12\x1b.riverbeam.v1.InvokeRequest\x1a\x1c.riverbeam.v1.InvokeResponse\x12\x43\n\x06Resume\x12\x1b.riverbeam.v1.ResumeRequest\x1a\x1c.riverbeam.v1.ResumeResponse\x12\x43\n\x06\x43\x61ncel\x12\x1b.riverbeam.v1.CancelRequest\x1a\x1c.riverbeam.v1.CancelResponse\x12O\n\nListAgents\x12\x1f.riverbeam.v1.ListAgentsRequest\x1a .riverbeam.v1.ListAgentsResponse\x12I\n\x08GetAgent\x12\x1d.riverbeam.v1.GetAgentRequest\x1a\x1e.riverbeam.v1.GetAgentResponse\x12O\n\nListModels\x12\x1f.riverbeam.v1.ListModelsRequest\x1a .riverbeam.v1.ListModelsResponse\x12O\n\nGetSession\x12\x1f.riverbeam.v1.GetSessionRequest\x1a .riverbeam.v1.GetSessionResponse\x12U\n\x0cListMessages\x12!.riverbeam.v1.ListMessagesRequest\x1a\".riverbeam.v1.ListMessagesResponse\x12[\n\x0eGetInteraction\x12#.riverbeam.v1.GetInteractionRequest\x1a$.riverbeam.v1.GetInteractionResponse\x12\x43\n\x06GetRun\x12\x1b.riverbeam.v1.GetRunRequest\x1a\x1c.riverbeam.v1.GetRunResponse\x12L\n\tGetAction\x12\x1e.riverbeam.v1.GetActionRequest\x1a\x1f.riverbeam.v1.GetActionResponse\x12g\n\x12ListPendingActions\x12\'.riverbeam.v1.ListPendingActionsRequest\x1a(.riverbeam.v1.ListPendingActionsResponse\x12W\n\x0c\x46ollowStream\x12!.riverbeam.v1.FollowStreamRequest\x1a\".riverbeam.v1.FollowStreamResponse0\x01\x12I\n\x08GetUsage\x12\x1d.riverbeam.v1.GetUsageRequest\x1a\x1e.riverbeam.v1.GetUsageResponse\x12g\n\x12ListToolExecutions\x12\'.riverbeam.v1.ListToolExecutionsRequest\x1a(.riverbeam.v1.ListToolExecutionsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'riverbeam.v1.riverbeam_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_INVOKERESPONSE']._serialized_start=171
-  _globals['_INVOKERESPONSE']._serialized_end=283
-  _globals['_RESUMEREQUEST']._serialized_start=286
-  _globals['_RESUMEREQUEST']._serialized_end=650
-  _globals['_RESUMERESPONSE']._serialized_start=652
-  _globals['_RESUMERESPONSE']._serialized_end=706
-  _globals['_CANCELREQUEST']._serialized_start=708
-  _globals['_CANCELREQUEST']._serialized_end=775
-  _globals['_CANCELRESPONSE']._serialized_start=777
-  _globals['_CANCELRESPONSE']._serialized_end=812
-  _globals['_LISTAGENTSREQUEST']._serialized_start=814
-  _globals['_LISTAGENTSREQUEST']._serialized_end=833
-  _globals['_LISTAGENTSRESPONSE']._serialized_start=835
-  _globals['_LISTAGENTSRESPONSE']._serialized_end=900
-  _globals['_GETAGENTREQUEST']._serialized_start=902
-  _globals['_GETAGENTREQUEST']._serialized_end=933
-  _globals['_GETAGENTRESPONSE']._serialized_start=935
-  _globals['_GETAGENTRESPONSE']._serialized_end=997
-  _globals['_LISTMODELSREQUEST']._serialized_start=999
-  _globals['_LISTMODELSREQUEST']._serialized_end=1018
-  _globals['_LISTMODELSRESPONSE']._serialized_start=1020
-  _globals['_LISTMODELSRESPONSE']._serialized_end=1083
-  _globals['_GETSESSIONREQUEST']._serialized_start=1085
-  _globals['_GETSESSIONREQUEST']._serialized_end=1124
-  _globals['_GETSESSIONRESPONSE']._serialized_start=1126
-  _globals['_GETSESSIONRESPONSE']._serialized_end=1186
-  _globals['_LISTMESSAGESREQUEST']._serialized_start=1188
-  _globals['_LISTMESSAGESREQUEST']._serialized_end=1268
-  _globals['_LISTMESSAGESRESPONSE']._serialized_start=1270
-  _globals['_LISTMESSAGESRESPONSE']._serialized_end=1358
-  _globals['_GETINTERACTIONREQUEST']._serialized_start=1360
-  _globals['_GETINTERACTIONREQUEST']._serialized_end=1407
-  _globals['_GETINTERACTIONRESPONSE']._serialized_start=1409
-  _globals['_GETINTERACTIONRESPONSE']._serialized_end=1481
-  _globals['_GETRUNREQUEST']._serialized_start=1483
-  _globals['_GETRUNREQUEST']._serialized_end=1514
-  _globals['_GETRUNRESPONSE']._serialized_start=1516
-  _globals['_GETRUNRESPONSE']._serialized_end=1564
-  _globals['_GETACTIONREQUEST']._serialized_start=1566
-  _globals['_GETACTIONREQUEST']._serialized_end=1603
-  _globals['_GETACTIONRESPONSE']._serialized_start=1605
-  _globals['_GETACTIONRESPONSE']._serialized_end=1662
-  _globals['_LISTPENDINGACTIONSREQUEST']._serialized_start=1664
-  _globals['_LISTPENDINGACTIONSREQUEST']._serialized_end=1770
-  _globals['_LISTPENDINGACTIONSRESPONSE']._serialized_start=1772
-  _globals['_LISTPENDINGACTIONSRESPONSE']._serialized_end=1864
-  _globals['_FOLLOWSTREAMREQUEST']._serialized_start=1866
-  _globals['_FOLLOWSTREAMREQUEST']._serialized_end=1926
-  _globals['_FOLLOWSTREAMRESPONSE']._serialized_start=1928
-  _globals['_FOLLOWSTREAMRESPONSE']._serialized_end=1992
-  _globals['_GETUSAGEREQUEST']._serialized_start=1995
-  _globals['_GETUSAGEREQUEST']._serialized_end=2230
-  _globals['_GETUSAGERESPONSE']._serialized_start=2232
-  _globals['_GETUSAGERESPONSE']._serialized_end=2327
-  _globals['_RIVERBEAMSERVICE']._serialized_start=2330
-  _globals['_RIVERBEAMSERVICE']._serialized_end=3469
+  _globals['_INVOKERESPONSE']._serialized_start=198
+  _globals['_INVOKERESPONSE']._serialized_end=310
+  _globals['_RESUMEREQUEST']._serialized_start=313
+  _globals['_RESUMEREQUEST']._serialized_end=677
+  _globals['_RESUMERESPONSE']._serialized_start=679
+  _globals['_RESUMERESPONSE']._serialized_end=733
+  _globals['_CANCELREQUEST']._serialized_start=735
+  _globals['_CANCELREQUEST']._serialized_end=802
+  _globals['_CANCELRESPONSE']._serialized_start=804
+  _globals['_CANCELRESPONSE']._serialized_end=839
+  _globals['_LISTAGENTSREQUEST']._serialized_start=841
+  _globals['_LISTAGENTSREQUEST']._serialized_end=860
+  _globals['_LISTAGENTSRESPONSE']._serialized_start=862
+  _globals['_LISTAGENTSRESPONSE']._serialized_end=927
+  _globals['_GETAGENTREQUEST']._serialized_start=929
+  _globals['_GETAGENTREQUEST']._serialized_end=960
+  _globals['_GETAGENTRESPONSE']._serialized_start=962
+  _globals['_GETAGENTRESPONSE']._serialized_end=1024
+  _globals['_LISTMODELSREQUEST']._serialized_start=1026
+  _globals['_LISTMODELSREQUEST']._serialized_end=1045
+  _globals['_LISTMODELSRESPONSE']._serialized_start=1047
+  _globals['_LISTMODELSRESPONSE']._serialized_end=1110
+  _globals['_GETSESSIONREQUEST']._serialized_start=1112
+  _globals['_GETSESSIONREQUEST']._serialized_end=1151
+  _globals['_GETSESSIONRESPONSE']._serialized_start=1153
+  _globals['_GETSESSIONRESPONSE']._serialized_end=1213
+  _globals['_LISTMESSAGESREQUEST']._serialized_start=1215
+  _globals['_LISTMESSAGESREQUEST']._serialized_end=1295
+  _globals['_LISTMESSAGESRESPONSE']._serialized_start=1297
+  _globals['_LISTMESSAGESRESPONSE']._serialized_end=1385
+  _globals['_GETINTERACTIONREQUEST']._serialized_start=1387
+  _globals['_GETINTERACTIONREQUEST']._serialized_end=1434
+  _globals['_GETINTERACTIONRESPONSE']._serialized_start=1436
+  _globals['_GETINTERACTIONRESPONSE']._serialized_end=1508
+  _globals['_GETRUNREQUEST']._serialized_start=1510
+  _globals['_GETRUNREQUEST']._serialized_end=1541
+  _globals['_GETRUNRESPONSE']._serialized_start=1543
+  _globals['_GETRUNRESPONSE']._serialized_end=1591
+  _globals['_GETACTIONREQUEST']._serialized_start=1593
+  _globals['_GETACTIONREQUEST']._serialized_end=1630
+  _globals['_GETACTIONRESPONSE']._serialized_start=1632
+  _globals['_GETACTIONRESPONSE']._serialized_end=1689
+  _globals['_LISTPENDINGACTIONSREQUEST']._serialized_start=1691
+  _globals['_LISTPENDINGACTIONSREQUEST']._serialized_end=1797
+  _globals['_LISTPENDINGACTIONSRESPONSE']._serialized_start=1799
+  _globals['_LISTPENDINGACTIONSRESPONSE']._serialized_end=1891
+  _globals['_FOLLOWSTREAMREQUEST']._serialized_start=1893
+  _globals['_FOLLOWSTREAMREQUEST']._serialized_end=1953
+  _globals['_FOLLOWSTREAMRESPONSE']._serialized_start=1955
+  _globals['_FOLLOWSTREAMRESPONSE']._serialized_end=2019
+  _globals['_GETUSAGEREQUEST']._serialized_start=2022
+  _globals['_GETUSAGEREQUEST']._serialized_end=2257
+  _globals['_GETUSAGERESPONSE']._serialized_start=2259
+  _globals['_GETUSAGERESPONSE']._serialized_end=2354
+  _globals['_RIVERBEAMSERVICE']._serialized_start=2357
+  _globals['_RIVERBEAMSERVICE']._serialized_end=3601
 # @@protoc_insertion_point(module_scope)

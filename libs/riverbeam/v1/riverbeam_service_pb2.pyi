@@ -2,6 +2,7 @@ import datetime
 
 from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from riverbeam.v1 import ledger_pb2 as _ledger_pb2
 from riverbeam.v1 import records_pb2 as _records_pb2
 from riverbeam.v1 import types_pb2 as _types_pb2
 from google.protobuf.internal import containers as _containers

@@ -3,6 +3,7 @@
 import grpc
 import warnings
 
+from riverbeam.v1 import ledger_pb2 as riverbeam_dot_v1_dot_ledger__pb2
 from riverbeam.v1 import riverbeam_service_pb2 as riverbeam_dot_v1_dot_riverbeam__service__pb2
 from riverbeam.v1 import types_pb2 as riverbeam_dot_v1_dot_types__pb2
 
@@ -105,6 +106,11 @@ class RiverbeamServiceStub:
                 request_serializer=riverbeam_dot_v1_dot_riverbeam__service__pb2.GetUsageRequest.SerializeToString,
                 response_deserializer=riverbeam_dot_v1_dot_riverbeam__service__pb2.GetUsageResponse.FromString,
                 _registered_method=True)
+        self.ListToolExecutions = channel.unary_unary(
+                '/riverbeam.v1.RiverbeamService/ListToolExecutions',
+                request_serializer=riverbeam_dot_v1_dot_ledger__pb2.ListToolExecutionsRequest.SerializeToString,
+                response_deserializer=riverbeam_dot_v1_dot_ledger__pb2.ListToolExecutionsResponse.FromString,
+                _registered_method=True)
 
 
 class RiverbeamServiceServicer:
@@ -203,6 +209,14 @@ class RiverbeamServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListToolExecutions(self, request, context):
+        """The tool-execution ledger of a run or an interaction, in call order, for whoever may
+        read the session (and approvers of interactions that asked for an approval).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RiverbeamServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -275,6 +289,11 @@ def add_RiverbeamServiceServicer_to_server(servicer, server):
                     servicer.GetUsage,
                     request_deserializer=riverbeam_dot_v1_dot_riverbeam__service__pb2.GetUsageRequest.FromString,
                     response_serializer=riverbeam_dot_v1_dot_riverbeam__service__pb2.GetUsageResponse.SerializeToString,
+            ),
+            'ListToolExecutions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListToolExecutions,
+                    request_deserializer=riverbeam_dot_v1_dot_ledger__pb2.ListToolExecutionsRequest.FromString,
+                    response_serializer=riverbeam_dot_v1_dot_ledger__pb2.ListToolExecutionsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -655,6 +674,33 @@ class RiverbeamService:
             '/riverbeam.v1.RiverbeamService/GetUsage',
             riverbeam_dot_v1_dot_riverbeam__service__pb2.GetUsageRequest.SerializeToString,
             riverbeam_dot_v1_dot_riverbeam__service__pb2.GetUsageResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListToolExecutions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverbeam.v1.RiverbeamService/ListToolExecutions',
+            riverbeam_dot_v1_dot_ledger__pb2.ListToolExecutionsRequest.SerializeToString,
+            riverbeam_dot_v1_dot_ledger__pb2.ListToolExecutionsResponse.FromString,
             options,
             channel_credentials,
             insecure,

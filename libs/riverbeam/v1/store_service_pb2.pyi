@@ -3,6 +3,7 @@ import datetime
 from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from riverbeam.v1 import ledger_pb2 as _ledger_pb2
 from riverbeam.v1 import records_pb2 as _records_pb2
 from riverbeam.v1 import types_pb2 as _types_pb2
 from google.protobuf.internal import containers as _containers
@@ -242,7 +243,7 @@ class BeginRunResponse(_message.Message):
     def __init__(self, session: _Optional[_Union[_records_pb2.Session, _Mapping]] = ..., interaction: _Optional[_Union[_records_pb2.Interaction, _Mapping]] = ..., run: _Optional[_Union[_records_pb2.Run, _Mapping]] = ..., human_message: _Optional[_Union[_records_pb2.Message, _Mapping]] = ..., resolved_actions: _Optional[_Iterable[_Union[_records_pb2.Action, _Mapping]]] = ..., action_messages: _Optional[_Iterable[_Union[_records_pb2.Message, _Mapping]]] = ..., history: _Optional[_Iterable[_Union[_records_pb2.Message, _Mapping]]] = ...) -> None: ...
 
 class FinishRunRequest(_message.Message):
-    __slots__ = ("run_id", "lease_owner", "status", "messages", "pending_actions", "interaction_status", "error_code", "error_message", "token_usage", "model_used", "result", "lease_epoch", "action_ttl_s")
+    __slots__ = ("run_id", "lease_owner", "status", "messages", "pending_actions", "interaction_status", "error_code", "error_message", "token_usage", "model_used", "result", "lease_epoch", "action_ttl_s", "tool_executions")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     LEASE_OWNER_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -256,6 +257,7 @@ class FinishRunRequest(_message.Message):
     RESULT_FIELD_NUMBER: _ClassVar[int]
     LEASE_EPOCH_FIELD_NUMBER: _ClassVar[int]
     ACTION_TTL_S_FIELD_NUMBER: _ClassVar[int]
+    TOOL_EXECUTIONS_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     lease_owner: str
     status: _records_pb2.RunStatus
@@ -269,7 +271,8 @@ class FinishRunRequest(_message.Message):
     result: _types_pb2.AgentResult
     lease_epoch: int
     action_ttl_s: float
-    def __init__(self, run_id: _Optional[str] = ..., lease_owner: _Optional[str] = ..., status: _Optional[_Union[_records_pb2.RunStatus, str]] = ..., messages: _Optional[_Iterable[_Union[NewMessage, _Mapping]]] = ..., pending_actions: _Optional[_Iterable[_Union[_types_pb2.ActionRequired, _Mapping]]] = ..., interaction_status: _Optional[_Union[_records_pb2.InteractionStatus, str]] = ..., error_code: _Optional[str] = ..., error_message: _Optional[str] = ..., token_usage: _Optional[_Union[_types_pb2.TokenUsage, _Mapping]] = ..., model_used: _Optional[str] = ..., result: _Optional[_Union[_types_pb2.AgentResult, _Mapping]] = ..., lease_epoch: _Optional[int] = ..., action_ttl_s: _Optional[float] = ...) -> None: ...
+    tool_executions: _containers.RepeatedCompositeFieldContainer[_ledger_pb2.ToolExecution]
+    def __init__(self, run_id: _Optional[str] = ..., lease_owner: _Optional[str] = ..., status: _Optional[_Union[_records_pb2.RunStatus, str]] = ..., messages: _Optional[_Iterable[_Union[NewMessage, _Mapping]]] = ..., pending_actions: _Optional[_Iterable[_Union[_types_pb2.ActionRequired, _Mapping]]] = ..., interaction_status: _Optional[_Union[_records_pb2.InteractionStatus, str]] = ..., error_code: _Optional[str] = ..., error_message: _Optional[str] = ..., token_usage: _Optional[_Union[_types_pb2.TokenUsage, _Mapping]] = ..., model_used: _Optional[str] = ..., result: _Optional[_Union[_types_pb2.AgentResult, _Mapping]] = ..., lease_epoch: _Optional[int] = ..., action_ttl_s: _Optional[float] = ..., tool_executions: _Optional[_Iterable[_Union[_ledger_pb2.ToolExecution, _Mapping]]] = ...) -> None: ...
 
 class FinishRunResponse(_message.Message):
     __slots__ = ("run",)

@@ -3,6 +3,7 @@
 import grpc
 import warnings
 
+from riverbeam.v1 import ledger_pb2 as riverbeam_dot_v1_dot_ledger__pb2
 from riverbeam.v1 import store_service_pb2 as riverbeam_dot_v1_dot_store__service__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
@@ -133,6 +134,16 @@ class StoreServiceStub:
                 '/riverbeam.v1.StoreService/SummarizeUsage',
                 request_serializer=riverbeam_dot_v1_dot_store__service__pb2.SummarizeUsageRequest.SerializeToString,
                 response_deserializer=riverbeam_dot_v1_dot_store__service__pb2.SummarizeUsageResponse.FromString,
+                _registered_method=True)
+        self.RecordToolExecutions = channel.unary_unary(
+                '/riverbeam.v1.StoreService/RecordToolExecutions',
+                request_serializer=riverbeam_dot_v1_dot_ledger__pb2.RecordToolExecutionsRequest.SerializeToString,
+                response_deserializer=riverbeam_dot_v1_dot_ledger__pb2.RecordToolExecutionsResponse.FromString,
+                _registered_method=True)
+        self.FetchToolExecutions = channel.unary_unary(
+                '/riverbeam.v1.StoreService/FetchToolExecutions',
+                request_serializer=riverbeam_dot_v1_dot_ledger__pb2.FetchToolExecutionsRequest.SerializeToString,
+                response_deserializer=riverbeam_dot_v1_dot_ledger__pb2.FetchToolExecutionsResponse.FromString,
                 _registered_method=True)
 
 
@@ -281,6 +292,20 @@ class StoreServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RecordToolExecutions(self, request, context):
+        """The tool-execution ledger: write entries of a running run (compare-and-set per entry,
+        fenced by the run's epoch), and read a run's or an interaction's entries in call order.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def FetchToolExecutions(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_StoreServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -383,6 +408,16 @@ def add_StoreServiceServicer_to_server(servicer, server):
                     servicer.SummarizeUsage,
                     request_deserializer=riverbeam_dot_v1_dot_store__service__pb2.SummarizeUsageRequest.FromString,
                     response_serializer=riverbeam_dot_v1_dot_store__service__pb2.SummarizeUsageResponse.SerializeToString,
+            ),
+            'RecordToolExecutions': grpc.unary_unary_rpc_method_handler(
+                    servicer.RecordToolExecutions,
+                    request_deserializer=riverbeam_dot_v1_dot_ledger__pb2.RecordToolExecutionsRequest.FromString,
+                    response_serializer=riverbeam_dot_v1_dot_ledger__pb2.RecordToolExecutionsResponse.SerializeToString,
+            ),
+            'FetchToolExecutions': grpc.unary_unary_rpc_method_handler(
+                    servicer.FetchToolExecutions,
+                    request_deserializer=riverbeam_dot_v1_dot_ledger__pb2.FetchToolExecutionsRequest.FromString,
+                    response_serializer=riverbeam_dot_v1_dot_ledger__pb2.FetchToolExecutionsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -925,6 +960,60 @@ class StoreService:
             '/riverbeam.v1.StoreService/SummarizeUsage',
             riverbeam_dot_v1_dot_store__service__pb2.SummarizeUsageRequest.SerializeToString,
             riverbeam_dot_v1_dot_store__service__pb2.SummarizeUsageResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RecordToolExecutions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverbeam.v1.StoreService/RecordToolExecutions',
+            riverbeam_dot_v1_dot_ledger__pb2.RecordToolExecutionsRequest.SerializeToString,
+            riverbeam_dot_v1_dot_ledger__pb2.RecordToolExecutionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def FetchToolExecutions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverbeam.v1.StoreService/FetchToolExecutions',
+            riverbeam_dot_v1_dot_ledger__pb2.FetchToolExecutionsRequest.SerializeToString,
+            riverbeam_dot_v1_dot_ledger__pb2.FetchToolExecutionsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -43,6 +43,7 @@ RPC_ROUTES = {
     "GetAction": ("get", "/v1/actions/{action_id}"),
     "ListPendingActions": ("get", "/v1/inbox"),
     "GetUsage": ("get", "/v1/usage"),
+    "ListToolExecutions": ("get", "/v1/runs/{run_id}/tool-executions"),
     "FollowStream": ("get", "/v1/requests/{request_id}/frames"),
 }
 
@@ -266,6 +267,30 @@ async def test_author_push_declined_over_http_runs_nothing(console_env: ConsoleE
         assert frames[-1].result.text == "Understood, not pushed."
         declined = (await http.get(f"/v1/actions/{action['action_id']}")).json()
         assert (declined["status"], declined["outcome"]) == ("cancelled", "declined")
+        # The tool-execution ledger: every call of the first run, the decline in the second.
+        ledger = (await http.get(f"/v1/runs/{body['run_id']}/tool-executions")).json()
+        assert [(e["tool"], e["status"]) for e in ledger["entries"]] == [
+            ("write_file", "succeeded"),
+            ("git_add", "succeeded"),
+            ("git_commit", "succeeded"),
+            ("git_push", "held"),
+        ]
+        assert ledger["entries"][3]["action_id"] == action["action_id"]
+        everything = await http.get(
+            f"/v1/interactions/{body['interaction_id']}/tool-executions", params={"page_size": 4}
+        )
+        page = everything.json()
+        assert len(page["entries"]) == 4 and page["next_page_token"]
+        rest = await http.get(
+            f"/v1/interactions/{body['interaction_id']}/tool-executions",
+            params={"page_token": page["next_page_token"]},
+        )
+        [last] = rest.json()["entries"]
+        assert (last["tool"], last["status"], last["run_id"]) == (
+            "git_push",
+            "denied",
+            ack.json()["run_id"],
+        )
         again = await http.post(f"/v1/actions/{action['action_id']}/approve", json={})
         assert_problem(again, 400, "BEM-066")
     import pygit2

@@ -58,6 +58,12 @@ async def test_stdio_tools_are_listed_namespaced_and_called() -> None:
         assert add.confirm_required and not tools["t__echo"].spec().confirm_required
         assert add.parameters["required"] == ["a", "b"]
         assert add.timeout_s == 10.0
+        # The servers' annotations declare what a call does (the ledger and recovery use it).
+        echo = tools["t__echo"].spec()
+        assert (echo.read_only, echo.idempotent) == (True, False)
+        assert (add.read_only, add.idempotent) == (False, True)
+        fail = tools["t__fail"].spec()
+        assert not fail.read_only and not fail.idempotent and not fail.rerun_safe
         assert await tools["t__add"].invoke({"a": 2, "b": 3}, None) == {"result": 5}
         # An MCP tool error is shown to the model, with its code.
         failed = await tools["t__fail"].invoke({"reason": "nope"}, None)

@@ -50,6 +50,30 @@ def test_session_tree(cli: Cli) -> None:
     assert lines[line_of("#1 human")].index("#1") > lines[line_of(f"run {RUN_DONE}")].index("run")
 
 
+def test_session_shows_each_runs_tool_ledger(cli: Cli) -> None:
+    result = cli("session", SESSION)
+    assert result.exit_code == ExitCode.OK, result.output
+    lines = result.stdout.splitlines()
+
+    def line_of(*fragments: str) -> int:
+        return next(i for i, line in enumerate(lines) if all(f in line for f in fragments))
+
+    # One table per run, under that run, one row per call in call order.
+    order = [
+        line_of(f"run {RUN_WROTE}"),
+        line_of("write_file", "held", "side effect", f"action {ACTION_RAN}"),
+        line_of(f"run {RUN_WAITING}"),
+        line_of("write_file", "succeeded", '{"ok":true}', "42 ms"),
+        line_of("read_file", "failed", "read-only", "BEM-301 no such file"),
+        line_of("git_push", "held", f"action {ACTION_PENDING}"),
+    ]
+    assert order == sorted(order)
+    header = line_of("tool", "status", "kind", "args", "result / error", "took")
+    assert order[0] < header < order[1]
+    # The assistant's run made no tool call: no table under it.
+    assert sum("result / error" in line for line in lines) == 2
+
+
 def test_session_json(cli: Cli) -> None:
     result = cli("session", SESSION, "--json")
     assert result.exit_code == ExitCode.OK
@@ -59,6 +83,13 @@ def test_session_json(cli: Cli) -> None:
     assert done["interaction"]["interaction_id"] == INTERACTION_DONE
     assert [r["run"]["run_id"] for r in waiting["runs"]] == [RUN_WROTE, RUN_WAITING]
     assert [a["action_id"] for a in waiting["runs"][1]["actions"]] == [ACTION_PENDING]
+    ledger = waiting["runs"][1]["tool_executions"]
+    assert [(e["seq"], e["tool"], e["status"]) for e in ledger] == [
+        (1, "write_file", "succeeded"),
+        (2, "read_file", "failed"),
+        (3, "git_push", "held"),
+    ]
+    assert done["runs"][0]["tool_executions"] == []
 
 
 def test_session_not_found(cli: Cli) -> None:

@@ -32,10 +32,11 @@ from riverbeam.types import (
     Session,
     StreamAck,
     StreamChunk,
+    ToolExecution,
 )
+from riverbeam.v1 import ledger_pb2, types_pb2
 from riverbeam.v1 import riverbeam_service_pb2 as pb
 from riverbeam.v1 import riverbeam_service_pb2_grpc as pb_grpc
-from riverbeam.v1 import types_pb2
 from tests.unit.client.fake_world import (
     ACTION_OTHER,
     ACTION_PENDING,
@@ -53,6 +54,7 @@ from tests.unit.client.fake_world import (
     canned_interactions,
     canned_messages,
     canned_runs,
+    canned_tool_executions,
     resume_script,
     script_for,
 )
@@ -93,6 +95,7 @@ class FakeRiverbeam(pb_grpc.RiverbeamServiceServicer):  # type: ignore[misc]
     messages: list[Message] = field(default_factory=canned_messages)
     runs: dict[str, Run] = field(default_factory=canned_runs)
     interactions: dict[str, Interaction] = field(default_factory=canned_interactions)
+    tool_executions: list[ToolExecution] = field(default_factory=canned_tool_executions)
 
     def _enter(self, name: str, request: Any, context: Any) -> None:
         auth = dict(context.invocation_metadata() or ()).get("authorization")
@@ -251,6 +254,23 @@ class FakeRiverbeam(pb_grpc.RiverbeamServiceServicer):  # type: ignore[misc]
         if found is None:
             raise RiverbeamError(ErrorCode.RUN_NOT_FOUND, "run not found")
         return pb.GetRunResponse(run=found.to_proto())
+
+    async def ListToolExecutions(
+        self, request: Any, context: Any
+    ) -> ledger_pb2.ListToolExecutionsResponse:
+        self._enter("ListToolExecutions", request, context)
+        if request.run_id:
+            if request.run_id not in self.runs:
+                raise RiverbeamError(ErrorCode.RUN_NOT_FOUND, "run not found")
+            items = [e for e in self.tool_executions if e.run_id == request.run_id]
+        else:
+            if request.interaction_id not in self.interactions:
+                raise RiverbeamError(ErrorCode.INTERACTION_NOT_FOUND, "interaction not found")
+            items = [e for e in self.tool_executions if e.interaction_id == request.interaction_id]
+        page, token = self._page("ListToolExecutions", items, request.page_size, request.page_token)
+        return ledger_pb2.ListToolExecutionsResponse(
+            entries=[e.to_proto() for e in page], next_page_token=token
+        )
 
     async def GetAction(self, request: Any, context: Any) -> pb.GetActionResponse:
         self._enter("GetAction", request, context)

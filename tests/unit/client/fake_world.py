@@ -25,6 +25,9 @@ from riverbeam.types import (
     StreamChunk,
     TokenUsage,
     ToolCallRecord,
+    ToolExecution,
+    result_digest,
+    result_preview,
 )
 
 SESSION = "5f8915eb-31eb-4f8a-9517-e2c15ce7bc41"
@@ -188,6 +191,67 @@ def canned_runs() -> dict[str, Run]:
             **common,
         ),
     }
+
+
+def canned_tool_executions() -> list[ToolExecution]:
+    """The ledger: the first author run held write_file; the second ran it and holds git_push."""
+    common = {"session_id": SESSION, "interaction_id": INTERACTION_WAITING, "lease_epoch": 1}
+    return [
+        ToolExecution(
+            execution_id="e1",
+            run_id=RUN_WROTE,
+            seq=1,
+            tool="write_file",
+            args={"path": "docs/index.md"},
+            status="held",
+            action_id=ACTION_RAN,
+            requested_at=at(3),
+            finished_at=at(3),
+            **common,
+        ),
+        ToolExecution(
+            execution_id="e2",
+            run_id=RUN_WAITING,
+            seq=1,
+            tool="write_file",
+            args={"path": "docs/index.md"},
+            status="succeeded",
+            action_id=ACTION_RAN,
+            result_digest=result_digest({"ok": True}),
+            result_preview=result_preview({"ok": True}),
+            requested_at=at(5),
+            started_at=at(5),
+            finished_at=at(5) + timedelta(milliseconds=42),
+            **common,
+        ),
+        ToolExecution(
+            execution_id="e3",
+            run_id=RUN_WAITING,
+            seq=2,
+            tool="read_file",
+            args={"path": "missing.md"},
+            status="failed",
+            read_only=True,
+            error_code="BEM-301",
+            error_message="no such file",
+            requested_at=at(5),
+            started_at=at(5),
+            finished_at=at(5),
+            **common,
+        ),
+        ToolExecution(
+            execution_id="e4",
+            run_id=RUN_WAITING,
+            seq=3,
+            tool="git_push",
+            args={"ref": "docs/update"},
+            status="held",
+            action_id=ACTION_PENDING,
+            requested_at=at(6),
+            finished_at=at(6),
+            **common,
+        ),
+    ]
 
 
 def canned_interactions() -> dict[str, Interaction]:

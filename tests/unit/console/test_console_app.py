@@ -19,7 +19,7 @@ from fastapi import FastAPI
 from riverbeam.console import STATIC_DIR, create_app
 from riverbeam.core.settings import ConsoleSettings
 from tests.unit.client.fake_router import FakeRiverbeam, serve_fake
-from tests.unit.client.fake_world import SESSION
+from tests.unit.client.fake_world import INTERACTION_WAITING, RUN_WAITING, SESSION
 
 TOKEN = "unit-test-token-0123456789"
 
@@ -57,6 +57,29 @@ async def test_calls_reach_the_router_with_the_callers_token(
     assert len(page["messages"]) == 1 and page["next_page_token"] == "1"
     assert fake.authorizations[-1] == f"Bearer {TOKEN}"
     assert fake.calls[-1][1].page_size == 1
+
+
+async def test_the_tool_execution_ledger_of_a_run_and_an_interaction(
+    http: httpx.AsyncClient, fake: FakeRiverbeam
+) -> None:
+    run = await http.get(f"/v1/runs/{RUN_WAITING}/tool-executions", params={"page_size": 5})
+    assert run.status_code == 200, run.text
+    page = run.json()
+    assert [(e["seq"], e["tool"], e["status"]) for e in page["entries"]] == [
+        (1, "write_file", "succeeded"),
+        (2, "read_file", "failed"),
+    ]
+    assert page["next_page_token"] == "2"  # the fake serves two a page
+    request = fake.calls[-1][1]
+    assert (request.run_id, request.HasField("interaction_id")) == (RUN_WAITING, False)
+    rest = await http.get(
+        f"/v1/interactions/{INTERACTION_WAITING}/tool-executions",
+        params={"page_token": "2"},
+    )
+    assert [e["tool"] for e in rest.json()["entries"]] == ["read_file", "git_push"]
+    assert fake.calls[-1][1].interaction_id == INTERACTION_WAITING
+    missing = await http.get("/v1/runs/00000000-0000-4000-8000-000000000000/tool-executions")
+    assert missing.status_code == 404 and missing.json()["code"] == "BEM-028"
 
 
 async def test_router_errors_keep_their_code_status_and_hint(http: httpx.AsyncClient) -> None:
