@@ -11,6 +11,8 @@ from pydantic import BaseModel
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.store import _checks
+from riverbeam.store._checkpoints import took_over
+from riverbeam.store._memory_checkpoints import MemoryCheckpoints
 from riverbeam.store._memory_scopes import MemoryScopes
 from riverbeam.store._memory_tables import Tables
 from riverbeam.store._nul import nul_safe
@@ -63,7 +65,7 @@ def _utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class InMemoryStore(MemoryScopes):
+class InMemoryStore(MemoryScopes, MemoryCheckpoints):
     """A BeamStore in process memory, with the same semantics as PgBeamStore.
 
     One asyncio.Lock serialises every operation, and each operation checks everything before
@@ -75,6 +77,7 @@ class InMemoryStore(MemoryScopes):
         self._clock = clock
         self._lock = asyncio.Lock()
         self._t = Tables()
+        self._checkpoints = {}
 
     async def __aenter__(self) -> InMemoryStore:
         return self
@@ -513,6 +516,7 @@ class InMemoryStore(MemoryScopes):
                         "lease_owner": new_owner,
                         "lease_expires_at": clock + ttl,
                         "lease_epoch": (run.lease_epoch or 1) + 1,
+                        "holders": took_over(run.holders, run.lease_owner, new_owner),
                     }
                 )
                 t.runs[run.run_id] = held
