@@ -7,7 +7,7 @@ and PreparedRun (a begun run, ready to execute).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from riverbeam.agents import Agent
 from riverbeam.agents._io import ResumedAction
@@ -16,6 +16,9 @@ from riverbeam.core.fencing import Fence
 from riverbeam.core.ids import new_id
 from riverbeam.store import BeginRunResult
 from riverbeam.types import InvokeRequest, ModelConfig
+
+if TYPE_CHECKING:
+    from riverbeam.runtime._checkpointing import Recovery
 
 __all__ = ["BusySessionPolicy", "Grant", "PipelineOptions", "PreparedRun"]
 
@@ -53,6 +56,9 @@ class PipelineOptions:
     agent_layer: AgentLayerConfig | None = None
     # How long a pending action stays answerable when its agent does not say; None: forever.
     approval_ttl_s: float | None = None
+    # Durable runs: checkpoint each completed step of the agents that support it (the
+    # RigAgentRunner does), so a replica can continue a run whose runner died.
+    checkpoints: bool = True
 
 
 @dataclass(slots=True)
@@ -66,6 +72,8 @@ class PreparedRun:
     grant: Grant
     begun: BeginRunResult
     resumed: list[ResumedAction]
+    # Set when this replica continues the run from another runner's checkpoint.
+    recovery: Recovery | None = None
 
     @property
     def ids(self) -> dict[str, str]:
