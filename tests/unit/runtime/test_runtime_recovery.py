@@ -12,10 +12,10 @@ import uuid
 from typing import Any
 
 import pytest
-from recovery_kit import EffectTool, GatedClient, Replicas
 
 from riverbeam.agents import PendingToolCall, Text, ToolCalls
 from riverbeam.types import ActionResponseEnvelope, InvokeRequest, StreamChunk
+from tests.support.recovery_kit import EffectTool, GatedClient, Replicas
 
 
 def calls(*specs: tuple[str, str, str]) -> ToolCalls:

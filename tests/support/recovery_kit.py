@@ -1,9 +1,11 @@
-"""Two pipelines in one process on one InMemoryStore, for the recovery tests.
+"""Two runner pipelines in one process on one store and one frames stream, for the recovery
+tests (tests/unit/runtime on memory, tests/integration/runtime on Postgres and NATS).
 
-Runner A "dies": from `kill()` on, every store call and frame publish it makes waits forever
-(as a killed process makes none), until `bury()` makes them fail, so its task can end. The
-store's clock is the test's: advancing it expires A's lease without waiting. Runner B's
-reaper pass takes the run over and continues it (`Pipeline.recover`).
+Runner A "dies": from `kill_a()` on, every store call and frame publish it makes waits
+forever (as a killed process makes none), until `bury_a()` makes them fail, so its task can
+end. With the InMemoryStore on the test's clock, advancing it expires A's lease without
+waiting; on a real store A's lease (1 s) runs out. Runner B's reaper pass then takes the run
+over and continues it (`Pipeline.recover`).
 """
 
 from __future__ import annotations
@@ -25,11 +27,12 @@ from riverbeam.agents import (
 from riverbeam.agents._completion import CompletionEvent
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.runtime import MemorySinks, Pipeline, PipelineOptions, reap_once
-from riverbeam.runtime._sinks import FrameSink
-from riverbeam.store import InMemoryStore
+from riverbeam.runtime._sinks import FrameSink, SinkFactory
+from riverbeam.store import BeamStore, InMemoryStore
 from riverbeam.types import InvokeRequest, Run, StreamChunk
 
 GUARD_S = 10.0
+A_LEASE_S = 1.0
 
 
 class Clock:
@@ -91,7 +94,7 @@ class DyingSink:
 
 
 class DyingSinks:
-    def __init__(self, inner: MemorySinks, grave: Grave) -> None:
+    def __init__(self, inner: SinkFactory, grave: Grave) -> None:
         self._inner = inner
         self._grave = grave
         self.stream = inner.stream
@@ -169,31 +172,44 @@ class EffectTool:
 class Replicas:
     """Runner A (the one that dies) and runner B (the one whose reaper takes over)."""
 
-    def __init__(self, client: GatedClient, tools: Sequence[Any]) -> None:
-        self.clock = Clock()
-        self.store = InMemoryStore(clock=self.clock)
-        self.sinks = MemorySinks()
+    def __init__(
+        self,
+        client: GatedClient,
+        tools: Sequence[Any],
+        *,
+        store: BeamStore | None = None,
+        sinks: SinkFactory | None = None,
+    ) -> None:
+        self.clock: Clock | None = None
+        if store is None:
+            self.clock = Clock()
+            store = InMemoryStore(clock=self.clock)
+        self.store = store
+        self.sinks = sinks or MemorySinks()
         self.grave = Grave()
         self.client = client
         agent = RigAgentRunner("worker", client, tools)
         self.a = self._pipeline(
             "runner-a",
+            A_LEASE_S if self.clock is None else 30.0,
             DyingStore(self.store, self.grave),
             DyingSinks(self.sinks, self.grave),
             agent,
         )
-        self.b = self._pipeline("runner-b", self.store, self.sinks, agent)
+        self.b = self._pipeline("runner-b", 30.0, self.store, self.sinks, agent)
         self.task: asyncio.Task[Any] | None = None
 
     @staticmethod
-    def _pipeline(runner_id: str, store: Any, sinks: Any, agent: RigAgentRunner) -> Pipeline:
+    def _pipeline(
+        runner_id: str, lease_s: float, store: Any, sinks: Any, agent: RigAgentRunner
+    ) -> Pipeline:
         registry = AgentRegistry()
         registry.register(agent)
         return Pipeline(
             registry=registry,
             store=store,
             sinks=sinks,
-            options=PipelineOptions(runner_id=runner_id, lease_ttl_s=30.0, finish_retry_s=0.2),
+            options=PipelineOptions(runner_id=runner_id, lease_ttl_s=lease_s, finish_retry_s=0.2),
         )
 
     async def start(self, text: str, **extra: Any) -> tuple[str, str]:
@@ -214,8 +230,18 @@ class Replicas:
     async def kill_a(self, **reap: Any) -> int:
         """A dies; its lease expires; B's reaper takes its runs over."""
         self.grave.dead = True
-        self.clock.advance(3600)
-        return await reap_once(self.store, self.sinks, owner="runner-b", lease_ttl_s=30.0, **reap)
+        if self.clock is not None:
+            self.clock.advance(3600)
+        else:
+            await asyncio.sleep(A_LEASE_S)  # its last renewal was at most this long ago
+        async with asyncio.timeout(GUARD_S):
+            while True:
+                taken = await reap_once(
+                    self.store, self.sinks, owner="runner-b", lease_ttl_s=30.0, **reap
+                )
+                if taken:
+                    return taken
+                await asyncio.sleep(0.1)
 
     async def settled(self, run_id: str) -> Run:
         """The run once it is no longer running (B finished it)."""
@@ -235,4 +261,6 @@ class Replicas:
                 await asyncio.gather(self.task, return_exceptions=True)
 
     def frames(self, request_id: str) -> list[StreamChunk]:
+        """The request's frames (MemorySinks only)."""
+        assert isinstance(self.sinks, MemorySinks)
         return self.sinks.frames(request_id)
