@@ -209,7 +209,9 @@ class Replicas:
             registry=registry,
             store=store,
             sinks=sinks,
-            options=PipelineOptions(runner_id=runner_id, lease_ttl_s=lease_s, finish_retry_s=0.2),
+            options=PipelineOptions(
+                runner_id=runner_id, lease_ttl_s=lease_s, finish_retry_s=0.2, checkpoints=True
+            ),
         )
 
     async def start(self, text: str, **extra: Any) -> tuple[str, str]:

@@ -57,8 +57,10 @@ class PipelineOptions:
     # How long a pending action stays answerable when its agent does not say; None: forever.
     approval_ttl_s: float | None = None
     # Durable runs: checkpoint each completed step of the agents that support it (the
-    # RigAgentRunner does), so a replica can continue a run whose runner died.
-    checkpoints: bool = True
+    # RigAgentRunner does), so a replica can continue a run whose runner died. The runner
+    # service turns it on with RIVERBEAM_RECOVERY_POLICY=recover (its default); a process
+    # with nobody to take its runs over has no use for checkpoints.
+    checkpoints: bool = False
 
 
 @dataclass(slots=True)
