@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 import uuid
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from riverbeam.agents import PendingToolCall, Text, ToolCalls
-from riverbeam.types import ActionResponseEnvelope, InvokeRequest, StreamChunk
+from riverbeam.agents import AgentRegistry, PendingToolCall, RigAgentRunner, Text, ToolCalls
+from riverbeam.types import ActionResponseEnvelope, AgentMetadata, InvokeRequest, StreamChunk
 from tests.support.recovery_kit import EffectTool, GatedClient, Replicas
 
 
@@ -242,3 +243,67 @@ async def test_policy_fail_fails_the_run_as_before() -> None:
     assert_one_gapless_stream(frames)
     assert (frames[-1].type, frames[-1].error_code) == ("error", "BEM-034")
     assert recovered_frames(frames) == []
+
+
+class _OtherVersion(RigAgentRunner):
+    def metadata(self) -> AgentMetadata:
+        return super().metadata().model_copy(update={"version": "99.0.0"})
+
+
+async def _lost_in_a_model_call(replicas: Replicas, client: GatedClient) -> tuple[str, str]:
+    request_id, run_id = await replicas.start("think")
+    await client.waiting.wait()
+    return request_id, run_id
+
+
+async def test_a_replica_that_does_not_serve_the_agent_fails_the_run_with_bem_268() -> None:
+    client = GatedClient([Text("never")])
+    client.hold_at = 0
+    replicas = Replicas(client, [])
+    replicas.b.registry = AgentRegistry()  # B has no `worker`
+    request_id, run_id = await _lost_in_a_model_call(replicas, client)
+    try:
+        await replicas.kill_a(recover=replicas.b.recover)
+        run = await replicas.settled(run_id)
+    finally:
+        await replicas.bury_a()
+    assert (run.status, run.error_code) == ("failed", "BEM-268")
+    frames = replicas.frames(request_id)
+    assert_one_gapless_stream(frames)
+    assert (frames[-1].type, frames[-1].error_code) == ("error", "BEM-268")
+    assert run_id not in replicas.b.held_run_ids
+
+
+async def test_recovery_by_another_agent_version_follows_the_version_policy() -> None:
+    client = GatedClient([Text("never")])
+    client.hold_at = 0
+    replicas = Replicas(client, [])
+    other = AgentRegistry()
+    other.register(_OtherVersion("worker", client, []))
+    replicas.b.registry = other
+    request_id, run_id = await _lost_in_a_model_call(replicas, client)
+    try:
+        await replicas.kill_a(recover=replicas.b.recover)
+        run = await replicas.settled(run_id)
+    finally:
+        await replicas.bury_a()
+    # The default policy (`refuse`): the pinned version and this runner's differ.
+    assert (run.status, run.error_code) == ("failed", "BEM-260")
+    assert run.error_message is not None and "99.0.0" in run.error_message
+    assert replicas.frames(request_id)[-1].error_code == "BEM-260"
+
+
+async def test_a_run_without_a_checkpoint_is_failed_as_lost() -> None:
+    client = GatedClient([Text("never")])
+    client.hold_at = 0
+    replicas = Replicas(client, [])
+    replicas.a.options = replace(replicas.a.options, checkpoints=False)
+    request_id, run_id = await _lost_in_a_model_call(replicas, client)
+    try:
+        assert await replicas.store.get_run_checkpoint(run_id=run_id) is None
+        await replicas.kill_a(recover=replicas.b.recover)
+        run = await replicas.settled(run_id)
+    finally:
+        await replicas.bury_a()
+    assert (run.status, run.error_code) == ("failed", "BEM-034")
+    assert replicas.frames(request_id)[-1].error_code == "BEM-034"
