@@ -534,6 +534,7 @@ class InMemoryStore(MemoryScopes, MemoryCheckpoints):
                 if s.last_active_at < now - idle and not self._t.busy(s.session_id, now)
             }
             self._t.purge(doomed)
+            self._forget_checkpoints()
             return len(doomed)
 
     # ---- usage ---------------------------------------------------------------------------------

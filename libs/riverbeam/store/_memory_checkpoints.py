@@ -59,6 +59,11 @@ class MemoryCheckpoints:
             epoch, step, state, saved_at = stored
             return RunCheckpoint(run_id, epoch, step, _thaw(state), saved_at)
 
+    def _forget_checkpoints(self) -> None:
+        """Drop the checkpoints of deleted runs (Postgres deletes them with the run)."""
+        for run_id in [r for r in self._checkpoints if r not in self._t.runs]:
+            del self._checkpoints[run_id]
+
 
 def _thaw(frozen: str) -> dict[str, Any]:
     state: dict[str, Any] = json.loads(frozen)

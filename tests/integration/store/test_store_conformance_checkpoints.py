@@ -5,6 +5,7 @@ Runs against memory, Postgres and the gRPC store service (the `store` fixture).
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 
 from store_kit import OWNER, answer, begin, expect, interrupted_with, resume, uid
@@ -161,3 +162,13 @@ async def test_a_confirmation_answer_needs_no_decision(store: BeamStore) -> None
     begun, [action_id] = await interrupted_with(store)
     resumed = await resume(store, begun, answer(action_id))
     assert [a.action_id for a in resumed.resolved_actions] == [action_id]
+
+
+async def test_a_checkpoint_goes_with_its_deleted_session(store: BeamStore) -> None:
+    begun = await begin(store)
+    run_id = begun.run.run_id
+    await store.save_run_checkpoint(run_id=run_id, lease_epoch=1, step=1, state=STATE)
+    await store.finish_run(run_id=run_id, lease_owner=OWNER, status="completed", lease_epoch=1)
+    await asyncio.sleep(0.5)
+    assert await store.delete_idle_sessions(older_than=timedelta(seconds=0.25)) == 1
+    assert await store.get_run_checkpoint(run_id=run_id) is None
