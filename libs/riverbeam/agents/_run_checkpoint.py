@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from riverbeam.agents._chat import tool_message
 from riverbeam.agents._completion import ChatMessage, PendingToolCall, ToolCalls, closing_events
+from riverbeam.agents._guardrails import GuardrailEvent
 from riverbeam.agents._io import AgentContext, AgentInput, ResumedAction
 from riverbeam.agents._run_tools import skipped
 from riverbeam.agents._toolcall import BoundTool
@@ -99,6 +100,7 @@ class Checkpointing:
     streamed: list[str]
     model_used: str | None
     layer: dict[str, Any]
+    events: list[GuardrailEvent]
     tools: dict[str, BoundTool]
     _build: dict[str, Any]
     setup: Callable[[], None]
@@ -138,6 +140,7 @@ class Checkpointing:
             "streamed": list(self.streamed),
             "model_used": self.model_used,
             "layer": self.layer,
+            "events": [e.as_json() for e in self.events],
             "round": self.round,
         }
 
@@ -188,6 +191,7 @@ class Checkpointing:
         if self.model_used:
             self.context.usage.model = self.model_used
         self.layer = dict(state.get("layer") or self.layer)
+        self.events = [GuardrailEvent(**e) for e in state.get("events") or []]
         self.round = state.get("round")
         raw_content = state.get("content")
         content = (
@@ -224,6 +228,8 @@ class Checkpointing:
                             yield frame
                     return
             if calls:
+                if started:
+                    self.calls_made = max(self.calls_made - 1, 0)  # it is made again now
                 held: list[PendingToolCall] = []
                 completion = ToolCalls(calls=tuple(calls), text="")
                 async with closing_events(self._calls(completion, held)) as frames:
