@@ -66,6 +66,8 @@ async def build(settings: RunnerSettings) -> AsyncIterator[ServiceApp]:
                 finish_retry_s=settings.finish_retry_s,
                 agent_layer=load_agent_layer(settings.agent_layer),
                 approval_ttl_s=settings.approval_ttl_s,
+                # Checkpoints are only worth their writes when a replica continues from them.
+                checkpoints=settings.recovery_policy == "recover",
             ),
         )
         closers = await wire_agents(beam, settings)
@@ -93,6 +95,9 @@ async def build(settings: RunnerSettings) -> AsyncIterator[ServiceApp]:
                 # Runs this process still holds are its own business (a finish being
                 # retried through a store outage is not a lost run).
                 exclude=lambda: beam.pipeline.held_run_ids,
+                # Durable runs: continue a lost run here from its checkpoint, or fail it.
+                recover=beam.pipeline.recover if settings.recovery_policy == "recover" else None,
+                max_takeovers=settings.max_takeovers,
             )
         )
         guard = StreamGuard(nats, config)

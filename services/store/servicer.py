@@ -6,7 +6,14 @@ from datetime import UTC
 from typing import Any
 
 from riverbeam.core.ids import new_id
-from riverbeam.store import BeamStore, NewAction, NewMessage, usage_row_to_proto
+from riverbeam.store import (
+    BeamStore,
+    NewAction,
+    NewMessage,
+    checkpoint_state,
+    checkpoint_to_proto,
+    usage_row_to_proto,
+)
 from riverbeam.types import (
     ActionResponseEnvelope,
     AgentResult,
@@ -278,6 +285,26 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
                 for t in taken
             ]
         )
+
+    # ---- checkpoints ---------------------------------------------------------------------------
+    async def SaveRunCheckpoint(
+        self, request: pb.SaveRunCheckpointRequest, context: Any
+    ) -> pb.SaveRunCheckpointResponse:
+        saved = await self._store.save_run_checkpoint(
+            run_id=request.run_id,
+            lease_epoch=request.lease_epoch,
+            step=request.step,
+            state=checkpoint_state(request.state_json),
+        )
+        return pb.SaveRunCheckpointResponse(checkpoint=checkpoint_to_proto(saved))
+
+    async def FetchRunCheckpoint(
+        self, request: pb.FetchRunCheckpointRequest, context: Any
+    ) -> pb.FetchRunCheckpointResponse:
+        found = await self._store.get_run_checkpoint(run_id=request.run_id)
+        if found is None:
+            return pb.FetchRunCheckpointResponse()
+        return pb.FetchRunCheckpointResponse(checkpoint=checkpoint_to_proto(found))
 
     # ---- memory --------------------------------------------------------------------------------
     async def Remember(self, request: pb.RememberRequest, context: Any) -> pb.RememberResponse:

@@ -1,5 +1,6 @@
 """Two runner replicas: cancel reaches the one holding a run; a killed one's run is failed by the
-other, and the other resumes what the killed one left waiting for approval.
+other (RIVERBEAM_RECOVERY_POLICY=fail), and the other resumes what the killed one left waiting
+for approval.
 
 Both runner processes share the store (Postgres), the sandbox and NATS, with short leases (2 s)
 and a reaper pass every second. The router gets both addresses and picks one; the tests ask
@@ -89,6 +90,9 @@ async def replicas(
                 "RIVERBEAM_WORKSPACE_ORIGIN": str(origin),
                 "RIVERBEAM_LEASE_TTL_S": "2",
                 "RIVERBEAM_REAP_INTERVAL_S": "1",
+                # This module shows the `fail` policy (a lost run is failed, BEM-034);
+                # test_durable_recovery.py shows `recover`, the default.
+                "RIVERBEAM_RECOVERY_POLICY": "fail",
             },
         }
         for name, runner_id in RUNNER_IDS.items():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -20,6 +21,9 @@ if TYPE_CHECKING:
     from riverbeam.agents._layer_config import AgentLayerConfig
     from riverbeam.agents._ledger import ToolLedger
 
+Checkpoint = Callable[[dict[str, Any]], Awaitable[None]]
+"""`await checkpoint(agent_state)`: save the run's progress (see AgentContext.checkpoint)."""
+
 __all__ = ["AgentContext", "AgentInput", "MemoryWriter", "ResumedAction", "UsageMeter"]
 
 
@@ -37,6 +41,9 @@ class ResumedAction:
     args: dict[str, Any]
     tool_call_id: str | None
     response: ActionResponseEnvelope
+    # The stored action's kind: "confirmation", or "outcome_unknown" (durable runs: a call
+    # whose runner died while it ran; the response's payload says retry, skip or done).
+    kind: str = "confirmation"
 
     @property
     def approved(self) -> bool:
@@ -135,3 +142,9 @@ class AgentContext:
     full_history: list[Message] | None = None
     # The run's tool-execution ledger (docs/durability.md); None: the agent keeps its own.
     tool_ledger: ToolLedger | None = None
+    # Durable runs (docs/durability.md). `checkpoint(state)` saves the agent's progress after
+    # a completed step (the pipeline adds what it knows and writes it to the store, fenced by
+    # the run's epoch); None when the run is not checkpointed. `recovered` is the agent state
+    # of the last checkpoint when this run continues one that lost its runner.
+    checkpoint: Checkpoint | None = None
+    recovered: dict[str, Any] | None = None

@@ -59,6 +59,7 @@ from riverbeam.agents._policies import (
     ToolPolicy,
     with_confirm_required,
 )
+from riverbeam.agents._run_checkpoint import Checkpointing, unknown_outcome_answer
 from riverbeam.agents._run_context import ContextFit
 from riverbeam.agents._run_tools import ToolRound
 from riverbeam.agents._tool import ToolSpec
@@ -112,7 +113,7 @@ def _render(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
 
 
-class RigRun(ToolRound, ContextFit):
+class RigRun(ToolRound, ContextFit, Checkpointing):
     """The state of one run of a RigAgentRunner."""
 
     def __init__(self, runner: RigAgentRunner, input: AgentInput, context: AgentContext) -> None:
@@ -135,6 +136,10 @@ class RigRun(ToolRound, ContextFit):
         self.streamed: list[str] = []
         self.calls_made = 0
         self.repairs = 0
+        # Tool rounds so far, and the current round's calls (for checkpoints, see
+        # _run_checkpoint.py).
+        self.rounds = 0
+        self.round: dict[str, Any] | None = None
         self.layer: dict[str, Any] = {}
         self.deadline: Deadline | None = None
         # Filled by setup(), which may refuse the request (BEM-201/217/220).
@@ -203,12 +208,24 @@ class RigRun(ToolRound, ContextFit):
         if self.response is not None:
             self.layer["output"] = {"mode": "native" if self.native else "prompt", "repairs": 0}
 
+    async def _call_starting(self, call: PendingToolCall, bound: BoundTool | None) -> None:
+        await self._checkpoint_call_starting(call, bound)
+
+    async def _call_answered(self, call_id: str) -> None:
+        await self._checkpoint_call_answered(call_id)
+
     @property
     def tool_specs(self) -> list[ToolSpec]:
         return [bound.spec for bound in self.tools.values()]
 
     # ---- frames -------------------------------------------------------------------------------
     async def frames(self) -> AsyncIterator[Any]:
+        if self.context.recovered is not None:
+            # Another runner began this run and stopped: continue from its last checkpoint.
+            async with closing_events(self._recovered(self.context.recovered)) as frames:
+                async for frame in frames:
+                    yield frame
+            return
         yield self.factory.placeholder()
         yield self.factory.thinking()
         self.setup()
@@ -232,6 +249,7 @@ class RigRun(ToolRound, ContextFit):
         }
         self.messages = []
         self._rebuild()
+        await self._checkpoint()
         async with closing_events(self._loop()) as frames:
             async for frame in frames:
                 yield frame
@@ -277,6 +295,19 @@ class RigRun(ToolRound, ContextFit):
                 id=action.tool_call_id or resume_call_id(action.action_id),
             )
             resumed.append(call)
+            if (
+                action.kind == "outcome_unknown"
+                and (told := unknown_outcome_answer(action)) is not None
+            ):
+                # A person says the call did (done) or did not (skip) run: it is not run.
+                yield self.factory.tool_result(
+                    tool_call_id=call.id, tool_name=call.name, tool_result=told
+                )
+                self._record(
+                    call, told, 0.0, [ToolDecision(policy="person", action=told["decision"])]
+                )
+                answers[call.id] = told
+                continue
             if not action.approved:
                 result = _declined(action)
                 yield self.factory.tool_result(
@@ -297,7 +328,6 @@ class RigRun(ToolRound, ContextFit):
     # ---- the loop -----------------------------------------------------------------------------
     async def _loop(self) -> AsyncIterator[Any]:
         specs = self.tool_specs
-        rounds = 0
         while True:
             self.limits.check_tokens(self.usage)
             await self._fit(specs)
@@ -330,6 +360,7 @@ class RigRun(ToolRound, ContextFit):
             if isinstance(completion, Text):
                 final = await self._final(completion.text)
                 if final is None:
+                    await self._checkpoint()
                     continue  # sent back for repair
                 text, output = final
                 if self.hold_text and text:
@@ -340,14 +371,15 @@ class RigRun(ToolRound, ContextFit):
             for piece in held_text:  # words alongside tool calls are not the final answer
                 self.streamed.append(piece)
                 yield self.factory.chunk(piece)
-            if rounds >= self.limits.max_rounds:
+            if self.rounds >= self.limits.max_rounds:
                 raise RiverbeamError(
                     ErrorCode.TOO_MANY_TOOL_ROUNDS,
-                    f"the model still wanted tools after {rounds} rounds",
+                    f"the model still wanted tools after {self.rounds} rounds",
                     max_rounds=self.limits.max_rounds,
                 )
-            rounds += 1
+            self.rounds += 1
             self.messages.append(assistant_message(completion.text, completion.calls))
+            await self._round_started(completion.text, completion.calls)
             held: list[PendingToolCall] = []
             async with closing_events(self._calls(completion, held)) as frames:
                 async for frame in frames:

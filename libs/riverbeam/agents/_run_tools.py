@@ -76,6 +76,14 @@ class ToolRound:
     async def _within(self, step: Any) -> Any:
         raise NotImplementedError
 
+    async def _call_starting(self, call: PendingToolCall, bound: BoundTool | None) -> None:
+        """Checkpoint hook: the tool of `call` is about to run."""
+        raise NotImplementedError
+
+    async def _call_answered(self, call_id: str) -> None:
+        """Checkpoint hook: the call's answer is in self.messages."""
+        raise NotImplementedError
+
     # ---- tool calls ---------------------------------------------------------------------------
     async def _calls(
         self, completion: ToolCalls, held: list[PendingToolCall]
@@ -108,6 +116,7 @@ class ToolRound:
                     )
                     self._record(call, stated.result, 0.0, decisions)
                     self.messages.append(tool_message(call.id, stated.result))
+                    await self._call_answered(call.id)
                     TOOL_CALLS.labels(call.name, "error").inc()
                     if stated.error is not None and self.fatal_tool_errors:
                         raise stated.error
@@ -128,6 +137,7 @@ class ToolRound:
                 )
                 self._record(call, result, 0.0, decisions)
                 self.messages.append(tool_message(call.id, result))
+                await self._call_answered(call.id)
                 continue
             results: dict[str, Any] = {}
             async with closing_events(
@@ -136,6 +146,7 @@ class ToolRound:
                 async for frame in frames:
                     yield frame
             self.messages.append(tool_message(call.id, results[call.id]))
+            await self._call_answered(call.id)
 
     async def _approval_call(
         self, bound: BoundTool, call: PendingToolCall
@@ -241,6 +252,7 @@ class ToolRound:
             outcome = ToolOutcome(error_result(invalid), invalid, 0.0)
             self.ledger.finish(entry, "failed", error=invalid)
         else:
+            await self._call_starting(call, bound)
             # A side-effecting call is on record as started before it runs (or not at all).
             await self.ledger.start(entry)
             async with tool_span(call.name, call.id):

@@ -592,6 +592,27 @@ class ErrorCode(enum.Enum):
         400,
         _S.INVALID_ARGUMENT,
     )
+    TOO_MANY_TAKEOVERS = ErrorSpec(
+        "BEM-267",
+        "run failed: it was taken over more often than RIVERBEAM_MAX_TAKEOVERS allows",
+        503,
+        _S.UNAVAILABLE,
+        "the runners holding it kept dying; look at their logs, then invoke again",
+    )
+    RECOVERY_FAILED = ErrorSpec(
+        "BEM-268",
+        "run lost: its checkpoint could not be continued on this runner",
+        503,
+        _S.UNAVAILABLE,
+        "the agent is not served here or the checkpoint is unreadable; invoke again",
+    )
+    INVALID_OUTCOME_DECISION = ErrorSpec(
+        "BEM-269",
+        "an outcome_unknown action is answered with decision retry, skip or done",
+        400,
+        _S.INVALID_ARGUMENT,
+        'send payload {"decision": "retry" | "skip" | "done"} (done may add "result")',
+    )
 
     @property
     def code(self) -> str:

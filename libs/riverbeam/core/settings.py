@@ -111,6 +111,12 @@ class RunnerSettings(CommonSettings):
     runner_id: str = Field(default_factory=_runner_id)
     lease_ttl_s: float = Field(default=15.0, gt=0)
     reap_interval_s: float = Field(default=5.0, gt=0)
+    # Durable runs (docs/durability.md): a run whose runner stopped is continued by the
+    # replica whose reaper takes it over, from its last checkpoint (`recover`), or failed
+    # with BEM-034 (`fail`, the behaviour before checkpoints). A run taken over more often
+    # than max_takeovers is failed (BEM-267).
+    recovery_policy: Literal["recover", "fail"] = "recover"
+    max_takeovers: int = Field(default=3, ge=0)
     # One run at a time per session: reject a second invoke (BEM-030), queue it, or interrupt
     # (cancel) the running run and start the new one.
     busy_session_policy: Literal["reject", "queue", "interrupt"] = "reject"

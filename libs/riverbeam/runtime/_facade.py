@@ -47,6 +47,10 @@ class MemorySinks:
     async def open(self, request_id: str, *, stream: bool) -> FrameSink:
         return self.sinks.setdefault(request_id, CollectingSink())
 
+    async def continue_stream(self, request_id: str, *, stream: bool) -> tuple[FrameSink, int]:
+        sink = self.sinks.setdefault(request_id, CollectingSink())
+        return sink, sink.last_seq
+
     async def publish_terminal_error(self, request_id: str, error: RiverbeamError) -> None:
         sink = self.sinks.setdefault(request_id, CollectingSink())
         await sink.publish(

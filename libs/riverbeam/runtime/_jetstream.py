@@ -39,6 +39,30 @@ class JetStreamSinks:
             self._js, request_id, config=self._config, ensure_missing_stream=True
         )
 
+    async def continue_stream(self, request_id: str, *, stream: bool) -> tuple[FrameSink, int]:
+        """Continue a request another runner began, after the last frame on its subject.
+
+        The first frame is deduplicated by number only (this writer does not know the subject
+        sequence of the last one); a stalled old writer's frames after that are refused by
+        their subject-sequence fence (BEM-115).
+        """
+        if not stream:
+            return CollectingSink(), 0
+        try:
+            after = await last_seq(self._js, request_id, config=self._config)
+        except RiverbeamError as err:
+            if err.code is not ErrorCode.STREAM_NOT_FOUND:
+                raise
+            after = 0
+        publisher = _CountingPublisher(
+            self._js,
+            request_id,
+            config=self._config,
+            start_after_seq=after,
+            ensure_missing_stream=True,
+        )
+        return publisher, after
+
     async def publish_terminal_error(self, request_id: str, error: RiverbeamError) -> None:
         """End a request whose runner is gone with an error frame after its stored frames.
 

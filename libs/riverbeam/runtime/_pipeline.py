@@ -26,6 +26,11 @@ from riverbeam.agents._ledger import ToolLedger
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.fencing import fenced
 from riverbeam.core.ids import new_id
+from riverbeam.runtime._checkpointing import (
+    attach_checkpoints,
+    prepare_recovery,
+    run_recovered,
+)
 from riverbeam.runtime._context import memory_scopes, trim_to_budget
 from riverbeam.runtime._frames import FrameTracker, stamp
 from riverbeam.runtime._input_guard import guard_before_storing
@@ -49,7 +54,7 @@ from riverbeam.runtime._steps import (
     record_outcomes,
     shielded_step,
 )
-from riverbeam.store import BeamStore, BeginRunResult
+from riverbeam.store import BeamStore, BeginRunResult, RunCheckpoint, TakenOverRun
 from riverbeam.telemetry import log_context, run_span
 from riverbeam.telemetry._metrics import RUNS_TOTAL
 from riverbeam.types import (
@@ -98,6 +103,8 @@ class Pipeline:
         self._live: dict[str, LiveRun] = {}
         # Runs this replica holds (begun, not yet finished): its reaper leaves them alone.
         self._held: set[str] = set()
+        # Runs continued here from another runner's checkpoint (durable runs).
+        self._recovering: set[asyncio.Task[None]] = set()
 
     # ---- prepare ------------------------------------------------------------------------------
     async def prepare(
@@ -168,6 +175,7 @@ class Pipeline:
                 args=dict(action.args),
                 tool_call_id=action.tool_call_id,
                 response=action.response or by_id[action.action_id],
+                kind=action.kind,
             )
             for action in begun.resolved_actions
         ]
@@ -282,7 +290,11 @@ class Pipeline:
         try:
             drive: asyncio.Task[Outcome] | None = None
             try:
-                sink = await self.sinks.open(prepared.request_id, stream=prepared.request.stream)
+                sink = (
+                    prepared.recovery.sink
+                    if prepared.recovery is not None
+                    else await self.sinks.open(prepared.request_id, stream=prepared.request.stream)
+                )
                 # The agent acts for the run at its epoch: its sandbox calls carry the fence.
                 with fenced(prepared.fence):
                     drive = asyncio.create_task(self._drive(prepared, sink, tracker, usage))
@@ -424,6 +436,11 @@ class Pipeline:
             # Inside the try: a store failure while loading memory ends the run as failed
             # (with its error frame) instead of leaving it running until it is reaped.
             context = await self._context(prepared, usage)
+            if self.options.checkpoints:
+                # Durable runs: the agent saves each completed step (docs/durability.md).
+                attach_checkpoints(
+                    context, self.store, prepared, sink, retry_s=self.options.finish_retry_s
+                )
             frames = prepared.agent.stream(agent_input, context)
             try:
                 async for raw in frames:
@@ -530,6 +547,22 @@ class Pipeline:
                 else None
             ),
         )
+
+    # ---- recovery -----------------------------------------------------------------------------
+    async def recover(self, taken: TakenOverRun, checkpoint: RunCheckpoint) -> None:
+        """Continue, in the background, a run this replica's reaper took over (see
+        prepare_recovery for what it raises when the run cannot be continued here)."""
+        run_id = taken.run.run_id
+        self._held.add(run_id)
+        try:
+            prepared = await prepare_recovery(self, taken, checkpoint)
+        except BaseException:
+            self._held.discard(run_id)
+            raise
+        self._live[prepared.request_id] = LiveRun()
+        task = asyncio.create_task(run_recovered(self.execute, prepared))
+        self._recovering.add(task)
+        task.add_done_callback(self._recovering.discard)
 
     # ---- cancellation and leases --------------------------------------------------------------
     def cancel(self, request_id: str, reason: str | None = None) -> bool:

@@ -7,7 +7,7 @@ and PreparedRun (a begun run, ready to execute).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from riverbeam.agents import Agent
 from riverbeam.agents._io import ResumedAction
@@ -17,6 +17,9 @@ from riverbeam.core.fencing import Fence
 from riverbeam.core.ids import new_id
 from riverbeam.store import BeginRunResult
 from riverbeam.types import InvokeRequest, ModelConfig
+
+if TYPE_CHECKING:
+    from riverbeam.runtime._checkpointing import Recovery
 
 __all__ = ["BusySessionPolicy", "Grant", "PipelineOptions", "PreparedRun"]
 
@@ -56,6 +59,11 @@ class PipelineOptions:
     agent_layer: AgentLayerConfig | None = None
     # How long a pending action stays answerable when its agent does not say; None: forever.
     approval_ttl_s: float | None = None
+    # Durable runs: checkpoint each completed step of the agents that support it (the
+    # RigAgentRunner does), so a replica can continue a run whose runner died. The runner
+    # service turns it on with RIVERBEAM_RECOVERY_POLICY=recover (its default); a process
+    # with nobody to take its runs over has no use for checkpoints.
+    checkpoints: bool = False
 
 
 @dataclass(slots=True)
@@ -73,6 +81,8 @@ class PreparedRun:
     guarded_input: Any = None
     # The run's tool-execution ledger; its unwritten entries go with the finish step.
     ledger: ToolLedger | None = None
+    # Set when this replica continues the run from another runner's checkpoint.
+    recovery: Recovery | None = None
 
     @property
     def ids(self) -> dict[str, str]:

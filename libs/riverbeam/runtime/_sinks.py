@@ -27,6 +27,11 @@ class SinkFactory(Protocol):
 
     async def open(self, request_id: str, *, stream: bool) -> FrameSink: ...
 
+    async def continue_stream(self, request_id: str, *, stream: bool) -> tuple[FrameSink, int]:
+        """A sink for a request another runner began: it numbers its frames after the last
+        one stored for the request (returned too), read from the stream itself."""
+        ...
+
     async def publish_terminal_error(self, request_id: str, error: RiverbeamError) -> None:
         """Publish a final error frame after whatever frames the request already has."""
         ...
@@ -37,6 +42,10 @@ class CollectingSink:
 
     def __init__(self) -> None:
         self.frames: list[StreamChunk] = []
+
+    @property
+    def last_seq(self) -> int:
+        return len(self.frames)
 
     async def publish(self, chunk: StreamChunk) -> None:
         self.frames.append(chunk.model_copy(update={"seq": len(self.frames) + 1}))

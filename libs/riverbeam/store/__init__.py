@@ -9,6 +9,12 @@ Every error is a RiverbeamError with a catalog code.
 """
 
 from riverbeam.store._base import BeamStore
+from riverbeam.store._checkpoints import (
+    RunCheckpoint,
+    checkpoint_from_proto,
+    checkpoint_state,
+    checkpoint_to_proto,
+)
 from riverbeam.store._client import StoreClient
 from riverbeam.store._memory import InMemoryStore
 from riverbeam.store._migrations import load_migrations
@@ -38,10 +44,14 @@ __all__ = [
     "NewMessage",
     "PgBeamStore",
     "RecordedOutcome",
+    "RunCheckpoint",
     "StepHook",
     "StoreClient",
     "TakenOverRun",
     "UsageRow",
+    "checkpoint_from_proto",
+    "checkpoint_state",
+    "checkpoint_to_proto",
     "load_migrations",
     "prune_idle_sessions",
     "run_retention",

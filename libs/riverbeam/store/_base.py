@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any, Protocol, runtime_checkable
 
+from riverbeam.store._checkpoints import RunCheckpoint
 from riverbeam.store._types import (
     BeginRunResult,
     FinishStatus,
@@ -317,6 +318,23 @@ class BeamStore(Protocol):
         Returns the actions marked, oldest first. Concurrent sweepers never mark one action
         twice; an answer to a marked action is refused with BEM-261.
         """
+        ...
+
+    # ---- checkpoints (durable runs) ------------------------------------------------------------
+    async def save_run_checkpoint(
+        self, *, run_id: str, lease_epoch: int, step: int, state: dict[str, Any]
+    ) -> RunCheckpoint:
+        """Save a run's checkpoint (replacing its earlier one), in one transaction.
+
+        The run must be `running` at `lease_epoch`, checked in the same transaction: BEM-035
+        otherwise (BEM-028 for an unknown run), and nothing is written. `step` (1, 2, ...)
+        may repeat the stored one (a retry) but not go below it (BEM-121). `state` is a JSON
+        object (BEM-002 otherwise), returned as stored.
+        """
+        ...
+
+    async def get_run_checkpoint(self, *, run_id: str) -> RunCheckpoint | None:
+        """The run's newest checkpoint, or None when it has none."""
         ...
 
     # ---- memory --------------------------------------------------------------------------------

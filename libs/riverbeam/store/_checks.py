@@ -185,7 +185,8 @@ def history_limit(limit: int) -> int:
 
 
 def action_responses(responses: Sequence[ActionResponseEnvelope]) -> None:
-    """Each answered action id is a canonical UUID (BEM-063) and is answered once (BEM-068)."""
+    """Each answered action id is a canonical UUID (BEM-063) and is answered once (BEM-068);
+    an answer to an `outcome_unknown` action says retry, skip or done (BEM-269)."""
     seen: set[str] = set()
     for response in responses:
         action_id = response.action_id
@@ -198,6 +199,26 @@ def action_responses(responses: Sequence[ActionResponseEnvelope]) -> None:
         if canonical in seen:
             raise RiverbeamError(ErrorCode.DUPLICATE_ACTION, action_id=action_id)
         seen.add(canonical)
+        outcome_decision(response)
+
+
+OUTCOME_DECISIONS = ("retry", "skip", "done")
+"""How a person answers an `outcome_unknown` action (durable runs, docs/durability.md)."""
+
+
+def outcome_decision(response: ActionResponseEnvelope) -> str | None:
+    """The decision of a submitted answer to an `outcome_unknown` action (BEM-269 when it is
+    not retry, skip or done); None for any other answer."""
+    if response.kind != "outcome_unknown" or response.status != "submitted":
+        return None
+    decision = (response.payload or {}).get("decision")
+    if decision not in OUTCOME_DECISIONS:
+        raise RiverbeamError(
+            ErrorCode.INVALID_OUTCOME_DECISION,
+            f"decision {decision!r} is none of retry, skip, done",
+            action_id=response.action_id,
+        )
+    return str(decision)
 
 
 def memory_scope(scope_name: str, scope_id: str) -> None:

@@ -12,6 +12,12 @@ from google.protobuf import duration_pb2, json_format, struct_pb2, timestamp_pb2
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.server import error_from_rpc, open_channel
 from riverbeam.store import _checks
+from riverbeam.store._checkpoints import (
+    RunCheckpoint,
+    checkpoint_from_proto,
+    checkpoint_step,
+    json_state,
+)
 from riverbeam.store._client_ledger import LedgerClient
 from riverbeam.store._history_cache import MessageCache
 from riverbeam.store._types import (
@@ -410,6 +416,22 @@ class StoreClient(LedgerClient):
             )
             for t in resp.runs
         ]
+
+    # ---- checkpoints ---------------------------------------------------------------------------
+    async def save_run_checkpoint(
+        self, *, run_id: str, lease_epoch: int, step: int, state: dict[str, Any]
+    ) -> RunCheckpoint:
+        checkpoint_step(step, state)
+        request = pb.SaveRunCheckpointRequest(
+            run_id=run_id, lease_epoch=lease_epoch, step=step, state_json=json_state(state)
+        )
+        resp = await self._call(self._stub.SaveRunCheckpoint, request)
+        return checkpoint_from_proto(resp.checkpoint)
+
+    async def get_run_checkpoint(self, *, run_id: str) -> RunCheckpoint | None:
+        request = pb.FetchRunCheckpointRequest(run_id=run_id)
+        resp = await self._call(self._stub.FetchRunCheckpoint, request)
+        return checkpoint_from_proto(resp.checkpoint) if resp.HasField("checkpoint") else None
 
     # ---- memory --------------------------------------------------------------------------------
     async def remember(

@@ -11,6 +11,8 @@ from pydantic import BaseModel
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.store import _checks
+from riverbeam.store._checkpoints import took_over
+from riverbeam.store._memory_checkpoints import MemoryCheckpoints
 from riverbeam.store._memory_ledger import MemoryLedger
 from riverbeam.store._memory_scopes import MemoryScopes
 from riverbeam.store._memory_tables import Tables
@@ -68,7 +70,7 @@ def _utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class InMemoryStore(MemoryScopes, MemoryLedger):
+class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints):
     """A BeamStore in process memory, with the same semantics as PgBeamStore.
 
     One asyncio.Lock serialises every operation, and each operation checks everything before
@@ -80,6 +82,7 @@ class InMemoryStore(MemoryScopes, MemoryLedger):
         self._clock = clock
         self._lock = asyncio.Lock()
         self._t = Tables()
+        self._checkpoints = {}
 
     async def __aenter__(self) -> InMemoryStore:
         return self
@@ -529,6 +532,7 @@ class InMemoryStore(MemoryScopes, MemoryLedger):
                         "lease_owner": new_owner,
                         "lease_expires_at": clock + ttl,
                         "lease_epoch": (run.lease_epoch or 1) + 1,
+                        "holders": took_over(run.holders, run.lease_owner, new_owner),
                     }
                 )
                 t.runs[run.run_id] = held
@@ -547,6 +551,7 @@ class InMemoryStore(MemoryScopes, MemoryLedger):
                 if s.last_active_at < now - idle and not self._t.busy(s.session_id, now)
             }
             self._t.purge(doomed)
+            self._forget_checkpoints()
             return len(doomed)
 
     # ---- usage ---------------------------------------------------------------------------------

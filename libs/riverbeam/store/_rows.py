@@ -111,6 +111,7 @@ def run_of(row: Row) -> Run:
         lease_epoch=row["lease_epoch"],
         agent_version=row["agent_version"],
         options=_model(RunOptions, row["options"]),
+        holders=list(row["holders"] or []),
     )
 
 

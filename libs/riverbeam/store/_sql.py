@@ -21,7 +21,7 @@ INTERACTION_COLS = (
 RUN_COLS = (
     "run_id, interaction_id, session_id, agent_name, status, request_id, started_at, finished_at,"
     " error_code, error_message, token_usage, model_used, lease_owner, lease_expires_at, result,"
-    " lease_epoch, agent_version, options"
+    " lease_epoch, agent_version, options, holders"
 )
 MESSAGE_COLS = (
     "message_id, session_id, interaction_id, run_id, seq, role, type, content, tool_call_id,"
@@ -253,7 +253,10 @@ class Statements:
                 " AND NOT (run_id = ANY($5::text[]))"
                 " ORDER BY lease_expires_at LIMIT $2 FOR UPDATE SKIP LOCKED),"
                 f" taken AS (UPDATE {q}.runs r SET lease_epoch = r.lease_epoch + 1,"
-                " lease_owner = $3, lease_expires_at = now() + $4::interval"
+                " lease_owner = $3, lease_expires_at = now() + $4::interval,"
+                # The runners that held it: the first holder, then each taker.
+                " holders = (CASE WHEN cardinality(r.holders) = 0"
+                " THEN ARRAY[COALESCE(expired.previous_owner, '')] ELSE r.holders END) || $3::text"
                 " FROM expired WHERE r.run_id = expired.run_id"
                 f" RETURNING {_prefixed(RUN_COLS, 'r')}, expired.previous_owner)"
                 " SELECT * FROM taken ORDER BY started_at, run_id"

@@ -100,6 +100,14 @@ class Run(WireModel):
     agent_version: str | None = None
     # The per-request options it was started with (a resume's include what it inherited).
     options: RunOptions | None = None
+    # The runners that held the run when it was taken over (durable runs): the first holder,
+    # then each taker. Empty while the run was never taken over.
+    holders: list[str] = Field(default_factory=list)
+
+    @property
+    def takeovers(self) -> int:
+        """How many times the run was taken over from a runner that stopped renewing it."""
+        return max(len(self.holders) - 1, 0)
 
 
 class Message(WireModel):

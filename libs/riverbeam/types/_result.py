@@ -138,7 +138,8 @@ class AgentMessage(WireModel):
     tool_result: Any = None
     tool_calls: list[ToolCallRecord] = Field(default_factory=list)
     is_delta: bool = False
-    phase: Literal["final", "thinking"] | None = None
+    # "recovered": a step frame saying another runner continues the run (durable runs).
+    phase: Literal["final", "thinking", "recovered"] | None = None
 
     @property
     def text(self) -> str:

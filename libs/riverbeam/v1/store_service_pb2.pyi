@@ -443,3 +443,47 @@ class DeleteIdleSessionsResponse(_message.Message):
     DELETED_FIELD_NUMBER: _ClassVar[int]
     deleted: int
     def __init__(self, deleted: _Optional[int] = ...) -> None: ...
+
+class RunCheckpoint(_message.Message):
+    __slots__ = ("run_id", "lease_epoch", "step", "state_json", "saved_at")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    LEASE_EPOCH_FIELD_NUMBER: _ClassVar[int]
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    STATE_JSON_FIELD_NUMBER: _ClassVar[int]
+    SAVED_AT_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    lease_epoch: int
+    step: int
+    state_json: str
+    saved_at: _timestamp_pb2.Timestamp
+    def __init__(self, run_id: _Optional[str] = ..., lease_epoch: _Optional[int] = ..., step: _Optional[int] = ..., state_json: _Optional[str] = ..., saved_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class SaveRunCheckpointRequest(_message.Message):
+    __slots__ = ("run_id", "lease_epoch", "step", "state_json")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    LEASE_EPOCH_FIELD_NUMBER: _ClassVar[int]
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    STATE_JSON_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    lease_epoch: int
+    step: int
+    state_json: str
+    def __init__(self, run_id: _Optional[str] = ..., lease_epoch: _Optional[int] = ..., step: _Optional[int] = ..., state_json: _Optional[str] = ...) -> None: ...
+
+class SaveRunCheckpointResponse(_message.Message):
+    __slots__ = ("checkpoint",)
+    CHECKPOINT_FIELD_NUMBER: _ClassVar[int]
+    checkpoint: RunCheckpoint
+    def __init__(self, checkpoint: _Optional[_Union[RunCheckpoint, _Mapping]] = ...) -> None: ...
+
+class FetchRunCheckpointRequest(_message.Message):
+    __slots__ = ("run_id",)
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    def __init__(self, run_id: _Optional[str] = ...) -> None: ...
+
+class FetchRunCheckpointResponse(_message.Message):
+    __slots__ = ("checkpoint",)
+    CHECKPOINT_FIELD_NUMBER: _ClassVar[int]
+    checkpoint: RunCheckpoint
+    def __init__(self, checkpoint: _Optional[_Union[RunCheckpoint, _Mapping]] = ...) -> None: ...

@@ -115,6 +115,16 @@ class StoreServiceStub:
                 request_serializer=riverbeam_dot_v1_dot_store__service__pb2.ExpirePendingActionsRequest.SerializeToString,
                 response_deserializer=riverbeam_dot_v1_dot_store__service__pb2.ExpirePendingActionsResponse.FromString,
                 _registered_method=True)
+        self.SaveRunCheckpoint = channel.unary_unary(
+                '/riverbeam.v1.StoreService/SaveRunCheckpoint',
+                request_serializer=riverbeam_dot_v1_dot_store__service__pb2.SaveRunCheckpointRequest.SerializeToString,
+                response_deserializer=riverbeam_dot_v1_dot_store__service__pb2.SaveRunCheckpointResponse.FromString,
+                _registered_method=True)
+        self.FetchRunCheckpoint = channel.unary_unary(
+                '/riverbeam.v1.StoreService/FetchRunCheckpoint',
+                request_serializer=riverbeam_dot_v1_dot_store__service__pb2.FetchRunCheckpointRequest.SerializeToString,
+                response_deserializer=riverbeam_dot_v1_dot_store__service__pb2.FetchRunCheckpointResponse.FromString,
+                _registered_method=True)
         self.Remember = channel.unary_unary(
                 '/riverbeam.v1.StoreService/Remember',
                 request_serializer=riverbeam_dot_v1_dot_store__service__pb2.RememberRequest.SerializeToString,
@@ -264,6 +274,20 @@ class StoreServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SaveRunCheckpoint(self, request, context):
+        """Durable runs: save a run's checkpoint, fenced by its lease epoch (one transaction), and
+        read the newest one back.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def FetchRunCheckpoint(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Remember(self, request, context):
         """Memory, per scope (name, id).
         """
@@ -388,6 +412,16 @@ def add_StoreServiceServicer_to_server(servicer, server):
                     servicer.ExpirePendingActions,
                     request_deserializer=riverbeam_dot_v1_dot_store__service__pb2.ExpirePendingActionsRequest.FromString,
                     response_serializer=riverbeam_dot_v1_dot_store__service__pb2.ExpirePendingActionsResponse.SerializeToString,
+            ),
+            'SaveRunCheckpoint': grpc.unary_unary_rpc_method_handler(
+                    servicer.SaveRunCheckpoint,
+                    request_deserializer=riverbeam_dot_v1_dot_store__service__pb2.SaveRunCheckpointRequest.FromString,
+                    response_serializer=riverbeam_dot_v1_dot_store__service__pb2.SaveRunCheckpointResponse.SerializeToString,
+            ),
+            'FetchRunCheckpoint': grpc.unary_unary_rpc_method_handler(
+                    servicer.FetchRunCheckpoint,
+                    request_deserializer=riverbeam_dot_v1_dot_store__service__pb2.FetchRunCheckpointRequest.FromString,
+                    response_serializer=riverbeam_dot_v1_dot_store__service__pb2.FetchRunCheckpointResponse.SerializeToString,
             ),
             'Remember': grpc.unary_unary_rpc_method_handler(
                     servicer.Remember,
@@ -852,6 +886,60 @@ class StoreService:
             '/riverbeam.v1.StoreService/ExpirePendingActions',
             riverbeam_dot_v1_dot_store__service__pb2.ExpirePendingActionsRequest.SerializeToString,
             riverbeam_dot_v1_dot_store__service__pb2.ExpirePendingActionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SaveRunCheckpoint(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverbeam.v1.StoreService/SaveRunCheckpoint',
+            riverbeam_dot_v1_dot_store__service__pb2.SaveRunCheckpointRequest.SerializeToString,
+            riverbeam_dot_v1_dot_store__service__pb2.SaveRunCheckpointResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def FetchRunCheckpoint(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverbeam.v1.StoreService/FetchRunCheckpoint',
+            riverbeam_dot_v1_dot_store__service__pb2.FetchRunCheckpointRequest.SerializeToString,
+            riverbeam_dot_v1_dot_store__service__pb2.FetchRunCheckpointResponse.FromString,
             options,
             channel_credentials,
             insecure,
