@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.store import _checks
+from riverbeam.store._memory_children import MemoryChildRuns
 from riverbeam.store._memory_scopes import MemoryScopes
 from riverbeam.store._memory_tables import Tables
 from riverbeam.store._nul import nul_safe
@@ -63,7 +64,7 @@ def _utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class InMemoryStore(MemoryScopes):
+class InMemoryStore(MemoryScopes, MemoryChildRuns):
     """A BeamStore in process memory, with the same semantics as PgBeamStore.
 
     One asyncio.Lock serialises every operation, and each operation checks everything before

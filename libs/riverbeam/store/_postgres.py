@@ -14,6 +14,7 @@ from riverbeam.core.ids import new_id
 from riverbeam.store import _checks, _rows
 from riverbeam.store._migrations import apply_migrations, quote_schema
 from riverbeam.store._nul import nul_safe
+from riverbeam.store._pg_children import PgChildRuns
 from riverbeam.store._pg_errors import translate_pg_errors
 from riverbeam.store._pg_leases import PgLeases
 from riverbeam.store._pg_memory import PgMemory
@@ -84,7 +85,7 @@ async def _keep_session(conn: asyncpg.Connection[asyncpg.Record]) -> None:
     """
 
 
-class PgBeamStore(PgLeases, PgMemory):
+class PgBeamStore(PgLeases, PgMemory, PgChildRuns):
     """A BeamStore on PostgreSQL.
 
     Build it with `await PgBeamStore.connect(url)` (a pool of its own, migrations applied) or

@@ -98,6 +98,7 @@ def run_of(row: Row) -> Run:
         result=None if result is None else AgentResult.model_validate(result),
         lease_epoch=row["lease_epoch"],
         agent_version=row["agent_version"],
+        parent_run_id=row["parent_run_id"],
     )
 
 

@@ -96,6 +96,8 @@ class Run(WireModel):
     # The lease's fencing epoch: 1 at begin-run, bumped by each takeover (docs/failure-model.md).
     lease_epoch: int | None = None
     agent_version: str | None = None
+    # A child run (agent as tool, handoff target): the run that called it.
+    parent_run_id: str | None = None
 
 
 class Message(WireModel):

@@ -1,0 +1,183 @@
+"""Child runs in every BeamStore: linked to the parent, fenced by its lease, idempotent.
+
+Runs against memory, Postgres and the gRPC store service (the `store` fixture).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from store_kit import OWNER, begin, expect, uid
+
+from riverbeam.core.errors import ErrorCode
+from riverbeam.store import BeamStore
+from riverbeam.types import AgentResult, ContentPart, TokenUsage
+
+LATER = timedelta(hours=1)
+
+
+async def _child(store: BeamStore, parent_run_id: str, **overrides: object) -> str:
+    run_id = uid()
+    fields: dict[str, object] = {
+        "parent_run_id": parent_run_id,
+        "run_id": run_id,
+        "agent_name": "helper",
+        "lease_owner": OWNER,
+        "lease_epoch": 1,
+    }
+    fields.update(overrides)
+    await store.begin_child_run(**fields)  # type: ignore[arg-type]
+    return run_id
+
+
+async def test_a_child_run_is_linked_to_its_parent_and_listed_with_it(store: BeamStore) -> None:
+    parent = (await begin(store)).run
+    child = await store.begin_child_run(
+        parent_run_id=parent.run_id,
+        run_id=uid(),
+        agent_name="helper",
+        lease_owner=OWNER,
+        lease_epoch=1,
+        agent_version="2.0.0",
+    )
+    assert child.parent_run_id == parent.run_id
+    assert (child.session_id, child.interaction_id) == (parent.session_id, parent.interaction_id)
+    assert (child.status, child.agent_name, child.agent_version) == ("running", "helper", "2.0.0")
+    assert child.lease_expires_at is None and child.request_id is None
+    assert await store.get_run(run_id=child.run_id) == child
+    runs = await store.list_runs(interaction_id=parent.interaction_id)
+    assert {r.run_id: r.parent_run_id for r in runs} == {
+        parent.run_id: None,
+        child.run_id: parent.run_id,
+    }
+
+
+async def test_a_child_run_writes_no_message_and_leaves_the_session_free(
+    store: BeamStore,
+) -> None:
+    begun = await begin(store)
+    before, _ = await store.list_messages(session_id=begun.run.session_id)
+    await _child(store, begun.run.run_id)
+    after, _ = await store.list_messages(session_id=begun.run.session_id)
+    assert after == before
+    # No lease expiry of its own: a far-future reaper neither reaps nor takes it over.
+    later = datetime.now(UTC) + LATER
+    reaped = await store.reap_expired_runs(now=later)
+    assert [r.run_id for r in reaped] == [begun.run.run_id]
+
+
+async def test_finishing_a_child_records_its_result_and_usage(store: BeamStore) -> None:
+    parent = (await begin(store)).run
+    run_id = await _child(store, parent.run_id)
+    usage = TokenUsage(prompt_tokens=7, completion_tokens=3, total_tokens=10)
+    result = AgentResult(agent_name="helper", content=[ContentPart.of_text("42")])
+    done = await store.finish_child_run(
+        run_id=run_id,
+        parent_run_id=parent.run_id,
+        lease_owner=OWNER,
+        lease_epoch=1,
+        status="completed",
+        token_usage=usage,
+        model_used="m",
+        result=result,
+    )
+    assert (done.status, done.token_usage, done.model_used) == ("completed", usage, "m")
+    assert done.result is not None and done.result.text == "42"
+    assert done.finished_at is not None
+    # A repeat (a lost answer) returns the stored run.
+    again = await store.finish_child_run(
+        run_id=run_id,
+        parent_run_id=parent.run_id,
+        lease_owner=OWNER,
+        lease_epoch=1,
+        status="failed",
+    )
+    assert again == done
+    # The parent is untouched.
+    assert (await store.get_run(run_id=parent.run_id)).status == "running"
+
+
+async def test_begin_child_run_is_idempotent_per_run_id(store: BeamStore) -> None:
+    parent = (await begin(store)).run
+    run_id = await _child(store, parent.run_id)
+    first = await store.get_run(run_id=run_id)
+    repeat = await store.begin_child_run(
+        parent_run_id=parent.run_id,
+        run_id=run_id,
+        agent_name="helper",
+        lease_owner=OWNER,
+        lease_epoch=1,
+    )
+    assert repeat == first
+    other = (await begin(store)).run
+    with expect(ErrorCode.CHILD_RUN_INVALID):
+        await _child(store, other.run_id, run_id=run_id)
+    with expect(ErrorCode.CHILD_RUN_INVALID):  # a top-level run's id
+        await _child(store, parent.run_id, run_id=other.run_id)
+
+
+async def test_child_steps_are_fenced_by_the_parent_lease(store: BeamStore) -> None:
+    parent = (await begin(store)).run
+    running = await _child(store, parent.run_id)
+    with expect(ErrorCode.STORE_CONFLICT):
+        await _child(store, parent.run_id, lease_owner="someone-else")
+    with expect(ErrorCode.STALE_EPOCH):
+        await _child(store, parent.run_id, lease_epoch=2)
+    later = datetime.now(UTC) + LATER
+    [taken] = await store.take_over_expired_runs(new_owner="reaper", lease_ttl_s=30, now=later)
+    assert taken.run.run_id == parent.run_id
+    # The old holder can neither begin nor finish children any more.
+    with expect(ErrorCode.STALE_EPOCH):
+        await _child(store, parent.run_id)
+    with expect(ErrorCode.STALE_EPOCH):
+        await store.finish_child_run(
+            run_id=running,
+            parent_run_id=parent.run_id,
+            lease_owner=OWNER,
+            lease_epoch=1,
+            status="completed",
+        )
+    # The new holder can.
+    await store.finish_child_run(
+        run_id=running,
+        parent_run_id=parent.run_id,
+        lease_owner="reaper",
+        lease_epoch=2,
+        status="cancelled",
+    )
+    assert (await store.get_run(run_id=running)).status == "cancelled"
+
+
+async def test_child_steps_refuse_unknown_runs_and_wrong_parents(store: BeamStore) -> None:
+    parent = (await begin(store)).run
+    with expect(ErrorCode.RUN_NOT_FOUND):
+        await _child(store, uid())
+    with expect(ErrorCode.RUN_NOT_FOUND):
+        await store.finish_child_run(
+            run_id=uid(),
+            parent_run_id=parent.run_id,
+            lease_owner=OWNER,
+            lease_epoch=1,
+            status="completed",
+        )
+    run_id = await _child(store, parent.run_id)
+    other = (await begin(store)).run
+    with expect(ErrorCode.CHILD_RUN_INVALID):
+        await store.finish_child_run(
+            run_id=run_id,
+            parent_run_id=other.run_id,
+            lease_owner=OWNER,
+            lease_epoch=1,
+            status="completed",
+        )
+    with expect(ErrorCode.INVALID_ARGUMENT):
+        await _child(store, parent.run_id, agent_name="")
+
+
+async def test_a_finished_parent_refuses_new_children(store: BeamStore) -> None:
+    parent = (await begin(store)).run
+    await store.finish_run(
+        run_id=parent.run_id, lease_owner=OWNER, status="completed", lease_epoch=1
+    )
+    with expect(ErrorCode.STORE_CONFLICT):
+        await _child(store, parent.run_id)
