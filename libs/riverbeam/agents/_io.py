@@ -17,6 +17,7 @@ from riverbeam.types import (
 )
 
 if TYPE_CHECKING:
+    from riverbeam.agents._child_runs import ChildRunHost
     from riverbeam.agents._layer_config import AgentLayerConfig
 
 __all__ = ["AgentContext", "AgentInput", "MemoryWriter", "ResumedAction", "UsageMeter"]
@@ -129,3 +130,6 @@ class AgentContext:
     # The history before the pipeline trimmed it to the model's budget, for agents that
     # compact it themselves (RigAgentRunner does); None when the pipeline has no such view.
     full_history: list[Message] | None = None
+    # Where agents this run calls (agent as tool, crews, handoff) are recorded as child runs
+    # and their frames published; None outside the pipeline (see _child_runs.py).
+    child_runs: ChildRunHost | None = None

@@ -25,6 +25,7 @@ from riverbeam.agents._io import AgentContext, AgentInput, ResumedAction, UsageM
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.fencing import fenced
 from riverbeam.core.ids import new_id
+from riverbeam.runtime._child_runs import child_runs_of
 from riverbeam.runtime._context import memory_scopes, trim_to_budget
 from riverbeam.runtime._frames import FrameTracker, stamp
 from riverbeam.runtime._live import LiveRun, raise_if_cancel_was_swallowed
@@ -409,6 +410,7 @@ class Pipeline:
             # Inside the try: a store failure while loading memory ends the run as failed
             # (with its error frame) instead of leaving it running until it is reaped.
             context = await self._context(prepared, usage)
+            context.child_runs = child_runs_of(prepared, self.store, sink, self.options)
             frames = prepared.agent.stream(agent_input, context)
             try:
                 async for raw in frames:
