@@ -359,6 +359,11 @@ class AgentConfig(_Section):
         default=None, description="omitted: the skill's sandbox tools; []: none"
     )
     tool_errors: Literal["fatal", "model"] = "fatal"
+    handoffs: list[AgentName] = Field(
+        default_factory=list,
+        description="agents this one may hand the conversation to (a transfer_to_<agent> "
+        "tool each); later turns of the interaction go to the agent handed to",
+    )
     output: OutputConfig | None = None
     guardrails: list[GuardrailConfig] = Field(default_factory=list)
     policies: list[PolicyConfig] = Field(default_factory=list)

@@ -43,6 +43,7 @@ from riverbeam.agents._config import (
     SandboxToolRef,
 )
 from riverbeam.agents._config_file import LoadedConfig
+from riverbeam.agents._handoff import HandoffTool
 from riverbeam.agents._mcp import McpHub
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.runtime._config_layer import layer_options
@@ -263,10 +264,17 @@ def _static_tools(
     registry: AgentRegistry | None,
 ) -> list[Tool | McpToolRef]:
     """The agent's tools, MCP references left to be resolved at each build."""
+    handoffs: list[Tool | McpToolRef] = []
+    for target in cfg.handoffs:
+        if registry is None:
+            raise loaded.error(
+                ErrorCode.CONFIG_NOT_SUPPORTED, (*at, "handoffs"), "handoffs need an agent registry"
+            )
+        handoffs.append(HandoffTool(registry, target))
     by_name = {tool.spec().name: tool for tool in sandbox or ()}
     if cfg.tools is None:
         allowed = skill.allowed_tools if skill is not None else ()
-        return [by_name[n] for n in allowed if n in by_name]
+        return [*(by_name[n] for n in allowed if n in by_name), *handoffs]
     out: list[Tool | McpToolRef] = []
     for index, ref in enumerate(cfg.tools):
         where = (*at, "tools", index)
@@ -301,7 +309,7 @@ def _static_tools(
                 out.extend(_python_tools(ref.entry))
             except RiverbeamError as err:
                 raise loaded.error(err.code, (*where, "entry"), err.message) from None
-    return out
+    return [*out, *handoffs]
 
 
 def register_crews(loaded: LoadedConfig, registry: AgentRegistry) -> list[Crew]:
@@ -346,12 +354,24 @@ def register_crews(loaded: LoadedConfig, registry: AgentRegistry) -> list[Crew]:
 
 
 def check_agent_tools(loaded: LoadedConfig, registry: AgentRegistry) -> None:
-    """Every `kind: agent` tool names a registered agent, other than its own.
+    """Every `kind: agent` tool and every handoff names a registered agent, other than its own.
 
     Raises:
         RiverbeamError: BEM-231 naming the line.
     """
     for index, cfg in enumerate(loaded.config.agents):
+        for position, target in enumerate(cfg.handoffs):
+            where: tuple[str | int, ...] = ("agents", index, "handoffs", position)
+            if target == cfg.name:
+                raise loaded.error(
+                    ErrorCode.CONFIG_UNKNOWN_NAME, where, "an agent cannot hand off to itself"
+                )
+            if target not in registry:
+                raise loaded.error(
+                    ErrorCode.CONFIG_UNKNOWN_NAME,
+                    where,
+                    f"no agent {target!r} is registered ({', '.join(registry.names())})",
+                )
         for position, ref in enumerate(cfg.tools or ()):
             if not isinstance(ref, AgentToolRef):
                 continue
