@@ -64,7 +64,9 @@ async def test_a_called_agent_streams_on_the_callers_stream_as_a_child_run(stack
 
 
 async def test_after_a_handoff_the_interaction_stays_with_the_target(stack: Stack) -> None:
-    billing = ScriptedClient([Text("Paid.", usage=USAGE), Text("12 EUR.", usage=USAGE)])
+    billing = ScriptedClient(
+        [Text("Paid.", usage=USAGE), Text("12 EUR.", usage=USAGE), Text("Due Friday.")]
+    )
     stack.beam.register_agent(RigAgentRunner.new("billing", billing, [], None))
     triage = ScriptedClient([ToolCalls([PendingToolCall("transfer_to_billing", {})])])
     stack.beam.register_agent(
@@ -87,11 +89,17 @@ async def test_after_a_handoff_the_interaction_stays_with_the_target(stack: Stac
     reply: pb.InvokeResponse = await stack.stub().Invoke(request.to_proto(), metadata=auth("alice"))
     second = AgentResult.from_proto(reply.result)
     assert (second.text, second.agent_name) == ("12 EUR.", "billing")
+    # The SDK continues the interaction the same way.
+    third = await alice.invoke(
+        "triage", "and the due date?", session_id=session, interaction_id=first.interaction_id
+    )
+    assert isinstance(third, AgentResult)
+    assert (third.text, third.agent_name) == ("Due Friday.", "billing")
     runs = await stack.store.list_runs(interaction_id=first.interaction_id or "")
     top = [
         (r.agent_name, r.result.handoff_to if r.result else None)
         for r in runs
         if not r.parent_run_id
     ]
-    assert top == [("triage", "billing"), ("billing", None)]
+    assert top == [("triage", "billing"), ("billing", None), ("billing", None)]
     assert len(triage.calls) == 1
