@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
+
 from riverbeam.agents import (
+    AgentContext,
+    AgentInput,
     AgentTool,
     Crew,
+    FrameFactory,
     PendingToolCall,
     RigAgentRunner,
     RigOptions,
@@ -15,7 +21,7 @@ from riverbeam.agents import (
 from riverbeam.core.errors import ErrorCode
 from riverbeam.runtime import RiverBeam
 from riverbeam.runtime._facade import MemorySinks
-from riverbeam.types import AgentResult, StreamAck, TokenUsage
+from riverbeam.types import AgentMetadata, AgentResult, StreamAck, StreamChunk, TokenUsage
 from tests.unit.runtime.runtime_kit import CountingTool, text_request
 
 LEAD = TokenUsage(prompt_tokens=10, completion_tokens=5, total_tokens=15)
@@ -153,3 +159,45 @@ async def test_every_crew_step_is_a_child_run_of_the_crew_run() -> None:
         ("b", "completed"),
     ]
     assert parent.token_usage is not None and parent.token_usage.total_tokens == 8
+
+
+class _Stuck:
+    """Starts, says so, then never answers."""
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+
+    def metadata(self) -> AgentMetadata:
+        return AgentMetadata(name="stuck")
+
+    async def stream(self, input: AgentInput, context: AgentContext) -> AsyncIterator[StreamChunk]:
+        yield FrameFactory.for_input("stuck", input).chunk("working")
+        self.started.set()
+        await asyncio.Event().wait()
+
+    async def health_check(self) -> bool:
+        return True
+
+
+async def test_a_cancelled_caller_records_its_running_child_as_cancelled() -> None:
+    beam = RiverBeam()
+    stuck = _Stuck()
+    beam.register_agent(stuck)
+    beam.register_agent(
+        RigAgentRunner.new(
+            "lead",
+            ScriptedClient([ToolCalls([PendingToolCall("ask_stuck", {"task": "t"})])]),
+            [AgentTool(beam.registry(), "stuck")],
+            None,
+        )
+    )
+    ack = await beam.invoke(text_request("lead", "go", stream=True))
+    assert isinstance(ack, StreamAck)
+    await stuck.started.wait()
+    assert await beam.cancel(ack.request_id, "stop")
+    await beam.wait_idle()
+    parent = await beam.get_run(ack.run_id or "")
+    assert parent.status == "cancelled"
+    runs = await beam.store.list_runs(interaction_id=parent.interaction_id)
+    [child] = [r for r in runs if r.parent_run_id == parent.run_id]
+    assert child.status == "cancelled" and child.finished_at is not None
