@@ -181,3 +181,31 @@ async def test_a_finished_parent_refuses_new_children(store: BeamStore) -> None:
     )
     with expect(ErrorCode.STORE_CONFLICT):
         await _child(store, parent.run_id)
+
+
+async def test_usage_reports_count_a_child_only_in_its_top_level_run(store: BeamStore) -> None:
+    session = uid()
+    parent = (await begin(store, session_id=session)).run
+    run_id = await _child(store, parent.run_id)
+    child_usage = TokenUsage(prompt_tokens=3, completion_tokens=1, total_tokens=4)
+    await store.finish_child_run(
+        run_id=run_id,
+        parent_run_id=parent.run_id,
+        lease_owner=OWNER,
+        lease_epoch=1,
+        status="completed",
+        token_usage=child_usage,
+        model_used="m",
+    )
+    # The parent's usage already holds the child's (the pipeline adds it).
+    total = TokenUsage(prompt_tokens=13, completion_tokens=6, total_tokens=19)
+    await store.finish_run(
+        run_id=parent.run_id,
+        lease_owner=OWNER,
+        status="completed",
+        token_usage=total,
+        model_used="m",
+        lease_epoch=1,
+    )
+    [row] = await store.summarize_usage(group_by="session", session_id=session)
+    assert (row.runs, row.total_tokens) == (1, 19)
