@@ -191,6 +191,18 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
         )
         return pb.FinishChildRunResponse(run=run.to_proto())
 
+    async def RecordHandoff(
+        self, request: pb.RecordHandoffRequest, context: Any
+    ) -> pb.RecordHandoffResponse:
+        interaction = await self._store.record_handoff(
+            run_id=request.run_id,
+            lease_owner=request.lease_owner,
+            lease_epoch=int(request.lease_epoch),
+            agent_name=request.agent_name,
+            agent_version=optional(request, "agent_version"),
+        )
+        return pb.RecordHandoffResponse(interaction=interaction.to_proto())
+
     async def RecordActionOutcome(
         self, request: pb.RecordActionOutcomeRequest, context: Any
     ) -> pb.RecordActionOutcomeResponse:

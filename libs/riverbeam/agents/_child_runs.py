@@ -37,6 +37,10 @@ class ChildRunHost(Protocol):
         """Record the child run as running (BEM-035/121 once the caller lost its run)."""
         ...
 
+    async def hand_off(self, *, agent_name: str, agent_version: str | None) -> None:
+        """Record that the run's interaction now belongs to agent_name (a handoff)."""
+        ...
+
     async def publish(self, frame: StreamChunk) -> None:
         """Put one of the child's frames on the caller's stream (never a terminal frame)."""
         ...

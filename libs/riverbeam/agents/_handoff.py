@@ -120,8 +120,13 @@ async def hand_off(run: RigRun, request: HandoffRequest) -> AsyncIterator[Stream
     """The target answers the user's turn as a child run; the run's chunk and done frames.
 
     The done frame's result is the target's answer, with the run's own tool calls (the
-    transfer call among them), handoff_to and metadata.handoff.
+    transfer call among them), handoff_to and metadata.handoff. In the pipeline the
+    interaction record is given to the target first (its agent and version pin).
     """
+    host = run.context.child_runs
+    if host is not None:
+        target = request.registry.get_metadata(request.target)
+        await host.hand_off(agent_name=request.target, agent_version=target.version)
     result = await run_agent(
         request.registry,
         request.target,

@@ -64,6 +64,15 @@ class PipelineChildRuns:
             agent_version=agent_version,
         )
 
+    async def hand_off(self, *, agent_name: str, agent_version: str | None) -> None:
+        await self.store.record_handoff(
+            run_id=self.parent_run_id,
+            lease_owner=self.lease_owner,
+            lease_epoch=self.lease_epoch,
+            agent_name=agent_name,
+            agent_version=agent_version,
+        )
+
     async def publish(self, frame: StreamChunk) -> None:
         if frame.is_terminal:
             return

@@ -235,6 +235,23 @@ class BeamStore(Protocol):
         """
         ...
 
+    async def record_handoff(
+        self,
+        *,
+        run_id: str,
+        lease_owner: str,
+        lease_epoch: int,
+        agent_name: str,
+        agent_version: str | None = None,
+    ) -> Interaction:
+        """A handoff, in one transaction: the interaction of run_id is given to agent_name.
+
+        The interaction's agent and version pin become the target's (so a resume of the
+        interaction names, and is checked against, the target). Fenced by the run: BEM-028
+        unknown run; BEM-035 at another epoch; BEM-121 not running under lease_owner.
+        """
+        ...
+
     async def append_message(
         self,
         *,

@@ -323,6 +323,25 @@ class StoreClient:
         resp = await self._call(self._stub.FinishChildRun, request)
         return Run.from_proto(resp.run)
 
+    async def record_handoff(
+        self,
+        *,
+        run_id: str,
+        lease_owner: str,
+        lease_epoch: int,
+        agent_name: str,
+        agent_version: str | None = None,
+    ) -> Interaction:
+        request = pb.RecordHandoffRequest(
+            run_id=run_id,
+            lease_owner=lease_owner,
+            lease_epoch=lease_epoch,
+            agent_name=agent_name,
+            agent_version=agent_version,
+        )
+        resp = await self._call(self._stub.RecordHandoff, request)
+        return Interaction.from_proto(resp.interaction)
+
     async def record_action_outcome(
         self,
         *,

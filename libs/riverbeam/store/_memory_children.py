@@ -1,4 +1,5 @@
-"""The child-run steps of InMemoryStore (a mixin; see _children.py for the fencing rule)."""
+"""The child-run and handoff steps of InMemoryStore (a mixin; see _children.py for the
+fencing rule)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from riverbeam.store._children import (
 from riverbeam.store._memory_tables import Tables
 from riverbeam.store._nul import nul_safe
 from riverbeam.store._types import FinishStatus
-from riverbeam.types import AgentResult, Run, TokenUsage, deep_copy
+from riverbeam.types import AgentResult, Interaction, Run, TokenUsage, deep_copy
 
 __all__ = ["MemoryChildRuns"]
 
@@ -128,3 +129,36 @@ class MemoryChildRuns:
             )
             self._t.runs[run_id] = finished
             return deep_copy(finished)
+
+    @nul_safe
+    async def record_handoff(
+        self,
+        *,
+        run_id: str,
+        lease_owner: str,
+        lease_epoch: int,
+        agent_name: str,
+        agent_version: str | None = None,
+    ) -> Interaction:
+        epoch = required_epoch(lease_epoch)
+        check_child_ids(run_id, agent_name)
+        async with self._lock:
+            run = self._t.run(run_id)
+            check_parent_held(
+                run_id,
+                status=run.status,
+                owner=run.lease_owner,
+                epoch=run.lease_epoch,
+                lease_owner=lease_owner,
+                lease_epoch=epoch,
+            )
+            interaction = self._t.interactions[run.interaction_id]
+            handed = interaction.model_copy(
+                update={
+                    "agent_name": agent_name,
+                    "agent_version": agent_version,
+                    "updated_at": self._clock(),
+                }
+            )
+            self._t.interactions[run.interaction_id] = handed
+            return deep_copy(handed)

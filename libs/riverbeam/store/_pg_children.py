@@ -1,4 +1,4 @@
-"""The child-run steps of PgBeamStore (a mixin; see _children.py for the fencing rule).
+"""The child-run and handoff steps of PgBeamStore (a mixin; see _children.py for the fencing rule).
 
 Each step is one transaction that reads the parent under a share lock (a takeover, an
 UPDATE of the parent's row, waits for it) before it writes the child.
@@ -19,9 +19,9 @@ from riverbeam.store._children import (
 )
 from riverbeam.store._migrations import quote_schema
 from riverbeam.store._nul import nul_safe
-from riverbeam.store._sql import RUN_COLS, Statements
+from riverbeam.store._sql import INTERACTION_COLS, RUN_COLS, Statements
 from riverbeam.store._types import FinishStatus
-from riverbeam.types import AgentResult, Run, TokenUsage
+from riverbeam.types import AgentResult, Interaction, Run, TokenUsage
 
 if TYPE_CHECKING:
     import asyncpg
@@ -164,3 +164,42 @@ class PgChildRuns:
             )
         assert row is not None
         return _rows.run_of(row)
+
+    @nul_safe
+    async def record_handoff(
+        self: _Access,
+        *,
+        run_id: str,
+        lease_owner: str,
+        lease_epoch: int,
+        agent_name: str,
+        agent_version: str | None = None,
+    ) -> Interaction:
+        epoch = required_epoch(lease_epoch)
+        check_child_ids(run_id, agent_name)
+        q = _q(self)
+        async with self._transaction("record_handoff") as conn:
+            run = await conn.fetchrow(
+                f"SELECT status, lease_owner, lease_epoch, interaction_id"
+                f" FROM {q}.runs WHERE run_id = $1 FOR SHARE",
+                run_id,
+            )
+            if run is None:
+                raise RiverbeamError(ErrorCode.RUN_NOT_FOUND, run_id=run_id)
+            check_parent_held(
+                run_id,
+                status=run["status"],
+                owner=run["lease_owner"],
+                epoch=run["lease_epoch"],
+                lease_owner=lease_owner,
+                lease_epoch=epoch,
+            )
+            row = await conn.fetchrow(
+                f"UPDATE {q}.interactions SET agent_name = $2, agent_version = $3,"
+                f" updated_at = now() WHERE interaction_id = $1 RETURNING {INTERACTION_COLS}",
+                run["interaction_id"],
+                agent_name,
+                agent_version,
+            )
+        assert row is not None
+        return _rows.interaction_of(row)

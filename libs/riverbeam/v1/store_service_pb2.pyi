@@ -365,6 +365,26 @@ class FinishChildRunResponse(_message.Message):
     run: _records_pb2.Run
     def __init__(self, run: _Optional[_Union[_records_pb2.Run, _Mapping]] = ...) -> None: ...
 
+class RecordHandoffRequest(_message.Message):
+    __slots__ = ("run_id", "lease_owner", "lease_epoch", "agent_name", "agent_version")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    LEASE_OWNER_FIELD_NUMBER: _ClassVar[int]
+    LEASE_EPOCH_FIELD_NUMBER: _ClassVar[int]
+    AGENT_NAME_FIELD_NUMBER: _ClassVar[int]
+    AGENT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    lease_owner: str
+    lease_epoch: int
+    agent_name: str
+    agent_version: str
+    def __init__(self, run_id: _Optional[str] = ..., lease_owner: _Optional[str] = ..., lease_epoch: _Optional[int] = ..., agent_name: _Optional[str] = ..., agent_version: _Optional[str] = ...) -> None: ...
+
+class RecordHandoffResponse(_message.Message):
+    __slots__ = ("interaction",)
+    INTERACTION_FIELD_NUMBER: _ClassVar[int]
+    interaction: _records_pb2.Interaction
+    def __init__(self, interaction: _Optional[_Union[_records_pb2.Interaction, _Mapping]] = ...) -> None: ...
+
 class RenewLeaseRequest(_message.Message):
     __slots__ = ("run_id", "lease_owner", "ttl_s", "lease_epoch")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]

@@ -104,6 +104,11 @@ class StoreServiceStub:
                 request_serializer=riverbeam_dot_v1_dot_store__service__pb2.FinishChildRunRequest.SerializeToString,
                 response_deserializer=riverbeam_dot_v1_dot_store__service__pb2.FinishChildRunResponse.FromString,
                 _registered_method=True)
+        self.RecordHandoff = channel.unary_unary(
+                '/riverbeam.v1.StoreService/RecordHandoff',
+                request_serializer=riverbeam_dot_v1_dot_store__service__pb2.RecordHandoffRequest.SerializeToString,
+                response_deserializer=riverbeam_dot_v1_dot_store__service__pb2.RecordHandoffResponse.FromString,
+                _registered_method=True)
         self.RenewLease = channel.unary_unary(
                 '/riverbeam.v1.StoreService/RenewLease',
                 request_serializer=riverbeam_dot_v1_dot_store__service__pb2.RenewLeaseRequest.SerializeToString,
@@ -249,6 +254,14 @@ class StoreServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RecordHandoff(self, request, context):
+        """A handoff: the interaction of run_id is given to agent_name (its agent and version pin
+        become the target's), fenced by the run's lease owner and epoch.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def RenewLease(self, request, context):
         """Leases of running runs.
         """
@@ -379,6 +392,11 @@ def add_StoreServiceServicer_to_server(servicer, server):
                     servicer.FinishChildRun,
                     request_deserializer=riverbeam_dot_v1_dot_store__service__pb2.FinishChildRunRequest.FromString,
                     response_serializer=riverbeam_dot_v1_dot_store__service__pb2.FinishChildRunResponse.SerializeToString,
+            ),
+            'RecordHandoff': grpc.unary_unary_rpc_method_handler(
+                    servicer.RecordHandoff,
+                    request_deserializer=riverbeam_dot_v1_dot_store__service__pb2.RecordHandoffRequest.FromString,
+                    response_serializer=riverbeam_dot_v1_dot_store__service__pb2.RecordHandoffResponse.SerializeToString,
             ),
             'RenewLease': grpc.unary_unary_rpc_method_handler(
                     servicer.RenewLease,
@@ -799,6 +817,33 @@ class StoreService:
             '/riverbeam.v1.StoreService/FinishChildRun',
             riverbeam_dot_v1_dot_store__service__pb2.FinishChildRunRequest.SerializeToString,
             riverbeam_dot_v1_dot_store__service__pb2.FinishChildRunResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RecordHandoff(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverbeam.v1.StoreService/RecordHandoff',
+            riverbeam_dot_v1_dot_store__service__pb2.RecordHandoffRequest.SerializeToString,
+            riverbeam_dot_v1_dot_store__service__pb2.RecordHandoffResponse.FromString,
             options,
             channel_credentials,
             insecure,

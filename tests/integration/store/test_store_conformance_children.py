@@ -209,3 +209,37 @@ async def test_usage_reports_count_a_child_only_in_its_top_level_run(store: Beam
     )
     [row] = await store.summarize_usage(group_by="session", session_id=session)
     assert (row.runs, row.total_tokens) == (1, 19)
+
+
+async def test_a_handoff_gives_the_interaction_to_the_target(store: BeamStore) -> None:
+    begun = await begin(store)
+    run = begun.run
+    handed = await store.record_handoff(
+        run_id=run.run_id,
+        lease_owner=OWNER,
+        lease_epoch=1,
+        agent_name="billing",
+        agent_version="2.1.0",
+    )
+    assert (handed.interaction_id, handed.agent_name, handed.agent_version) == (
+        run.interaction_id,
+        "billing",
+        "2.1.0",
+    )
+    assert await store.get_interaction(interaction_id=run.interaction_id) == handed
+    with expect(ErrorCode.STALE_EPOCH):
+        await store.record_handoff(
+            run_id=run.run_id, lease_owner=OWNER, lease_epoch=2, agent_name="x"
+        )
+    with expect(ErrorCode.STORE_CONFLICT):
+        await store.record_handoff(
+            run_id=run.run_id, lease_owner="other", lease_epoch=1, agent_name="x"
+        )
+    with expect(ErrorCode.RUN_NOT_FOUND):
+        await store.record_handoff(run_id=uid(), lease_owner=OWNER, lease_epoch=1, agent_name="x")
+    await store.finish_run(run_id=run.run_id, lease_owner=OWNER, status="completed", lease_epoch=1)
+    with expect(ErrorCode.STORE_CONFLICT):  # a finished run hands nothing off any more
+        await store.record_handoff(
+            run_id=run.run_id, lease_owner=OWNER, lease_epoch=1, agent_name="x"
+        )
+    assert (await store.get_interaction(interaction_id=run.interaction_id)).agent_name == "billing"

@@ -23,7 +23,7 @@ from riverbeam.core.settings import RunnerSettings
 from riverbeam.runtime import RiverBeam, wire_agents
 from riverbeam.runtime._facade import MemorySinks
 from riverbeam.types import AgentResult, StreamAck, TokenUsage
-from tests.unit.runtime.runtime_kit import text_request
+from tests.unit.runtime.runtime_kit import CountingTool, approval, text_request
 
 USAGE = TokenUsage(prompt_tokens=5, completion_tokens=5, total_tokens=10)
 
@@ -63,6 +63,9 @@ async def test_the_target_answers_the_turn_and_the_handoff_is_recorded() -> None
     assert run.agent_name == "triage" and run.result is not None
     assert run.result.handoff_to == "billing"
     assert run.token_usage is not None and run.token_usage.total_tokens == 20
+    # The interaction record is the target's now (its agent and version pin).
+    interaction = await beam.get_interaction(run.interaction_id)
+    assert interaction.agent_name == "billing"
     runs = await beam.store.list_runs(interaction_id=run.interaction_id)
     [child] = [r for r in runs if r.parent_run_id == run.run_id]
     assert (child.agent_name, child.status, handoff["run_id"]) == (
@@ -188,3 +191,41 @@ async def test_handoffs_from_config(tmp_path: Path) -> None:
         "agents[0].handoffs[0]",
         "4",
     )
+
+
+async def test_an_approval_after_a_handoff_is_resumed_by_the_target() -> None:
+    beam = RiverBeam()
+    billing = ScriptedClient(
+        [
+            Text("Paid.", usage=USAGE),
+            ToolCalls([PendingToolCall("refund", {"v": "12"})]),
+            Text("Refunded.", usage=USAGE),
+        ]
+    )
+    refund = CountingTool("refund", confirm=True)
+    beam.register_agent(RigAgentRunner.new("billing", billing, [refund], None))
+    triage = ScriptedClient([ToolCalls([PendingToolCall("transfer_to_billing", {})])])
+    beam.register_agent(
+        RigAgentRunner.new("triage", triage, [HandoffTool(beam.registry(), "billing")], None)
+    )
+    session = str(uuid.uuid4())
+    first = await beam.invoke(text_request("triage", "invoice?", session))
+    assert isinstance(first, AgentResult)
+    held = await beam.invoke(
+        text_request("triage", "refund it", session, interaction_id=first.interaction_id)
+    )
+    assert isinstance(held, AgentResult) and held.interrupted
+    [action] = held.action_required
+    # The caller resumes naming the agent it started with: the interaction is billing's.
+    ack = await beam.resume(
+        {
+            "agent_name": "triage",
+            "session_id": session,
+            "interaction_id": first.interaction_id,
+            "actions": [approval(action.action_id)],
+        }
+    )
+    await beam.wait_idle()
+    run = await beam.get_run(ack.run_id or "")
+    assert (run.agent_name, run.status) == ("billing", "completed")
+    assert refund.calls == [{"v": "12"}]
