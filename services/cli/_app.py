@@ -304,6 +304,13 @@ def invoke_cmd(
             help="Store --tool/--no-tool/--prepend/--append on the session for later turns.",
         ),
     ] = False,
+    interaction: Annotated[
+        str | None,
+        typer.Option(
+            "--interaction",
+            help="Continue this interaction of the session (after a handoff, its agent answers).",
+        ),
+    ] = None,
     router: RouterOpt = DEFAULT_TARGET,
     token: TokenOpt = None,
 ) -> None:
@@ -324,6 +331,8 @@ def invoke_cmd(
             append=append,
             for_session=for_session,
         )
+        if interaction is not None:
+            layer = {**(layer or {}), "interaction_id": interaction}
         async with router_client(router, token) as client:
             return await _flows.invoke(
                 client,

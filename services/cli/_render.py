@@ -76,8 +76,10 @@ class FrameRenderer:
     """Prints a request's frames as they arrive.
 
     Text chunks are appended on one line as they stream; thinking is dim; a tool call shows
-    as `→ tool name {args}` and its result as `← name result`. The done frame's result is
-    left to `render_result` so a non-streamed invoke looks the same.
+    as `→ tool name {args}` and its result as `← name result`. Frames of a child run (an agent
+    called by the agent, a handoff target: parent_run_id is set) are indented under
+    `↳ <agent>`, dim. The done frame's result is left to `render_result` so a non-streamed
+    invoke looks the same.
     """
 
     def __init__(self, console: Console) -> None:
@@ -87,6 +89,7 @@ class FrameRenderer:
         self.streamed_text = False
         self.frames = 0
         self.last_seq = 0
+        self._speaker: str | None = None  # the child agent whose text line is open
 
     def frame(self, frame: StreamChunk) -> None:
         """Show one frame."""
@@ -94,6 +97,11 @@ class FrameRenderer:
         if frame.seq is not None:
             self.last_seq = frame.seq
         data = frame.data
+        if frame.parent_run_id:
+            self._child(frame.agent_name or "agent", frame)
+            return
+        if self._speaker is not None:
+            self.end_line()
         if frame.type == "chunk" and data is not None:
             self._chunk(data)
         elif frame.type == "thinking":
@@ -108,6 +116,33 @@ class FrameRenderer:
         if self._mid_line:
             self._console.print()
             self._mid_line = False
+        self._speaker = None
+
+    def _child(self, agent: str, frame: StreamChunk) -> None:
+        data = frame.data
+        if data is None or frame.type not in ("chunk", "tool"):
+            return  # a child's placeholder and thinking frames say nothing new
+        if frame.type == "tool":
+            line = Text(f"  ↳ {agent} ", style="magenta")
+            if data.type == "tool_result" or data.role == "tool":
+                line.append(f"← {data.tool_name or '?'} ", style="dim")
+                line.append(compact_json(data.tool_result), style="dim")
+            else:
+                line.append(f"→ tool {data.tool_name or '?'} ", style="dim")
+                line.append(compact_json(data.tool_args or {}), style="dim")
+            self._line(line)
+            return
+        text = data.text
+        if not text or data.phase == "thinking":
+            return
+        if self._speaker != agent:
+            self.end_line()
+            self._console.print(Text(f"  ↳ {agent}: ", style="magenta"), end="")
+            self._speaker = agent
+        self._console.print(Text(text, style="dim"), end="", soft_wrap=True, highlight=False)
+        self._mid_line = not text.endswith("\n")
+        if not self._mid_line:
+            self._speaker = None
 
     def _line(self, text: Text) -> None:
         self.end_line()
@@ -167,6 +202,15 @@ def render_result(console: Console, result: AgentResult, *, streamed: bool = Fal
                 console.print(back, soft_wrap=True)
         if result.text:
             console.print(Text(result.text), soft_wrap=True)
+    if result.handoff_to:
+        line = Text(f"⇢ handed off to {result.handoff_to}", style="magenta")
+        if result.session_id and result.interaction_id:
+            line.append(
+                f"  (its turns: --session {result.session_id} "
+                f"--interaction {result.interaction_id})",
+                style="dim",
+            )
+        console.print(line, soft_wrap=True)
     console.print(usage_line(result.token_usage, result.model_used, result.latency_ms))
 
 

@@ -208,6 +208,52 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
             entries=[e.to_proto() for e in entries], next_page_token=token or ""
         )
 
+    async def BeginChildRun(
+        self, request: pb.BeginChildRunRequest, context: Any
+    ) -> pb.BeginChildRunResponse:
+        run = await self._store.begin_child_run(
+            parent_run_id=request.parent_run_id,
+            run_id=request.run_id,
+            agent_name=request.agent_name,
+            lease_owner=request.lease_owner,
+            lease_epoch=int(request.lease_epoch),
+            agent_version=optional(request, "agent_version"),
+        )
+        return pb.BeginChildRunResponse(run=run.to_proto())
+
+    async def FinishChildRun(
+        self, request: pb.FinishChildRunRequest, context: Any
+    ) -> pb.FinishChildRunResponse:
+        run = await self._store.finish_child_run(
+            run_id=request.run_id,
+            parent_run_id=request.parent_run_id,
+            lease_owner=request.lease_owner,
+            lease_epoch=int(request.lease_epoch),
+            status=enum_name(records_pb2.RunStatus, request.status, "RUN_STATUS_"),  # type: ignore[arg-type]
+            error_code=optional(request, "error_code"),
+            error_message=optional(request, "error_message"),
+            token_usage=(
+                TokenUsage.from_proto(request.token_usage)
+                if request.HasField("token_usage")
+                else None
+            ),
+            model_used=optional(request, "model_used"),
+            result=AgentResult.from_proto(request.result) if request.HasField("result") else None,
+        )
+        return pb.FinishChildRunResponse(run=run.to_proto())
+
+    async def RecordHandoff(
+        self, request: pb.RecordHandoffRequest, context: Any
+    ) -> pb.RecordHandoffResponse:
+        interaction = await self._store.record_handoff(
+            run_id=request.run_id,
+            lease_owner=request.lease_owner,
+            lease_epoch=int(request.lease_epoch),
+            agent_name=request.agent_name,
+            agent_version=optional(request, "agent_version"),
+        )
+        return pb.RecordHandoffResponse(interaction=interaction.to_proto())
+
     async def RecordActionOutcome(
         self, request: pb.RecordActionOutcomeRequest, context: Any
     ) -> pb.RecordActionOutcomeResponse:

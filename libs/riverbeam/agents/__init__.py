@@ -9,7 +9,8 @@ ToolCallContext, RememberTool                           tools
 Skill, builtin_skills, skill_by_name                    skills
 RiverbeamConfig, AgentConfig, load_config, ...          riverbeam.yaml
 McpHub, McpTool                                         tools of MCP servers
-AgentTool, Crew                                         agents composed: as tools, as crews
+AgentTool, Crew, HandoffTool, ChildRunHost             agents composed: as tools, as crews,
+                                                        by handoff; child runs
 AgentInput, AgentContext, ResumedAction, MemoryWriter   what an agent receives
 OutputSpec, ResponseSchema                              structured output with repair
 Guardrail, GuardrailConfig, MaxLength, DenyPatterns,
@@ -23,6 +24,7 @@ CompactionOptions, TokenCounter, EstimatingCounter      context compaction
 
 from riverbeam.agents._agent import Agent, check_modalities
 from riverbeam.agents._chat import build_messages
+from riverbeam.agents._child_runs import ChildRunHost
 from riverbeam.agents._compaction import CompactionOptions
 from riverbeam.agents._completion import (
     ChatMessage,
@@ -62,6 +64,7 @@ from riverbeam.agents._guardrails import (
     PiiDetector,
     parse_guardrails,
 )
+from riverbeam.agents._handoff import HandoffTool
 from riverbeam.agents._io import AgentContext, AgentInput, MemoryWriter, ResumedAction, UsageMeter
 from riverbeam.agents._layer_config import AgentLayerConfig, load_agent_layer
 from riverbeam.agents._limits import RunLimits
@@ -126,6 +129,7 @@ __all__ = [
     "ApprovePathOutside",
     "ApproveTools",
     "ChatMessage",
+    "ChildRunHost",
     "CompactionOptions",
     "Completion",
     "CompletionClient",
@@ -147,6 +151,7 @@ __all__ = [
     "GuardrailEvent",
     "GuardrailResult",
     "GuardrailStage",
+    "HandoffTool",
     "HttpMcpServer",
     "JsonSchemaCheck",
     "LoadedConfig",

@@ -3,12 +3,13 @@
     helper = AgentTool(registry, "summarize")          # offered to the model as ask_summarize
     RigAgentRunner.new("lead", client, [helper], "author")
 
-The called agent runs inside the caller's tool call: it gets the task as its user turn, the
-caller's session, model, memory and auth context, and the caller's usage meter (so its tokens
-count in the caller's run). Its answer is the tool's result. A Crew runs agents the same way,
-sequentially, in parallel with a join, or routed. Not done yet (see docs/agents.md): a run
-record of its own per called agent linked to the parent, its frames on the parent's stream,
-approval inside a called agent, and handoff.
+The called agent runs inside the caller's tool call as a child run (run_agent, _run_child.py):
+it gets the task as its user turn and the caller's session, model, memory and auth context;
+in the pipeline it has a run record of its own linked to the caller's (parent_run_id), its
+frames go out on the caller's stream marked with its agent and run, and its tokens are
+recorded on it and added to the caller's. Its answer is the tool's result. A Crew runs
+agents the same way, sequentially, in parallel with a join, or routed. Handoff is in
+_handoff.py. Not done yet: approval inside a called agent (BEM-235).
 """
 
 from __future__ import annotations
@@ -21,20 +22,15 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, Literal
 
 from riverbeam import __version__
-from riverbeam.agents._completion import closing_events
 from riverbeam.agents._frames import FrameFactory
 from riverbeam.agents._io import AgentContext, AgentInput
 from riverbeam.agents._registry import AgentRegistry
+from riverbeam.agents._run_child import MAX_AGENT_DEPTH, run_agent
 from riverbeam.agents._tool import TOOL_NAME_PATTERN, ToolCallContext, ToolSpec, json_params
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.types import AgentMetadata, AgentResult, ContentPart, StreamChunk, ToolCallRecord
 
 __all__ = ["MAX_AGENT_DEPTH", "AgentTool", "Crew", "CrewKind", "run_agent"]
-
-MAX_AGENT_DEPTH = 3
-"""How deep agents may call agents (a guard against an agent calling itself forever)."""
-
-_DEPTH_KEY = "riverbeam_agent_depth"
 
 
 class AgentTool:
@@ -83,8 +79,8 @@ class AgentTool:
 
         Raises:
             RiverbeamError: BEM-020 when the agent is not registered, BEM-087 when it failed
-                (its code in the details), BEM-234 when it stopped for an approval or the
-                calls nest deeper than MAX_AGENT_DEPTH.
+                (its code in the details), BEM-234 when the
+                calls nest deeper than MAX_AGENT_DEPTH, BEM-235 when it stopped for an approval.
         """
         result = await run_agent(
             self._registry, self.agent, str(args.get("task", "")), call.input, call.context
@@ -94,72 +90,6 @@ class AgentTool:
             "answer": result.text,
             "tool_calls": [c.tool_name for c in result.tool_calls],
         }
-
-
-async def run_agent(
-    registry: AgentRegistry,
-    name: str,
-    task: str,
-    parent: AgentInput,
-    context: AgentContext,
-) -> AgentResult:
-    """Run a registered agent on `task` inside the parent's run; its result.
-
-    The agent gets the parent's session, model, memory scopes, auth context and usage meter.
-
-    Raises:
-        RiverbeamError: BEM-020, BEM-087, BEM-086, BEM-234 (approval, nesting depth).
-    """
-    agent = registry.get(name)
-    depth = int(parent.metadata.get(_DEPTH_KEY, 0)) + 1
-    if depth > MAX_AGENT_DEPTH:
-        raise RiverbeamError(
-            ErrorCode.AGENT_TOOL_UNSUPPORTED,
-            f"agents call agents {depth} deep (at most {MAX_AGENT_DEPTH})",
-            agent=name,
-        )
-    child_input = AgentInput(
-        content=[ContentPart.of_text(task)],
-        session_id=parent.session_id,
-        run_id=parent.run_id,
-        agent_name=name,
-        interaction_id=parent.interaction_id,
-        request_id=parent.request_id,
-        metadata={**parent.metadata, _DEPTH_KEY: depth},
-        auth_context=parent.auth_context,
-    )
-    child_context = AgentContext(
-        model_config_resolved=context.model_config_resolved,
-        metadata=dict(context.metadata),
-        memory_writer=context.memory_writer,
-        memory_scopes=list(context.memory_scopes),
-        usage=context.usage,  # the child's tokens are the parent run's
-    )
-    result: AgentResult | None = None
-    async with closing_events(agent.stream(child_input, child_context)) as frames:
-        async for frame in frames:
-            if frame.type == "error":
-                raise RiverbeamError(
-                    ErrorCode.AGENT_ERROR_FRAME,
-                    f"agent {name} failed: {frame.error or 'error'}",
-                    agent=name,
-                    agent_error_code=frame.error_code,
-                )
-            if frame.type == "done":
-                result = frame.result
-    if result is None:
-        raise RiverbeamError(
-            ErrorCode.STREAM_WITHOUT_DONE, f"agent {name} ended without an answer", agent=name
-        )
-    if result.interrupted:
-        raise RiverbeamError(
-            ErrorCode.AGENT_TOOL_UNSUPPORTED,
-            f"agent {name} stopped to ask for approval of "
-            f"{', '.join(a.tool for a in result.action_required)}; approvals inside an agent "
-            "called by another agent are not supported yet",
-            agent=name,
-        )
-    return result
 
 
 CrewKind = Literal["sequential", "parallel", "route"]

@@ -26,6 +26,22 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from riverbeam.agents._guardrails import (
+    DenyPatterns,
+    GuardrailStage,
+    JsonSchemaCheck,
+    MaxLength,
+    ModelJudge,
+    PiiDetector,
+)
+from riverbeam.agents._policies import (
+    ApprovePathOutside,
+    ApproveTools,
+    ConfirmRequired,
+    DenyTools,
+    MaxToolCalls,
+    RedactResult,
+)
 from riverbeam.agents._skills import SANDBOX_TOOL_NAMES
 from riverbeam.types import Modality
 
@@ -199,8 +215,12 @@ class JsonSchemaOutput(_Section):
 
     kind: Literal["json_schema"]
     json_schema: dict[str, Any] = Field(alias="schema")
-    name: str | None = None
-    repair_attempts: int = Field(default=1, ge=0, le=5)
+    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")] | None = Field(
+        default=None, description="the schema's name in a native response format"
+    )
+    repair_attempts: int = Field(
+        default=1, ge=0, le=5, description="how often an invalid answer is sent back"
+    )
 
     @field_validator("json_schema")
     @classmethod
@@ -212,18 +232,27 @@ class JsonSchemaOutput(_Section):
 OutputConfig = Annotated[TextOutput | JsonSchemaOutput, Field(discriminator="kind")]
 
 
+def _input_only() -> list[GuardrailStage]:
+    return ["input"]
+
+
 class MaxInputCharsGuardrail(_Section):
+    """Blocks a user turn longer than `limit` characters."""
+
     kind: Literal["max_input_chars"]
     limit: int = Field(gt=0)
 
 
 class RegexGuardrail(_Section):
-    """Trips when the pattern matches the input, the output, or both."""
+    """Trips when the pattern matches the text of the stages named (the user's turn by default).
+
+    (`stages`, not `on`: YAML reads a bare `on` key as the boolean true.)
+    """
 
     kind: Literal["regex"]
     pattern: str
-    on: Literal["input", "output", "both"] = "input"
-    message: str | None = None
+    stages: list[GuardrailStage] = Field(default_factory=_input_only, min_length=1)
+    message: str | None = Field(default=None, description="the reason given when it blocks")
 
     @field_validator("pattern")
     @classmethod
@@ -236,14 +265,25 @@ class RegexGuardrail(_Section):
 
 
 class PythonGuardrail(_Section):
+    """A Guardrail from Python (name, applies_to, check): an instance, a class or a factory."""
+
     kind: Literal["python"]
     entry: EntryPoint
-    on: Literal["input", "output", "both"] = "input"
+    stages: list[GuardrailStage] = Field(default_factory=_input_only, min_length=1)
 
 
 GuardrailConfig = Annotated[
-    MaxInputCharsGuardrail | RegexGuardrail | PythonGuardrail, Field(discriminator="kind")
+    MaxInputCharsGuardrail
+    | RegexGuardrail
+    | PythonGuardrail
+    | MaxLength
+    | DenyPatterns
+    | PiiDetector
+    | JsonSchemaCheck
+    | ModelJudge,
+    Field(discriminator="kind"),
 ]
+"""The file's own shorthands, or any built-in guardrail of the agent layer (its `kind`)."""
 
 
 class ConfirmPolicy(_Section):
@@ -261,11 +301,26 @@ class DenyPolicy(_Section):
 
 
 class PythonPolicy(_Section):
+    """A ToolPolicy from Python (name, before, after): an instance, a class or a factory."""
+
     kind: Literal["python"]
     entry: EntryPoint
 
 
-PolicyConfig = Annotated[ConfirmPolicy | DenyPolicy | PythonPolicy, Field(discriminator="kind")]
+PolicyConfig = Annotated[
+    ConfirmPolicy
+    | DenyPolicy
+    | PythonPolicy
+    | ConfirmRequired
+    | ApproveTools
+    | ApprovePathOutside
+    | MaxToolCalls
+    | DenyTools
+    | RedactResult,
+    Field(discriminator="kind"),
+]
+"""`confirm`/`deny` (applied to the tool list), or any built-in tool policy of the agent
+layer, run in the call chain in the order given."""
 
 
 class LimitsConfig(_Section):
@@ -304,6 +359,11 @@ class AgentConfig(_Section):
         default=None, description="omitted: the skill's sandbox tools; []: none"
     )
     tool_errors: Literal["fatal", "model"] = "fatal"
+    handoffs: list[AgentName] = Field(
+        default_factory=list,
+        description="agents this one may hand the conversation to (a transfer_to_<agent> "
+        "tool each); later turns of the interaction go to the agent handed to",
+    )
     output: OutputConfig | None = None
     guardrails: list[GuardrailConfig] = Field(default_factory=list)
     policies: list[PolicyConfig] = Field(default_factory=list)

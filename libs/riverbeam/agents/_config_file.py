@@ -220,6 +220,18 @@ def _is_tag(part: str) -> bool:
         "regex",
         "confirm",
         "deny",
+        "agent",
+        # the agent layer's guardrails and tool policies
+        "max_length",
+        "deny_patterns",
+        "pii",
+        "model_judge",
+        "confirm_required",
+        "approve_tools",
+        "approve_path_outside",
+        "max_tool_calls",
+        "deny_tools",
+        "redact_result",
     }
 
 

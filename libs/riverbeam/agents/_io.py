@@ -18,6 +18,8 @@ from riverbeam.types import (
 )
 
 if TYPE_CHECKING:
+    from riverbeam.agents._child_runs import ChildRunHost
+    from riverbeam.agents._handoff import HandoffRequest
     from riverbeam.agents._layer_config import AgentLayerConfig
     from riverbeam.agents._ledger import ToolLedger
 
@@ -148,3 +150,9 @@ class AgentContext:
     # of the last checkpoint when this run continues one that lost its runner.
     checkpoint: Checkpoint | None = None
     recovered: dict[str, Any] | None = None
+    # Where agents this run calls (agent as tool, crews, handoff) are recorded as child runs
+    # and their frames published; None outside the pipeline (see _child_runs.py).
+    child_runs: ChildRunHost | None = None
+    # Set by a transfer_to_<agent> tool: the run stops after the tool round and that agent
+    # answers instead (see _handoff.py).
+    handoff: HandoffRequest | None = None

@@ -49,6 +49,7 @@ from riverbeam.agents._guardrails import (
     build_guardrails,
     run_guardrails,
 )
+from riverbeam.agents._handoff import hand_off
 from riverbeam.agents._input_guard import GuardedInput
 from riverbeam.agents._io import AgentContext, AgentInput, ResumedAction
 from riverbeam.agents._layer_config import AgentLayerConfig
@@ -386,6 +387,11 @@ class RigRun(ToolRound, ContextFit, Checkpointing):
                     yield frame
             if held:
                 yield self.factory.done(self._interrupted(completion.text, held))
+                return
+            if self.context.handoff is not None:  # a transfer_to_<agent> call (_handoff.py)
+                async with closing_events(hand_off(self, self.context.handoff)) as frames:
+                    async for frame in frames:
+                        yield frame
                 return
 
     async def _model_turn(self, specs: list[ToolSpec], held_text: list[str]) -> AsyncIterator[Any]:

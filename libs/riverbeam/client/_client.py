@@ -72,6 +72,7 @@ class RiverbeamClient(_ReadCalls):
         token_budget: int | None = ...,
         turn_config: TurnConfig | JsonObject | None = ...,
         session_config: TurnConfig | JsonObject | None = ...,
+        interaction_id: str | None = ...,
     ) -> AgentResult: ...
 
     @overload
@@ -92,6 +93,7 @@ class RiverbeamClient(_ReadCalls):
         token_budget: int | None = ...,
         turn_config: TurnConfig | JsonObject | None = ...,
         session_config: TurnConfig | JsonObject | None = ...,
+        interaction_id: str | None = ...,
     ) -> StreamAck: ...
 
     @overload
@@ -112,6 +114,7 @@ class RiverbeamClient(_ReadCalls):
         token_budget: int | None = ...,
         turn_config: TurnConfig | JsonObject | None = ...,
         session_config: TurnConfig | JsonObject | None = ...,
+        interaction_id: str | None = ...,
     ) -> AgentResult | StreamAck: ...
 
     async def invoke(
@@ -131,6 +134,7 @@ class RiverbeamClient(_ReadCalls):
         token_budget: int | None = None,
         turn_config: TurnConfig | JsonObject | None = None,
         session_config: TurnConfig | JsonObject | None = None,
+        interaction_id: str | None = None,
     ) -> AgentResult | StreamAck:
         """Run an agent on one turn.
 
@@ -152,6 +156,8 @@ class RiverbeamClient(_ReadCalls):
             token_budget: Tokens the run may use; only lowers the agent's (BEM-216).
             turn_config: This turn's tool narrowing and added instructions.
             session_config: The same, stored on the session for later turns too.
+            interaction_id: Continue this interaction of the session (a new one when None);
+                after a handoff its turns go to the agent it was handed to.
         """
         parts = [ContentPart.of_text(content)] if isinstance(content, str) else list(content)
         payload = InvokePayload.parse(
@@ -171,7 +177,10 @@ class RiverbeamClient(_ReadCalls):
                 "session_config": _config_json(session_config),
             }
         )
-        reply = await self._unary("Invoke", payload.to_proto(), timeout_s)
+        message = payload.to_proto()
+        if interaction_id is not None:
+            message.interaction_id = interaction_id
+        reply = await self._unary("Invoke", message, timeout_s)
         if reply.WhichOneof("outcome") == "ack":
             return StreamAck.from_proto(reply.ack)
         return AgentResult.from_proto(reply.result)

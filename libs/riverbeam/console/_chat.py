@@ -70,8 +70,10 @@ class ChatTranslator:
         ]
 
     def frame(self, frame: StreamChunk) -> list[Part]:
-        """The parts of one frame (none for placeholder and thinking frames)."""
-        if self._finished:
+        """The parts of one frame (none for placeholder and thinking frames, nor for the frames
+        of a child run: a called agent's answer reaches the message as the caller's tool
+        result)."""
+        if self._finished or frame.parent_run_id:
             return []
         if frame.type == "chunk":
             return self._chunk(frame)

@@ -355,6 +355,28 @@ class ErrorCode(enum.Enum):
         _S.UNIMPLEMENTED,
         "approvals inside a called agent and deep nesting are not supported yet",
     )
+    CHILD_APPROVAL_UNSUPPORTED = ErrorSpec(
+        "BEM-235",
+        "an agent called by another agent stopped for a person's approval",
+        501,
+        _S.UNIMPLEMENTED,
+        "approvals inside a child run do not interrupt the parent yet: give the called "
+        "agent no confirm-required tools, or call it directly (docs/agents.md#agent-as-tool)",
+    )
+    HANDOFF_INVALID = ErrorSpec(
+        "BEM-236",
+        "handoff refused: the target is not registered, is the agent itself, or the "
+        "handoff came from inside a child run",
+        400,
+        _S.FAILED_PRECONDITION,
+        "hand off to another registered agent, from the agent that talks to the user",
+    )
+    CHILD_RUN_INVALID = ErrorSpec(
+        "BEM-237",
+        "child run refused: no such child run, or it belongs to another parent",
+        409,
+        _S.FAILED_PRECONDITION,
+    )
     MCP_UNAVAILABLE = ErrorSpec(
         "BEM-240",
         "MCP server unavailable",

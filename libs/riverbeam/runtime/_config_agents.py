@@ -1,11 +1,9 @@
 """Agents from riverbeam.yaml: each AgentConfig becomes a ConfiguredAgent over RigAgentRunner.
 
-What is wired today: name, description, version, modalities, tags, skill and instructions,
-model (AgentMetadata.model, which the router prefers), tools (sandbox, remember, MCP, Python
-entry points), `tool_errors`, policies `confirm` and `deny`, limits `max_rounds` and
-`tool_timeout_s`, and `output: {kind: text}`. Sections whose machinery this runner lacks
-(guardrails, structured output, Python policies, token and time limits) are validated by the
-schema and then refused at start with BEM-233, never silently ignored.
+Everything the file declares is wired: name, description, version, modalities, tags, skill
+and instructions, model (AgentMetadata.model, which the router prefers), tools (sandbox,
+remember, MCP, Python entry points, other agents, handoffs), `tool_errors`, and the agent
+layer: guardrails, tool policies, structured output and limits (_config_layer.py).
 """
 
 from __future__ import annotations
@@ -39,15 +37,16 @@ from riverbeam.agents._config import (
     AgentToolRef,
     ConfirmPolicy,
     DenyPolicy,
-    JsonSchemaOutput,
     McpToolRef,
     PythonToolRef,
     RememberToolRef,
     SandboxToolRef,
 )
 from riverbeam.agents._config_file import LoadedConfig
+from riverbeam.agents._handoff import HandoffTool
 from riverbeam.agents._mcp import McpHub
 from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.runtime._config_layer import layer_options
 from riverbeam.types import AgentMetadata, StreamChunk
 
 __all__ = [
@@ -174,7 +173,7 @@ def build_configured_agents(
     Raises:
         RiverbeamError: BEM-231 for a name that does not exist (skill, model, MCP server,
             sandbox tool without a sandbox), BEM-232 for an entry point that cannot be
-            loaded or is no Tool, BEM-233 for a section this runner cannot apply, BEM-021
+            loaded or is no Tool, BEM-021
             for two agents with one name; each names file, line and field.
     """
     models = set(model_names) if model_names is not None else None
@@ -188,7 +187,6 @@ def build_configured_agents(
                 ErrorCode.AGENT_ALREADY_REGISTERED, (*at, "name"), f"a second agent {cfg.name!r}"
             )
         seen.add(cfg.name)
-        _refuse_unsupported(loaded, at, cfg)
         skill = _skill(loaded, at, cfg)
         if models is not None and cfg.model is not None and cfg.model not in models:
             raise loaded.error(
@@ -201,6 +199,7 @@ def build_configured_agents(
             max_rounds=cfg.limits.max_rounds if cfg.limits.max_rounds is not None else 8,
             tool_errors=cfg.tool_errors,
             tool_timeout_s=cfg.limits.tool_timeout_s or RigOptions().tool_timeout_s,
+            **layer_options(loaded, at, cfg),
         )
 
         def build(
@@ -234,25 +233,6 @@ def build_configured_agents(
 
 
 # ---- pieces ---------------------------------------------------------------------------------------
-def _refuse_unsupported(loaded: LoadedConfig, at: tuple[str | int, ...], cfg: AgentConfig) -> None:
-    def refuse(field: tuple[str | int, ...], what: str) -> RiverbeamError:
-        return loaded.error(
-            ErrorCode.CONFIG_NOT_SUPPORTED, (*at, *field), f"{what} is not available in this runner"
-        )
-
-    if cfg.guardrails:
-        raise refuse(("guardrails",), "guardrails")
-    if isinstance(cfg.output, JsonSchemaOutput):
-        raise refuse(("output",), "structured output (kind: json_schema)")
-    for index, policy in enumerate(cfg.policies):
-        if not isinstance(policy, ConfirmPolicy | DenyPolicy):
-            raise refuse(("policies", index), f"a {policy.kind} policy")
-    if cfg.limits.max_tokens is not None:
-        raise refuse(("limits", "max_tokens"), "a token limit")
-    if cfg.limits.max_seconds is not None:
-        raise refuse(("limits", "max_seconds"), "a time limit")
-
-
 def _skill(loaded: LoadedConfig, at: tuple[str | int, ...], cfg: AgentConfig) -> Skill | None:
     base: Skill | None = None
     if cfg.skill is not None:
@@ -284,10 +264,17 @@ def _static_tools(
     registry: AgentRegistry | None,
 ) -> list[Tool | McpToolRef]:
     """The agent's tools, MCP references left to be resolved at each build."""
+    handoffs: list[Tool | McpToolRef] = []
+    for target in cfg.handoffs:
+        if registry is None:
+            raise loaded.error(
+                ErrorCode.CONFIG_NOT_SUPPORTED, (*at, "handoffs"), "handoffs need an agent registry"
+            )
+        handoffs.append(HandoffTool(registry, target))
     by_name = {tool.spec().name: tool for tool in sandbox or ()}
     if cfg.tools is None:
         allowed = skill.allowed_tools if skill is not None else ()
-        return [by_name[n] for n in allowed if n in by_name]
+        return [*(by_name[n] for n in allowed if n in by_name), *handoffs]
     out: list[Tool | McpToolRef] = []
     for index, ref in enumerate(cfg.tools):
         where = (*at, "tools", index)
@@ -322,7 +309,7 @@ def _static_tools(
                 out.extend(_python_tools(ref.entry))
             except RiverbeamError as err:
                 raise loaded.error(err.code, (*where, "entry"), err.message) from None
-    return out
+    return [*out, *handoffs]
 
 
 def register_crews(loaded: LoadedConfig, registry: AgentRegistry) -> list[Crew]:
@@ -367,12 +354,24 @@ def register_crews(loaded: LoadedConfig, registry: AgentRegistry) -> list[Crew]:
 
 
 def check_agent_tools(loaded: LoadedConfig, registry: AgentRegistry) -> None:
-    """Every `kind: agent` tool names a registered agent, other than its own.
+    """Every `kind: agent` tool and every handoff names a registered agent, other than its own.
 
     Raises:
         RiverbeamError: BEM-231 naming the line.
     """
     for index, cfg in enumerate(loaded.config.agents):
+        for position, target in enumerate(cfg.handoffs):
+            where: tuple[str | int, ...] = ("agents", index, "handoffs", position)
+            if target == cfg.name:
+                raise loaded.error(
+                    ErrorCode.CONFIG_UNKNOWN_NAME, where, "an agent cannot hand off to itself"
+                )
+            if target not in registry:
+                raise loaded.error(
+                    ErrorCode.CONFIG_UNKNOWN_NAME,
+                    where,
+                    f"no agent {target!r} is registered ({', '.join(registry.names())})",
+                )
         for position, ref in enumerate(cfg.tools or ()):
             if not isinstance(ref, AgentToolRef):
                 continue

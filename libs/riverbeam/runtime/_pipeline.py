@@ -31,8 +31,10 @@ from riverbeam.runtime._checkpointing import (
     prepare_recovery,
     run_recovered,
 )
+from riverbeam.runtime._child_runs import child_runs_of
 from riverbeam.runtime._context import memory_scopes, trim_to_budget
 from riverbeam.runtime._frames import FrameTracker, stamp
+from riverbeam.runtime._handoff import route_after_handoff
 from riverbeam.runtime._input_guard import guard_before_storing
 from riverbeam.runtime._live import LiveRun, raise_if_cancel_was_swallowed
 from riverbeam.runtime._outcomes import Outcome, cancelled_outcome, done_outcome, failed_outcome
@@ -115,6 +117,8 @@ class Pipeline:
         grant: Grant | None = None,
     ) -> PreparedRun:
         """Validate the request and write the begin-run step. Nothing is written on refusal."""
+        # After a handoff the interaction's later turns go to the agent it was handed to.
+        request = await route_after_handoff(self.store, self.registry, request)
         agent = self.registry.get(request.agent_name)
         check_modalities(agent.metadata(), request.content)
         # Refuse a malformed scope (or one of another organisation) before anything is written.
@@ -441,6 +445,7 @@ class Pipeline:
                 attach_checkpoints(
                     context, self.store, prepared, sink, retry_s=self.options.finish_retry_s
                 )
+            context.child_runs = child_runs_of(prepared, self.store, sink, self.options)
             frames = prepared.agent.stream(agent_input, context)
             try:
                 async for raw in frames:

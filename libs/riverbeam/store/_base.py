@@ -244,6 +244,66 @@ class BeamStore(Protocol):
         """
         ...
 
+    async def begin_child_run(
+        self,
+        *,
+        parent_run_id: str,
+        run_id: str,
+        agent_name: str,
+        lease_owner: str,
+        lease_epoch: int,
+        agent_version: str | None = None,
+    ) -> Run:
+        """Start a child run (an agent called by the run parent_run_id), in one transaction.
+
+        The child is `running` in the parent's session and interaction, with the parent's
+        lease owner and epoch and no lease expiry of its own (it is never busy, reaped or
+        taken over by itself); it writes no message. Idempotent per run_id: a repeat returns
+        the stored child. BEM-028 for an unknown parent; BEM-035 when the parent is at another
+        epoch; BEM-121 when it is not running under lease_owner; BEM-237 when run_id is taken
+        by a run that is not this parent's child.
+        """
+        ...
+
+    async def finish_child_run(
+        self,
+        *,
+        run_id: str,
+        parent_run_id: str,
+        lease_owner: str,
+        lease_epoch: int,
+        status: FinishStatus,
+        error_code: str | None = None,
+        error_message: str | None = None,
+        token_usage: TokenUsage | None = None,
+        model_used: str | None = None,
+        result: AgentResult | None = None,
+    ) -> Run:
+        """Close a child run, fenced like begin_child_run, in one transaction.
+
+        A repeat of a finish this owner committed at this epoch returns the stored run.
+        BEM-028 unknown run; BEM-237 not a child of parent_run_id; BEM-121 already finished
+        by another, or the parent is not running under lease_owner; BEM-035 stale epoch.
+        """
+        ...
+
+    async def record_handoff(
+        self,
+        *,
+        run_id: str,
+        lease_owner: str,
+        lease_epoch: int,
+        agent_name: str,
+        agent_version: str | None = None,
+    ) -> Interaction:
+        """A handoff, in one transaction: the interaction of run_id is given to agent_name.
+
+        The interaction's agent and version pin become the target's (so a resume of the
+        interaction names, and is checked against, the target). Fenced by the run: BEM-028
+        unknown run; BEM-035 at another epoch; BEM-121 not running under lease_owner.
+        """
+        ...
+
     async def append_message(
         self,
         *,

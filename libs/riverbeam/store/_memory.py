@@ -13,6 +13,7 @@ from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.store import _checks
 from riverbeam.store._checkpoints import took_over
 from riverbeam.store._memory_checkpoints import MemoryCheckpoints
+from riverbeam.store._memory_children import MemoryChildRuns, settle_orphans
 from riverbeam.store._memory_ledger import MemoryLedger
 from riverbeam.store._memory_scopes import MemoryScopes
 from riverbeam.store._memory_tables import Tables
@@ -70,7 +71,7 @@ def _utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints):
+class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRuns):
     """A BeamStore in process memory, with the same semantics as PgBeamStore.
 
     One asyncio.Lock serialises every operation, and each operation checks everything before
@@ -476,6 +477,7 @@ class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints):
                 )
                 reaped.append(_copy(failed))
             t.ledger.settle_in_flight({r.run_id for r in reaped}, clock)
+            settle_orphans(t, {r.run_id for r in reaped}, clock)
             return reaped
 
     async def expire_pending_actions(
@@ -538,6 +540,7 @@ class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints):
                 t.runs[run.run_id] = held
                 taken.append(TakenOverRun(_copy(held), run.lease_owner))
             t.ledger.settle_in_flight({r.run.run_id for r in taken}, clock)
+            settle_orphans(t, {r.run.run_id for r in taken}, clock)
             return taken
 
     # ---- retention -----------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from datetime import datetime
 from riverbeam.store import _checks, _rows
 from riverbeam.store._nul import nul_safe
 from riverbeam.store._pg_access import PgAccess
+from riverbeam.store._pg_children import settle_orphans
 from riverbeam.store._pg_ledger import settle_in_flight
 from riverbeam.store._steps import LOST_RUN_CODE, LOST_RUN_MESSAGE
 from riverbeam.store._types import TakenOverRun
@@ -52,6 +53,7 @@ class PgLeases:
             rows = await conn.fetch(self._sql.reap, now, size, LOST_RUN_CODE, LOST_RUN_MESSAGE)
             # The ledger: what the dead runner had in flight is settled with the takeover.
             await settle_in_flight(conn, self._schema, [r["run_id"] for r in rows])
+            await settle_orphans(conn, self._schema, [r["run_id"] for r in rows])
         return [_rows.run_of(r) for r in rows]
 
     async def take_over_expired_runs(
@@ -71,4 +73,5 @@ class PgLeases:
                 self._sql.take_over, now, size, new_owner, ttl, list(exclude_run_ids)
             )
             await settle_in_flight(conn, self._schema, [r["run_id"] for r in rows])
+            await settle_orphans(conn, self._schema, [r["run_id"] for r in rows])
         return [TakenOverRun(_rows.run_of(r), r["previous_owner"]) for r in rows]

@@ -15,6 +15,7 @@ from riverbeam.store import _checks, _rows
 from riverbeam.store._migrations import apply_migrations, quote_schema
 from riverbeam.store._nul import nul_safe
 from riverbeam.store._pg_checkpoints import PgCheckpoints
+from riverbeam.store._pg_children import PgChildRuns
 from riverbeam.store._pg_errors import translate_pg_errors
 from riverbeam.store._pg_leases import PgLeases
 from riverbeam.store._pg_ledger import PgLedger, write_entries
@@ -90,7 +91,7 @@ async def _keep_session(conn: asyncpg.Connection[asyncpg.Record]) -> None:
     """
 
 
-class PgBeamStore(PgLeases, PgMemory, PgLedger, PgCheckpoints):
+class PgBeamStore(PgLeases, PgMemory, PgLedger, PgCheckpoints, PgChildRuns):
     """A BeamStore on PostgreSQL.
 
     Build it with `await PgBeamStore.connect(url)` (a pool of its own, migrations applied) or

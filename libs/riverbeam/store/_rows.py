@@ -112,6 +112,7 @@ def run_of(row: Row) -> Run:
         agent_version=row["agent_version"],
         options=_model(RunOptions, row["options"]),
         holders=list(row["holders"] or []),
+        parent_run_id=row["parent_run_id"],
     )
 
 

@@ -21,7 +21,7 @@ INTERACTION_COLS = (
 RUN_COLS = (
     "run_id, interaction_id, session_id, agent_name, status, request_id, started_at, finished_at,"
     " error_code, error_message, token_usage, model_used, lease_owner, lease_expires_at, result,"
-    " lease_epoch, agent_version, options, holders"
+    " lease_epoch, agent_version, options, holders, parent_run_id"
 )
 MESSAGE_COLS = (
     "message_id, session_id, interaction_id, run_id, seq, role, type, content, tool_call_id,"

@@ -3,6 +3,8 @@
 Every store answers `summarize_usage` the same way: runs started in [start, end), optionally of
 one user, organisation or session, grouped by the key and the model that served them. Cost is
 not the store's business (prices live in the router's model list): rows come back with cost 0.
+Child runs (an agent called by another agent) are left out: their tokens are already in the
+top-level run that called them.
 """
 
 from __future__ import annotations
@@ -101,6 +103,8 @@ def summarize(
     """What the SQL of `usage_sql` computes, over runs in memory (with their sessions)."""
     rows: dict[tuple[str, str], UsageRow] = {}
     for run, session in runs:
+        if run.parent_run_id is not None:  # counted in its top-level run
+            continue
         if start is not None and run.started_at < start:
             continue
         if end is not None and run.started_at >= end:
@@ -138,7 +142,8 @@ def usage_sql(schema: str, group: UsageGroup) -> str:
         f" {tokens('completion_tokens')} AS completion_tokens,"
         f" {tokens('total_tokens')} AS total_tokens"
         f" FROM {schema}.runs r LEFT JOIN {schema}.sessions s ON s.session_id = r.session_id"
-        " WHERE ($1::timestamptz IS NULL OR r.started_at >= $1)"
+        " WHERE r.parent_run_id IS NULL"
+        " AND ($1::timestamptz IS NULL OR r.started_at >= $1)"
         " AND ($2::timestamptz IS NULL OR r.started_at < $2)"
         " AND ($3::text IS NULL OR s.user_id = $3)"
         " AND ($4::text IS NULL OR s.org_id = $4)"

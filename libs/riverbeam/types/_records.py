@@ -103,6 +103,8 @@ class Run(WireModel):
     # The runners that held the run when it was taken over (durable runs): the first holder,
     # then each taker. Empty while the run was never taken over.
     holders: list[str] = Field(default_factory=list)
+    # A child run (agent as tool, handoff target): the run that called it.
+    parent_run_id: str | None = None
 
     @property
     def takeovers(self) -> int:

@@ -110,6 +110,8 @@ class AgentResult(WireModel):
     action_required: list[ActionRequired] = Field(default_factory=list)
     # The final answer parsed as JSON, when the run had a response schema.
     output: Any = None
+    # The agent this run handed the conversation to (later turns of the interaction go to it).
+    handoff_to: str | None = None
 
     @property
     def text(self) -> str:
@@ -168,6 +170,8 @@ class StreamChunk(WireModel):
     seq: int | None = Field(default=None, ge=1, le=INT32_MAX)
     request_id: str | None = None
     error_code: str | None = None
+    # On a child run's frames published on the parent's stream: the parent's run id.
+    parent_run_id: str | None = None
 
     @property
     def is_terminal(self) -> bool:

@@ -107,7 +107,7 @@ class Interaction(_message.Message):
     def __init__(self, interaction_id: _Optional[str] = ..., session_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., status: _Optional[_Union[InteractionStatus, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., agent_version: _Optional[str] = ...) -> None: ...
 
 class Run(_message.Message):
-    __slots__ = ("run_id", "interaction_id", "session_id", "agent_name", "status", "request_id", "started_at", "finished_at", "error_code", "error_message", "token_usage", "model_used", "lease_owner", "lease_expires_at", "result", "lease_epoch", "options", "agent_version", "holders")
+    __slots__ = ("run_id", "interaction_id", "session_id", "agent_name", "status", "request_id", "started_at", "finished_at", "error_code", "error_message", "token_usage", "model_used", "lease_owner", "lease_expires_at", "result", "lease_epoch", "options", "agent_version", "holders", "parent_run_id")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     INTERACTION_ID_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
@@ -127,6 +127,7 @@ class Run(_message.Message):
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     AGENT_VERSION_FIELD_NUMBER: _ClassVar[int]
     HOLDERS_FIELD_NUMBER: _ClassVar[int]
+    PARENT_RUN_ID_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     interaction_id: str
     session_id: str
@@ -146,7 +147,8 @@ class Run(_message.Message):
     options: _types_pb2.RunOptions
     agent_version: str
     holders: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, run_id: _Optional[str] = ..., interaction_id: _Optional[str] = ..., session_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ..., request_id: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error_code: _Optional[str] = ..., error_message: _Optional[str] = ..., token_usage: _Optional[_Union[_types_pb2.TokenUsage, _Mapping]] = ..., model_used: _Optional[str] = ..., lease_owner: _Optional[str] = ..., lease_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., result: _Optional[_Union[_types_pb2.AgentResult, _Mapping]] = ..., lease_epoch: _Optional[int] = ..., options: _Optional[_Union[_types_pb2.RunOptions, _Mapping]] = ..., agent_version: _Optional[str] = ..., holders: _Optional[_Iterable[str]] = ...) -> None: ...
+    parent_run_id: str
+    def __init__(self, run_id: _Optional[str] = ..., interaction_id: _Optional[str] = ..., session_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ..., request_id: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error_code: _Optional[str] = ..., error_message: _Optional[str] = ..., token_usage: _Optional[_Union[_types_pb2.TokenUsage, _Mapping]] = ..., model_used: _Optional[str] = ..., lease_owner: _Optional[str] = ..., lease_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., result: _Optional[_Union[_types_pb2.AgentResult, _Mapping]] = ..., lease_epoch: _Optional[int] = ..., options: _Optional[_Union[_types_pb2.RunOptions, _Mapping]] = ..., agent_version: _Optional[str] = ..., holders: _Optional[_Iterable[str]] = ..., parent_run_id: _Optional[str] = ...) -> None: ...
 
 class Message(_message.Message):
     __slots__ = ("message_id", "session_id", "interaction_id", "run_id", "seq", "role", "type", "content", "tool_call_id", "tool_name", "tool_args", "tool_result", "metadata", "created_at")

@@ -322,6 +322,78 @@ class AppendMessageResponse(_message.Message):
     message: _records_pb2.Message
     def __init__(self, message: _Optional[_Union[_records_pb2.Message, _Mapping]] = ...) -> None: ...
 
+class BeginChildRunRequest(_message.Message):
+    __slots__ = ("parent_run_id", "run_id", "agent_name", "lease_owner", "lease_epoch", "agent_version")
+    PARENT_RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_NAME_FIELD_NUMBER: _ClassVar[int]
+    LEASE_OWNER_FIELD_NUMBER: _ClassVar[int]
+    LEASE_EPOCH_FIELD_NUMBER: _ClassVar[int]
+    AGENT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    parent_run_id: str
+    run_id: str
+    agent_name: str
+    lease_owner: str
+    lease_epoch: int
+    agent_version: str
+    def __init__(self, parent_run_id: _Optional[str] = ..., run_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., lease_owner: _Optional[str] = ..., lease_epoch: _Optional[int] = ..., agent_version: _Optional[str] = ...) -> None: ...
+
+class BeginChildRunResponse(_message.Message):
+    __slots__ = ("run",)
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    run: _records_pb2.Run
+    def __init__(self, run: _Optional[_Union[_records_pb2.Run, _Mapping]] = ...) -> None: ...
+
+class FinishChildRunRequest(_message.Message):
+    __slots__ = ("run_id", "parent_run_id", "lease_owner", "lease_epoch", "status", "error_code", "error_message", "token_usage", "model_used", "result")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    PARENT_RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    LEASE_OWNER_FIELD_NUMBER: _ClassVar[int]
+    LEASE_EPOCH_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_CODE_FIELD_NUMBER: _ClassVar[int]
+    ERROR_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_USAGE_FIELD_NUMBER: _ClassVar[int]
+    MODEL_USED_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    parent_run_id: str
+    lease_owner: str
+    lease_epoch: int
+    status: _records_pb2.RunStatus
+    error_code: str
+    error_message: str
+    token_usage: _types_pb2.TokenUsage
+    model_used: str
+    result: _types_pb2.AgentResult
+    def __init__(self, run_id: _Optional[str] = ..., parent_run_id: _Optional[str] = ..., lease_owner: _Optional[str] = ..., lease_epoch: _Optional[int] = ..., status: _Optional[_Union[_records_pb2.RunStatus, str]] = ..., error_code: _Optional[str] = ..., error_message: _Optional[str] = ..., token_usage: _Optional[_Union[_types_pb2.TokenUsage, _Mapping]] = ..., model_used: _Optional[str] = ..., result: _Optional[_Union[_types_pb2.AgentResult, _Mapping]] = ...) -> None: ...
+
+class FinishChildRunResponse(_message.Message):
+    __slots__ = ("run",)
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    run: _records_pb2.Run
+    def __init__(self, run: _Optional[_Union[_records_pb2.Run, _Mapping]] = ...) -> None: ...
+
+class RecordHandoffRequest(_message.Message):
+    __slots__ = ("run_id", "lease_owner", "lease_epoch", "agent_name", "agent_version")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    LEASE_OWNER_FIELD_NUMBER: _ClassVar[int]
+    LEASE_EPOCH_FIELD_NUMBER: _ClassVar[int]
+    AGENT_NAME_FIELD_NUMBER: _ClassVar[int]
+    AGENT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    lease_owner: str
+    lease_epoch: int
+    agent_name: str
+    agent_version: str
+    def __init__(self, run_id: _Optional[str] = ..., lease_owner: _Optional[str] = ..., lease_epoch: _Optional[int] = ..., agent_name: _Optional[str] = ..., agent_version: _Optional[str] = ...) -> None: ...
+
+class RecordHandoffResponse(_message.Message):
+    __slots__ = ("interaction",)
+    INTERACTION_FIELD_NUMBER: _ClassVar[int]
+    interaction: _records_pb2.Interaction
+    def __init__(self, interaction: _Optional[_Union[_records_pb2.Interaction, _Mapping]] = ...) -> None: ...
+
 class RenewLeaseRequest(_message.Message):
     __slots__ = ("run_id", "lease_owner", "ttl_s", "lease_epoch")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]

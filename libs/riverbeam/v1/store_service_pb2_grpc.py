@@ -95,6 +95,21 @@ class StoreServiceStub:
                 request_serializer=riverbeam_dot_v1_dot_store__service__pb2.AppendMessageRequest.SerializeToString,
                 response_deserializer=riverbeam_dot_v1_dot_store__service__pb2.AppendMessageResponse.FromString,
                 _registered_method=True)
+        self.BeginChildRun = channel.unary_unary(
+                '/riverbeam.v1.StoreService/BeginChildRun',
+                request_serializer=riverbeam_dot_v1_dot_store__service__pb2.BeginChildRunRequest.SerializeToString,
+                response_deserializer=riverbeam_dot_v1_dot_store__service__pb2.BeginChildRunResponse.FromString,
+                _registered_method=True)
+        self.FinishChildRun = channel.unary_unary(
+                '/riverbeam.v1.StoreService/FinishChildRun',
+                request_serializer=riverbeam_dot_v1_dot_store__service__pb2.FinishChildRunRequest.SerializeToString,
+                response_deserializer=riverbeam_dot_v1_dot_store__service__pb2.FinishChildRunResponse.FromString,
+                _registered_method=True)
+        self.RecordHandoff = channel.unary_unary(
+                '/riverbeam.v1.StoreService/RecordHandoff',
+                request_serializer=riverbeam_dot_v1_dot_store__service__pb2.RecordHandoffRequest.SerializeToString,
+                response_deserializer=riverbeam_dot_v1_dot_store__service__pb2.RecordHandoffResponse.FromString,
+                _registered_method=True)
         self.RenewLease = channel.unary_unary(
                 '/riverbeam.v1.StoreService/RenewLease',
                 request_serializer=riverbeam_dot_v1_dot_store__service__pb2.RenewLeaseRequest.SerializeToString,
@@ -239,6 +254,30 @@ class StoreServiceServicer:
 
     def AppendMessage(self, request, context):
         """Save one message with the session's next sequence number.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def BeginChildRun(self, request, context):
+        """Start a child run (an agent called by the run parent_run_id) in the parent's session and
+        interaction, fenced by the parent's lease owner and epoch. Idempotent per run_id.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def FinishChildRun(self, request, context):
+        """Close a child run, fenced like BeginChildRun; a repeat of a committed finish returns the
+        stored run.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RecordHandoff(self, request, context):
+        """A handoff: the interaction of run_id is given to agent_name (its agent and version pin
+        become the target's), fenced by the run's lease owner and epoch.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -392,6 +431,21 @@ def add_StoreServiceServicer_to_server(servicer, server):
                     servicer.AppendMessage,
                     request_deserializer=riverbeam_dot_v1_dot_store__service__pb2.AppendMessageRequest.FromString,
                     response_serializer=riverbeam_dot_v1_dot_store__service__pb2.AppendMessageResponse.SerializeToString,
+            ),
+            'BeginChildRun': grpc.unary_unary_rpc_method_handler(
+                    servicer.BeginChildRun,
+                    request_deserializer=riverbeam_dot_v1_dot_store__service__pb2.BeginChildRunRequest.FromString,
+                    response_serializer=riverbeam_dot_v1_dot_store__service__pb2.BeginChildRunResponse.SerializeToString,
+            ),
+            'FinishChildRun': grpc.unary_unary_rpc_method_handler(
+                    servicer.FinishChildRun,
+                    request_deserializer=riverbeam_dot_v1_dot_store__service__pb2.FinishChildRunRequest.FromString,
+                    response_serializer=riverbeam_dot_v1_dot_store__service__pb2.FinishChildRunResponse.SerializeToString,
+            ),
+            'RecordHandoff': grpc.unary_unary_rpc_method_handler(
+                    servicer.RecordHandoff,
+                    request_deserializer=riverbeam_dot_v1_dot_store__service__pb2.RecordHandoffRequest.FromString,
+                    response_serializer=riverbeam_dot_v1_dot_store__service__pb2.RecordHandoffResponse.SerializeToString,
             ),
             'RenewLease': grpc.unary_unary_rpc_method_handler(
                     servicer.RenewLease,
@@ -778,6 +832,87 @@ class StoreService:
             '/riverbeam.v1.StoreService/AppendMessage',
             riverbeam_dot_v1_dot_store__service__pb2.AppendMessageRequest.SerializeToString,
             riverbeam_dot_v1_dot_store__service__pb2.AppendMessageResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def BeginChildRun(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverbeam.v1.StoreService/BeginChildRun',
+            riverbeam_dot_v1_dot_store__service__pb2.BeginChildRunRequest.SerializeToString,
+            riverbeam_dot_v1_dot_store__service__pb2.BeginChildRunResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def FinishChildRun(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverbeam.v1.StoreService/FinishChildRun',
+            riverbeam_dot_v1_dot_store__service__pb2.FinishChildRunRequest.SerializeToString,
+            riverbeam_dot_v1_dot_store__service__pb2.FinishChildRunResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RecordHandoff(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverbeam.v1.StoreService/RecordHandoff',
+            riverbeam_dot_v1_dot_store__service__pb2.RecordHandoffRequest.SerializeToString,
+            riverbeam_dot_v1_dot_store__service__pb2.RecordHandoffResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -171,7 +171,7 @@ class ActionRequired(_message.Message):
     def __init__(self, action_id: _Optional[str] = ..., kind: _Optional[str] = ..., tool: _Optional[str] = ..., args: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., tool_call_id: _Optional[str] = ...) -> None: ...
 
 class AgentResult(_message.Message):
-    __slots__ = ("content", "agent_name", "model_used", "session_id", "request_id", "interaction_id", "token_usage", "tool_calls", "metadata", "latency_ms", "interrupted", "action_required", "run_id", "output")
+    __slots__ = ("content", "agent_name", "model_used", "session_id", "request_id", "interaction_id", "token_usage", "tool_calls", "metadata", "latency_ms", "interrupted", "action_required", "run_id", "output", "handoff_to")
     CONTENT_FIELD_NUMBER: _ClassVar[int]
     AGENT_NAME_FIELD_NUMBER: _ClassVar[int]
     MODEL_USED_FIELD_NUMBER: _ClassVar[int]
@@ -186,6 +186,7 @@ class AgentResult(_message.Message):
     ACTION_REQUIRED_FIELD_NUMBER: _ClassVar[int]
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     OUTPUT_FIELD_NUMBER: _ClassVar[int]
+    HANDOFF_TO_FIELD_NUMBER: _ClassVar[int]
     content: _containers.RepeatedCompositeFieldContainer[ContentPart]
     agent_name: str
     model_used: str
@@ -200,7 +201,8 @@ class AgentResult(_message.Message):
     action_required: _containers.RepeatedCompositeFieldContainer[ActionRequired]
     run_id: str
     output: _struct_pb2.Value
-    def __init__(self, content: _Optional[_Iterable[_Union[ContentPart, _Mapping]]] = ..., agent_name: _Optional[str] = ..., model_used: _Optional[str] = ..., session_id: _Optional[str] = ..., request_id: _Optional[str] = ..., interaction_id: _Optional[str] = ..., token_usage: _Optional[_Union[TokenUsage, _Mapping]] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCallRecord, _Mapping]]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., latency_ms: _Optional[float] = ..., interrupted: _Optional[bool] = ..., action_required: _Optional[_Iterable[_Union[ActionRequired, _Mapping]]] = ..., run_id: _Optional[str] = ..., output: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ...) -> None: ...
+    handoff_to: str
+    def __init__(self, content: _Optional[_Iterable[_Union[ContentPart, _Mapping]]] = ..., agent_name: _Optional[str] = ..., model_used: _Optional[str] = ..., session_id: _Optional[str] = ..., request_id: _Optional[str] = ..., interaction_id: _Optional[str] = ..., token_usage: _Optional[_Union[TokenUsage, _Mapping]] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCallRecord, _Mapping]]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., latency_ms: _Optional[float] = ..., interrupted: _Optional[bool] = ..., action_required: _Optional[_Iterable[_Union[ActionRequired, _Mapping]]] = ..., run_id: _Optional[str] = ..., output: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., handoff_to: _Optional[str] = ...) -> None: ...
 
 class AgentMessage(_message.Message):
     __slots__ = ("role", "type", "content", "id", "timestamp", "agent_name", "session_id", "interaction_id", "run_id", "step_id", "tool_call_id", "tool_name", "tool_args", "tool_result", "tool_calls", "is_delta", "phase")
@@ -241,7 +243,7 @@ class AgentMessage(_message.Message):
     def __init__(self, role: _Optional[str] = ..., type: _Optional[str] = ..., content: _Optional[_Iterable[_Union[ContentPart, _Mapping]]] = ..., id: _Optional[str] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., agent_name: _Optional[str] = ..., session_id: _Optional[str] = ..., interaction_id: _Optional[str] = ..., run_id: _Optional[str] = ..., step_id: _Optional[str] = ..., tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., tool_args: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., tool_result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCallRecord, _Mapping]]] = ..., is_delta: _Optional[bool] = ..., phase: _Optional[str] = ...) -> None: ...
 
 class StreamChunk(_message.Message):
-    __slots__ = ("type", "data", "result", "error", "agent_name", "agent_id", "session_id", "interaction_id", "run_id", "step_id", "message_id", "id", "timestamp", "seq", "request_id", "error_code")
+    __slots__ = ("type", "data", "result", "error", "agent_name", "agent_id", "session_id", "interaction_id", "run_id", "step_id", "message_id", "id", "timestamp", "seq", "request_id", "error_code", "parent_run_id")
     TYPE_FIELD_NUMBER: _ClassVar[int]
     DATA_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
@@ -258,6 +260,7 @@ class StreamChunk(_message.Message):
     SEQ_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     ERROR_CODE_FIELD_NUMBER: _ClassVar[int]
+    PARENT_RUN_ID_FIELD_NUMBER: _ClassVar[int]
     type: str
     data: AgentMessage
     result: AgentResult
@@ -274,7 +277,8 @@ class StreamChunk(_message.Message):
     seq: int
     request_id: str
     error_code: str
-    def __init__(self, type: _Optional[str] = ..., data: _Optional[_Union[AgentMessage, _Mapping]] = ..., result: _Optional[_Union[AgentResult, _Mapping]] = ..., error: _Optional[str] = ..., agent_name: _Optional[str] = ..., agent_id: _Optional[str] = ..., session_id: _Optional[str] = ..., interaction_id: _Optional[str] = ..., run_id: _Optional[str] = ..., step_id: _Optional[str] = ..., message_id: _Optional[str] = ..., id: _Optional[str] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., seq: _Optional[int] = ..., request_id: _Optional[str] = ..., error_code: _Optional[str] = ...) -> None: ...
+    parent_run_id: str
+    def __init__(self, type: _Optional[str] = ..., data: _Optional[_Union[AgentMessage, _Mapping]] = ..., result: _Optional[_Union[AgentResult, _Mapping]] = ..., error: _Optional[str] = ..., agent_name: _Optional[str] = ..., agent_id: _Optional[str] = ..., session_id: _Optional[str] = ..., interaction_id: _Optional[str] = ..., run_id: _Optional[str] = ..., step_id: _Optional[str] = ..., message_id: _Optional[str] = ..., id: _Optional[str] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., seq: _Optional[int] = ..., request_id: _Optional[str] = ..., error_code: _Optional[str] = ..., parent_run_id: _Optional[str] = ...) -> None: ...
 
 class ModelConfig(_message.Message):
     __slots__ = ("name", "provider", "modalities", "capabilities", "cost_per_1k_tokens", "max_tokens", "api_key", "provider_config", "extra")

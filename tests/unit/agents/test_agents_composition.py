@@ -89,7 +89,7 @@ async def test_a_failing_or_approval_needing_child_is_reported_to_the_model() ->
         await tool.invoke_in_context(
             {"task": "push"}, ToolCallContext(parent, AgentContext(), "lead")
         )
-    assert info.value.code is ErrorCode.AGENT_TOOL_UNSUPPORTED
+    assert info.value.code is ErrorCode.CHILD_APPROVAL_UNSUPPORTED
 
 
 async def test_agent_tools_from_config_are_checked_against_the_registry(tmp_path: Path) -> None:

@@ -161,3 +161,54 @@ def test_print_error_shows_code_message_and_hint() -> None:
     console, out = _console()
     print_error(console, RiverbeamError(ErrorCode.RUN_NOT_FOUND))
     assert out.getvalue() == "error BEM-028: run not found\n"  # no hint in the catalog
+
+
+def _child(frame: dict[str, Any]) -> StreamChunk:
+    return StreamChunk.parse({**frame, "agent_name": "helper", "parent_run_id": "p1"})
+
+
+def test_a_child_runs_frames_are_indented_under_its_agent() -> None:
+    console, out = _console()
+    r = FrameRenderer(console)
+    r.frame(
+        StreamChunk.parse(
+            {"type": "tool", "data": {"role": "ai", "type": "action", "tool_name": "ask_helper", "tool_args": {"task": "t"}}}
+        )
+    )  # fmt: skip
+    r.frame(_child({"type": "placeholder"}))
+    r.frame(
+        _child({"type": "tool", "data": {"role": "ai", "type": "action", "tool_name": "look", "tool_args": {"v": 1}}})
+    )  # fmt: skip
+    r.frame(
+        _child(
+            {"type": "chunk", "data": {"role": "ai", "content": [{"type": "text", "text": "4"}]}}
+        )
+    )
+    r.frame(
+        _child(
+            {"type": "chunk", "data": {"role": "ai", "content": [{"type": "text", "text": "2"}]}}
+        )
+    )
+    r.frame(_chunk("It is 42."))
+    r.end_line()
+    assert out.getvalue() == (
+        '→ tool ask_helper {"task": "t"}\n'
+        '  ↳ helper → tool look {"v": 1}\n'
+        "  ↳ helper: 42\n"
+        "It is 42.\n"
+    )
+
+
+def test_a_handoff_is_named_with_how_to_continue() -> None:
+    console, out = _console()
+    result = AgentResult.parse(
+        {
+            "agent_name": "triage",
+            "content": [{"type": "text", "text": "Paid."}],
+            "handoff_to": "billing",
+            "session_id": "s1",
+            "interaction_id": "i1",
+        }
+    )
+    render_result(console, result, streamed=True)
+    assert "⇢ handed off to billing  (its turns: --session s1 --interaction i1)" in out.getvalue()

@@ -174,3 +174,19 @@ def test_chat_session_id() -> None:
     assert derived == chat_session_id("chat-abc") != chat_session_id("chat-abd")
     assert uuid.UUID(derived).version == 5
     assert uuid.UUID(chat_session_id(None)).version == 4
+
+
+def test_a_child_runs_frames_stay_out_of_the_message() -> None:
+    child = {"parent_run_id": "run-1", "agent_name": "helper"}
+    parts = translate(
+        tool_call("ask_helper", "c1", {"task": "t"}),
+        chunk("the helper's own words").model_copy(update=child),
+        tool_call("look", "c2", {}).model_copy(update=child),
+        tool_result("ask_helper", "c1", {"answer": "42"}),
+        chunk("It is 42."),
+        done(content=[ContentPart.of_text("It is 42.")]),
+    )
+    texts = [p["delta"] for p in parts if p["type"] == "text-delta"]
+    assert texts == ["It is 42."]
+    tools = [p.get("toolName") for p in parts if p["type"] == "tool-input-available"]
+    assert tools == ["ask_helper"]

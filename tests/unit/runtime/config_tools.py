@@ -27,3 +27,34 @@ def make_tools() -> list[Shout]:
 
 
 NOT_A_TOOL = 42
+
+
+class NoSecrets:
+    """A Python guardrail: blocks text containing 'secret'."""
+
+    name = "no_secrets"
+
+    def applies_to(self, stage: str) -> bool:
+        return True
+
+    async def check(self, text: str, *, stage: str) -> Any:
+        from riverbeam.agents._guardrails import GuardrailResult
+
+        if "secret" in text:
+            return GuardrailResult("block", "mentions a secret")
+        return GuardrailResult.passed()
+
+
+class LoudOnly:
+    """A Python tool policy: denies shout calls whose text is not upper-case."""
+
+    name = "loud_only"
+
+    async def before(self, call: Any) -> Any:
+        from riverbeam.agents._policies import Deny
+
+        text = str(call.args.get("text", ""))
+        return None if text.isupper() else Deny("only loud texts")
+
+    async def after(self, call: Any, result: Any) -> Any:
+        return None

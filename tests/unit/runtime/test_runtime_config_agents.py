@@ -188,20 +188,53 @@ async def test_limits_reach_the_tool_loop(tmp_path: Path) -> None:
             ErrorCode.CONFIG_ENTRY_POINT,
             "agents[0].tools[0].entry",
         ),
+        # The agent layer's sections: invalid values are BEM-230 naming the field.
         (
-            "{name: a, instructions: x, guardrails: [{kind: max_input_chars, limit: 9}]}",
-            ErrorCode.CONFIG_NOT_SUPPORTED,
-            "agents[0].guardrails",
+            "{name: a, instructions: x, guardrails: [{kind: max_input_chars, limit: 0}]}",
+            ErrorCode.CONFIG_INVALID,
+            "agents[0].guardrails[0].limit",
         ),
         (
-            "{name: a, instructions: x, output: {kind: json_schema, schema: {type: object}}}",
-            ErrorCode.CONFIG_NOT_SUPPORTED,
-            "agents[0].output",
+            "{name: a, instructions: x, guardrails: [{kind: pii, detect: [ssn]}]}",
+            ErrorCode.CONFIG_INVALID,
+            "agents[0].guardrails[0].detect[0]",
         ),
         (
-            "{name: a, instructions: x, limits: {max_tokens: 100}}",
-            ErrorCode.CONFIG_NOT_SUPPORTED,
+            "{name: a, instructions: x, guardrails: [{kind: deny_patterns, patterns: ['(']}]}",
+            ErrorCode.CONFIG_INVALID,
+            "agents[0].guardrails[0].patterns",
+        ),
+        (
+            "{name: a, instructions: x, output: {kind: json_schema, schema: {type: 12}}}",
+            ErrorCode.CONFIG_INVALID,
+            "agents[0].output.schema",
+        ),
+        (
+            "{name: a, instructions: x, limits: {max_tokens: 0}}",
+            ErrorCode.CONFIG_INVALID,
             "agents[0].limits.max_tokens",
+        ),
+        (
+            "{name: a, instructions: x, policies: [{kind: max_tool_calls, limit: -1}]}",
+            ErrorCode.CONFIG_INVALID,
+            "agents[0].policies[0].limit",
+        ),
+        (
+            "{name: a, instructions: x, policies: [{kind: approve_tools}]}",
+            ErrorCode.CONFIG_INVALID,
+            "agents[0].policies[0].tools",
+        ),
+        (
+            "{name: a, instructions: x, guardrails: [{kind: python, entry: "
+            "'tests.unit.runtime.config_tools:NOT_A_TOOL'}]}",
+            ErrorCode.CONFIG_ENTRY_POINT,
+            "agents[0].guardrails[0].entry",
+        ),
+        (
+            "{name: a, instructions: x, policies: [{kind: python, entry: "
+            "'tests.unit.runtime.config_tools:Shout'}]}",
+            ErrorCode.CONFIG_ENTRY_POINT,
+            "agents[0].policies[0].entry",
         ),
         (
             "{name: a, instructions: x, model: nope}",

@@ -137,6 +137,7 @@ class FrameView {
           el("pre", {}, json(frame)))));
     }
     const data = frame.data || {};
+    if (frame.parent_run_id) return;  // a child run's frame: listed above, not the reply
     if (frame.type === "chunk") {
       if (this.afterTool && this.text) this.text += "\n\n";  // a new model turn after tools
       this.afterTool = false;

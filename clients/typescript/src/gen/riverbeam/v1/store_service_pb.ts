@@ -22,7 +22,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file riverbeam/v1/store_service.proto.
  */
 export const file_riverbeam_v1_store_service: GenFile = /*@__PURE__*/
-  fileDesc("CiByaXZlcmJlYW0vdjEvc3RvcmVfc2VydmljZS5wcm90bxIMcml2ZXJiZWFtLnYxIvEBChVTdW1tYXJpemVVc2FnZVJlcXVlc3QSEAoIZ3JvdXBfYnkYASABKAkSLgoKc3RhcnRfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKB3VzZXJfaWQYBCABKAlIAIgBARITCgZvcmdfaWQYBSABKAlIAYgBARIXCgpzZXNzaW9uX2lkGAYgASgJSAKIAQFCCgoIX3VzZXJfaWRCCQoHX29yZ19pZEINCgtfc2Vzc2lvbl9pZCI+ChZTdW1tYXJpemVVc2FnZVJlc3BvbnNlEiQKBHJvd3MYASADKAsyFi5yaXZlcmJlYW0udjEuVXNhZ2VSb3civgIKCk5ld01lc3NhZ2USDAoEcm9sZRgBIAEoCRIMCgR0eXBlGAIgASgJEioKB2NvbnRlbnQYAyADKAsyGS5yaXZlcmJlYW0udjEuQ29udGVudFBhcnQSEgoKbWVzc2FnZV9pZBgEIAEoCRIZCgx0b29sX2NhbGxfaWQYBSABKAlIAIgBARIWCgl0b29sX25hbWUYBiABKAlIAYgBARIqCgl0b29sX2FyZ3MYByABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EisKC3Rvb2xfcmVzdWx0GAggASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEikKCG1ldGFkYXRhGAkgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIPCg1fdG9vbF9jYWxsX2lkQgwKCl90b29sX25hbWUiJwoLTWVtb3J5U2NvcGUSDAoEbmFtZRgBIAEoCRIKCgJpZBgCIAEoCSIpChNGZXRjaFNlc3Npb25SZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiPgoURmV0Y2hTZXNzaW9uUmVzcG9uc2USJgoHc2Vzc2lvbhgBIAEoCzIVLnJpdmVyYmVhbS52MS5TZXNzaW9uIjEKF0ZldGNoSW50ZXJhY3Rpb25SZXF1ZXN0EhYKDmludGVyYWN0aW9uX2lkGAEgASgJIkoKGEZldGNoSW50ZXJhY3Rpb25SZXNwb25zZRIuCgtpbnRlcmFjdGlvbhgBIAEoCzIZLnJpdmVyYmVhbS52MS5JbnRlcmFjdGlvbiIhCg9GZXRjaFJ1blJlcXVlc3QSDgoGcnVuX2lkGAEgASgJIjIKEEZldGNoUnVuUmVzcG9uc2USHgoDcnVuGAEgASgLMhEucml2ZXJiZWFtLnYxLlJ1biInChJGZXRjaEFjdGlvblJlcXVlc3QSEQoJYWN0aW9uX2lkGAEgASgJIjsKE0ZldGNoQWN0aW9uUmVzcG9uc2USJAoGYWN0aW9uGAEgASgLMhQucml2ZXJiZWFtLnYxLkFjdGlvbiIuChhGZXRjaFJ1bkJ5UmVxdWVzdFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCSI7ChlGZXRjaFJ1bkJ5UmVxdWVzdFJlc3BvbnNlEh4KA3J1bhgBIAEoCzIRLnJpdmVyYmVhbS52MS5SdW4iKgoQRmV0Y2hSdW5zUmVxdWVzdBIWCg5pbnRlcmFjdGlvbl9pZBgBIAEoCSI0ChFGZXRjaFJ1bnNSZXNwb25zZRIfCgRydW5zGAEgAygLMhEucml2ZXJiZWFtLnYxLlJ1biJRChRGZXRjaE1lc3NhZ2VzUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIlkKFUZldGNoTWVzc2FnZXNSZXNwb25zZRInCghtZXNzYWdlcxgBIAMoCzIVLnJpdmVyYmVhbS52MS5NZXNzYWdlEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSKNAQoaRmV0Y2hQZW5kaW5nQWN0aW9uc1JlcXVlc3QSFwoKc2Vzc2lvbl9pZBgBIAEoCUgAiAEBEhQKB3VzZXJfaWQYAiABKAlIAYgBARIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCUINCgtfc2Vzc2lvbl9pZEIKCghfdXNlcl9pZCJdChtGZXRjaFBlbmRpbmdBY3Rpb25zUmVzcG9uc2USJQoHYWN0aW9ucxgBIAMoCzIULnJpdmVyYmVhbS52MS5BY3Rpb24SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIrsGCg9CZWdpblJ1blJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIUCgd1c2VyX2lkGAIgASgJSACIAQESFwoKcHJvZmlsZV9pZBgDIAEoCUgBiAEBEhMKBm9yZ19pZBgEIAEoCUgCiAEBEhIKCmFnZW50X25hbWUYBSABKAkSGwoOaW50ZXJhY3Rpb25faWQYBiABKAlIA4gBARIOCgZydW5faWQYByABKAkSFwoKcmVxdWVzdF9pZBgIIAEoCUgEiAEBEjAKDWh1bWFuX2NvbnRlbnQYCSADKAsyGS5yaXZlcmJlYW0udjEuQ29udGVudFBhcnQSMQoQbWVzc2FnZV9tZXRhZGF0YRgKIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEwoLbGVhc2Vfb3duZXIYCyABKAkSEwoLbGVhc2VfdHRsX3MYDCABKAESEQoJZXhjbHVzaXZlGA0gASgIEj4KEGFjdGlvbl9yZXNwb25zZXMYDiADKAsyJC5yaXZlcmJlYW0udjEuQWN0aW9uUmVzcG9uc2VFbnZlbG9wZRIaCg1hZ2VudF92ZXJzaW9uGFogASgJSAWIAQESGwoOdmVyc2lvbl9wb2xpY3kYWyABKAlIBogBARIVCg1oaXN0b3J5X2xpbWl0GA8gASgFEhoKDXJlcXVpcmVfb3duZXIYECABKAlIB4gBARIYCgtyZXF1aXJlX29yZxgRIAEoCUgIiAEBEjAKDnNlc3Npb25fY29uZmlnGDcgASgLMhgucml2ZXJiZWFtLnYxLlR1cm5Db25maWcSLQoLcnVuX29wdGlvbnMYOCABKAsyGC5yaXZlcmJlYW0udjEuUnVuT3B0aW9ucxIeChZzZXNzaW9uX2NvbmZpZ19uYXJyb3dzGDkgASgIQgoKCF91c2VyX2lkQg0KC19wcm9maWxlX2lkQgkKB19vcmdfaWRCEQoPX2ludGVyYWN0aW9uX2lkQg0KC19yZXF1ZXN0X2lkQhAKDl9hZ2VudF92ZXJzaW9uQhEKD192ZXJzaW9uX3BvbGljeUIQCg5fcmVxdWlyZV9vd25lckIOCgxfcmVxdWlyZV9vcmciwAIKEEJlZ2luUnVuUmVzcG9uc2USJgoHc2Vzc2lvbhgBIAEoCzIVLnJpdmVyYmVhbS52MS5TZXNzaW9uEi4KC2ludGVyYWN0aW9uGAIgASgLMhkucml2ZXJiZWFtLnYxLkludGVyYWN0aW9uEh4KA3J1bhgDIAEoCzIRLnJpdmVyYmVhbS52MS5SdW4SLAoNaHVtYW5fbWVzc2FnZRgEIAEoCzIVLnJpdmVyYmVhbS52MS5NZXNzYWdlEi4KEHJlc29sdmVkX2FjdGlvbnMYBSADKAsyFC5yaXZlcmJlYW0udjEuQWN0aW9uEi4KD2FjdGlvbl9tZXNzYWdlcxgGIAMoCzIVLnJpdmVyYmVhbS52MS5NZXNzYWdlEiYKB2hpc3RvcnkYByADKAsyFS5yaXZlcmJlYW0udjEuTWVzc2FnZSLkBAoQRmluaXNoUnVuUmVxdWVzdBIOCgZydW5faWQYASABKAkSEwoLbGVhc2Vfb3duZXIYAiABKAkSJwoGc3RhdHVzGAMgASgOMhcucml2ZXJiZWFtLnYxLlJ1blN0YXR1cxIqCghtZXNzYWdlcxgEIAMoCzIYLnJpdmVyYmVhbS52MS5OZXdNZXNzYWdlEjUKD3BlbmRpbmdfYWN0aW9ucxgFIAMoCzIcLnJpdmVyYmVhbS52MS5BY3Rpb25SZXF1aXJlZBI7ChJpbnRlcmFjdGlvbl9zdGF0dXMYBiABKA4yHy5yaXZlcmJlYW0udjEuSW50ZXJhY3Rpb25TdGF0dXMSFwoKZXJyb3JfY29kZRgHIAEoCUgAiAEBEhoKDWVycm9yX21lc3NhZ2UYCCABKAlIAYgBARItCgt0b2tlbl91c2FnZRgJIAEoCzIYLnJpdmVyYmVhbS52MS5Ub2tlblVzYWdlEhcKCm1vZGVsX3VzZWQYCiABKAlIAogBARIpCgZyZXN1bHQYCyABKAsyGS5yaXZlcmJlYW0udjEuQWdlbnRSZXN1bHQSGAoLbGVhc2VfZXBvY2gYKCABKANIA4gBARIZCgxhY3Rpb25fdHRsX3MYWiABKAFIBIgBARI0Cg90b29sX2V4ZWN1dGlvbnMYZCADKAsyGy5yaXZlcmJlYW0udjEuVG9vbEV4ZWN1dGlvbkINCgtfZXJyb3JfY29kZUIQCg5fZXJyb3JfbWVzc2FnZUINCgtfbW9kZWxfdXNlZEIOCgxfbGVhc2VfZXBvY2hCDwoNX2FjdGlvbl90dGxfcyIzChFGaW5pc2hSdW5SZXNwb25zZRIeCgNydW4YASABKAsyES5yaXZlcmJlYW0udjEuUnVuIu0BChpSZWNvcmRBY3Rpb25PdXRjb21lUmVxdWVzdBIRCglhY3Rpb25faWQYASABKAkSLAoHb3V0Y29tZRgCIAEoDjIbLnJpdmVyYmVhbS52MS5BY3Rpb25PdXRjb21lEiYKBnJlc3VsdBgDIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRISCgVlcnJvchgEIAEoCUgAiAEBEhMKBnJ1bl9pZBgoIAEoCUgBiAEBEhgKC2xlYXNlX2Vwb2NoGCkgASgDSAKIAQFCCAoGX2Vycm9yQgkKB19ydW5faWRCDgoMX2xlYXNlX2Vwb2NoIkMKG1JlY29yZEFjdGlvbk91dGNvbWVSZXNwb25zZRIkCgZhY3Rpb24YASABKAsyFC5yaXZlcmJlYW0udjEuQWN0aW9uIs8BChRBcHBlbmRNZXNzYWdlUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEikKB21lc3NhZ2UYAiABKAsyGC5yaXZlcmJlYW0udjEuTmV3TWVzc2FnZRIbCg5pbnRlcmFjdGlvbl9pZBgDIAEoCUgAiAEBEhMKBnJ1bl9pZBgEIAEoCUgBiAEBEhgKC2xlYXNlX2Vwb2NoGCggASgDSAKIAQFCEQoPX2ludGVyYWN0aW9uX2lkQgkKB19ydW5faWRCDgoMX2xlYXNlX2Vwb2NoIj8KFUFwcGVuZE1lc3NhZ2VSZXNwb25zZRImCgdtZXNzYWdlGAEgASgLMhUucml2ZXJiZWFtLnYxLk1lc3NhZ2UicQoRUmVuZXdMZWFzZVJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEhMKC2xlYXNlX293bmVyGAIgASgJEg0KBXR0bF9zGAMgASgBEhgKC2xlYXNlX2Vwb2NoGCggASgDSACIAQFCDgoMX2xlYXNlX2Vwb2NoIiUKElJlbmV3TGVhc2VSZXNwb25zZRIPCgdyZW5ld2VkGAEgASgIIlAKFlJlYXBFeHBpcmVkUnVuc1JlcXVlc3QSJwoDbm93GAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVsaW1pdBgCIAEoBSI6ChdSZWFwRXhwaXJlZFJ1bnNSZXNwb25zZRIfCgRydW5zGAEgAygLMhEucml2ZXJiZWFtLnYxLlJ1biKVAQoaVGFrZU92ZXJFeHBpcmVkUnVuc1JlcXVlc3QSEQoJbmV3X293bmVyGAEgASgJEhMKC2xlYXNlX3R0bF9zGAIgASgBEg0KBWxpbWl0GAMgASgFEhcKD2V4Y2x1ZGVfcnVuX2lkcxgEIAMoCRInCgNub3cYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlUKG0V4cGlyZVBlbmRpbmdBY3Rpb25zUmVxdWVzdBInCgNub3cYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWxpbWl0GAIgASgFIkUKHEV4cGlyZVBlbmRpbmdBY3Rpb25zUmVzcG9uc2USJQoHYWN0aW9ucxgBIAMoCzIULnJpdmVyYmVhbS52MS5BY3Rpb24iRwobVGFrZU92ZXJFeHBpcmVkUnVuc1Jlc3BvbnNlEigKBHJ1bnMYASADKAsyGi5yaXZlcmJlYW0udjEuVGFrZW5PdmVyUnVuIl4KDFRha2VuT3ZlclJ1bhIeCgNydW4YASABKAsyES5yaXZlcmJlYW0udjEuUnVuEhsKDnByZXZpb3VzX293bmVyGAIgASgJSACIAQFCEQoPX3ByZXZpb3VzX293bmVyIpMBCg9SZW1lbWJlclJlcXVlc3QSEgoKc2NvcGVfbmFtZRgBIAEoCRIQCghzY29wZV9pZBgCIAEoCRIPCgdjb250ZW50GAMgASgJEikKCG1ldGFkYXRhGAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBITCgZvcmdfaWQYHiABKAlIAIgBAUIJCgdfb3JnX2lkIjwKEFJlbWVtYmVyUmVzcG9uc2USKAoFZW50cnkYASABKAsyGS5yaXZlcmJlYW0udjEuTWVtb3J5RW50cnkiaQoNUmVjYWxsUmVxdWVzdBIpCgZzY29wZXMYASADKAsyGS5yaXZlcmJlYW0udjEuTWVtb3J5U2NvcGUSDQoFbGltaXQYAiABKAUSEwoGb3JnX2lkGB4gASgJSACIAQFCCQoHX29yZ19pZCI8Cg5SZWNhbGxSZXNwb25zZRIqCgdlbnRyaWVzGAEgAygLMhkucml2ZXJiZWFtLnYxLk1lbW9yeUVudHJ5IkoKGURlbGV0ZUlkbGVTZXNzaW9uc1JlcXVlc3QSLQoKb2xkZXJfdGhhbhgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiItChpEZWxldGVJZGxlU2Vzc2lvbnNSZXNwb25zZRIPCgdkZWxldGVkGAEgASgDIoQBCg1SdW5DaGVja3BvaW50Eg4KBnJ1bl9pZBgBIAEoCRITCgtsZWFzZV9lcG9jaBgCIAEoBRIMCgRzdGVwGAMgASgFEhIKCnN0YXRlX2pzb24YBCABKAkSLAoIc2F2ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImEKGFNhdmVSdW5DaGVja3BvaW50UmVxdWVzdBIOCgZydW5faWQYASABKAkSEwoLbGVhc2VfZXBvY2gYAiABKAUSDAoEc3RlcBgDIAEoBRISCgpzdGF0ZV9qc29uGAQgASgJIkwKGVNhdmVSdW5DaGVja3BvaW50UmVzcG9uc2USLwoKY2hlY2twb2ludBgBIAEoCzIbLnJpdmVyYmVhbS52MS5SdW5DaGVja3BvaW50IisKGUZldGNoUnVuQ2hlY2twb2ludFJlcXVlc3QSDgoGcnVuX2lkGAEgASgJIk0KGkZldGNoUnVuQ2hlY2twb2ludFJlc3BvbnNlEi8KCmNoZWNrcG9pbnQYASABKAsyGy5yaXZlcmJlYW0udjEuUnVuQ2hlY2twb2ludDLMEQoMU3RvcmVTZXJ2aWNlElUKDEZldGNoU2Vzc2lvbhIhLnJpdmVyYmVhbS52MS5GZXRjaFNlc3Npb25SZXF1ZXN0GiIucml2ZXJiZWFtLnYxLkZldGNoU2Vzc2lvblJlc3BvbnNlEmEKEEZldGNoSW50ZXJhY3Rpb24SJS5yaXZlcmJlYW0udjEuRmV0Y2hJbnRlcmFjdGlvblJlcXVlc3QaJi5yaXZlcmJlYW0udjEuRmV0Y2hJbnRlcmFjdGlvblJlc3BvbnNlEkkKCEZldGNoUnVuEh0ucml2ZXJiZWFtLnYxLkZldGNoUnVuUmVxdWVzdBoeLnJpdmVyYmVhbS52MS5GZXRjaFJ1blJlc3BvbnNlElIKC0ZldGNoQWN0aW9uEiAucml2ZXJiZWFtLnYxLkZldGNoQWN0aW9uUmVxdWVzdBohLnJpdmVyYmVhbS52MS5GZXRjaEFjdGlvblJlc3BvbnNlEmQKEUZldGNoUnVuQnlSZXF1ZXN0EiYucml2ZXJiZWFtLnYxLkZldGNoUnVuQnlSZXF1ZXN0UmVxdWVzdBonLnJpdmVyYmVhbS52MS5GZXRjaFJ1bkJ5UmVxdWVzdFJlc3BvbnNlEkwKCUZldGNoUnVucxIeLnJpdmVyYmVhbS52MS5GZXRjaFJ1bnNSZXF1ZXN0Gh8ucml2ZXJiZWFtLnYxLkZldGNoUnVuc1Jlc3BvbnNlElgKDUZldGNoTWVzc2FnZXMSIi5yaXZlcmJlYW0udjEuRmV0Y2hNZXNzYWdlc1JlcXVlc3QaIy5yaXZlcmJlYW0udjEuRmV0Y2hNZXNzYWdlc1Jlc3BvbnNlEmoKE0ZldGNoUGVuZGluZ0FjdGlvbnMSKC5yaXZlcmJlYW0udjEuRmV0Y2hQZW5kaW5nQWN0aW9uc1JlcXVlc3QaKS5yaXZlcmJlYW0udjEuRmV0Y2hQZW5kaW5nQWN0aW9uc1Jlc3BvbnNlEkkKCEJlZ2luUnVuEh0ucml2ZXJiZWFtLnYxLkJlZ2luUnVuUmVxdWVzdBoeLnJpdmVyYmVhbS52MS5CZWdpblJ1blJlc3BvbnNlEkwKCUZpbmlzaFJ1bhIeLnJpdmVyYmVhbS52MS5GaW5pc2hSdW5SZXF1ZXN0Gh8ucml2ZXJiZWFtLnYxLkZpbmlzaFJ1blJlc3BvbnNlEmoKE1JlY29yZEFjdGlvbk91dGNvbWUSKC5yaXZlcmJlYW0udjEuUmVjb3JkQWN0aW9uT3V0Y29tZVJlcXVlc3QaKS5yaXZlcmJlYW0udjEuUmVjb3JkQWN0aW9uT3V0Y29tZVJlc3BvbnNlElgKDUFwcGVuZE1lc3NhZ2USIi5yaXZlcmJlYW0udjEuQXBwZW5kTWVzc2FnZVJlcXVlc3QaIy5yaXZlcmJlYW0udjEuQXBwZW5kTWVzc2FnZVJlc3BvbnNlEk8KClJlbmV3TGVhc2USHy5yaXZlcmJlYW0udjEuUmVuZXdMZWFzZVJlcXVlc3QaIC5yaXZlcmJlYW0udjEuUmVuZXdMZWFzZVJlc3BvbnNlEl4KD1JlYXBFeHBpcmVkUnVucxIkLnJpdmVyYmVhbS52MS5SZWFwRXhwaXJlZFJ1bnNSZXF1ZXN0GiUucml2ZXJiZWFtLnYxLlJlYXBFeHBpcmVkUnVuc1Jlc3BvbnNlEmoKE1Rha2VPdmVyRXhwaXJlZFJ1bnMSKC5yaXZlcmJlYW0udjEuVGFrZU92ZXJFeHBpcmVkUnVuc1JlcXVlc3QaKS5yaXZlcmJlYW0udjEuVGFrZU92ZXJFeHBpcmVkUnVuc1Jlc3BvbnNlEm0KFEV4cGlyZVBlbmRpbmdBY3Rpb25zEikucml2ZXJiZWFtLnYxLkV4cGlyZVBlbmRpbmdBY3Rpb25zUmVxdWVzdBoqLnJpdmVyYmVhbS52MS5FeHBpcmVQZW5kaW5nQWN0aW9uc1Jlc3BvbnNlEmQKEVNhdmVSdW5DaGVja3BvaW50EiYucml2ZXJiZWFtLnYxLlNhdmVSdW5DaGVja3BvaW50UmVxdWVzdBonLnJpdmVyYmVhbS52MS5TYXZlUnVuQ2hlY2twb2ludFJlc3BvbnNlEmcKEkZldGNoUnVuQ2hlY2twb2ludBInLnJpdmVyYmVhbS52MS5GZXRjaFJ1bkNoZWNrcG9pbnRSZXF1ZXN0Gigucml2ZXJiZWFtLnYxLkZldGNoUnVuQ2hlY2twb2ludFJlc3BvbnNlEkkKCFJlbWVtYmVyEh0ucml2ZXJiZWFtLnYxLlJlbWVtYmVyUmVxdWVzdBoeLnJpdmVyYmVhbS52MS5SZW1lbWJlclJlc3BvbnNlEkMKBlJlY2FsbBIbLnJpdmVyYmVhbS52MS5SZWNhbGxSZXF1ZXN0Ghwucml2ZXJiZWFtLnYxLlJlY2FsbFJlc3BvbnNlEmcKEkRlbGV0ZUlkbGVTZXNzaW9ucxInLnJpdmVyYmVhbS52MS5EZWxldGVJZGxlU2Vzc2lvbnNSZXF1ZXN0Gigucml2ZXJiZWFtLnYxLkRlbGV0ZUlkbGVTZXNzaW9uc1Jlc3BvbnNlElsKDlN1bW1hcml6ZVVzYWdlEiMucml2ZXJiZWFtLnYxLlN1bW1hcml6ZVVzYWdlUmVxdWVzdBokLnJpdmVyYmVhbS52MS5TdW1tYXJpemVVc2FnZVJlc3BvbnNlEm0KFFJlY29yZFRvb2xFeGVjdXRpb25zEikucml2ZXJiZWFtLnYxLlJlY29yZFRvb2xFeGVjdXRpb25zUmVxdWVzdBoqLnJpdmVyYmVhbS52MS5SZWNvcmRUb29sRXhlY3V0aW9uc1Jlc3BvbnNlEmoKE0ZldGNoVG9vbEV4ZWN1dGlvbnMSKC5yaXZlcmJlYW0udjEuRmV0Y2hUb29sRXhlY3V0aW9uc1JlcXVlc3QaKS5yaXZlcmJlYW0udjEuRmV0Y2hUb29sRXhlY3V0aW9uc1Jlc3BvbnNlQrsBChBkZXYucml2ZXJiZWFtLnYxQhFTdG9yZVNlcnZpY2VQcm90b1ABWj5naXRodWIuY29tL3JpdmVyYmVhbS9yaXZlcmJlYW0vZ2VuL2dvL3JpdmVyYmVhbS92MTtyaXZlcmJlYW12MaICA1JYWKoCDFJpdmVyYmVhbS5WMboCAlJCygIMUml2ZXJiZWFtXFYx4gIYUml2ZXJiZWFtXFYxXEdQQk1ldGFkYXRh6gINUml2ZXJiZWFtOjpWMWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_riverbeam_v1_ledger, file_riverbeam_v1_records, file_riverbeam_v1_types]);
+  fileDesc("CiByaXZlcmJlYW0vdjEvc3RvcmVfc2VydmljZS5wcm90bxIMcml2ZXJiZWFtLnYxIvEBChVTdW1tYXJpemVVc2FnZVJlcXVlc3QSEAoIZ3JvdXBfYnkYASABKAkSLgoKc3RhcnRfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKB3VzZXJfaWQYBCABKAlIAIgBARITCgZvcmdfaWQYBSABKAlIAYgBARIXCgpzZXNzaW9uX2lkGAYgASgJSAKIAQFCCgoIX3VzZXJfaWRCCQoHX29yZ19pZEINCgtfc2Vzc2lvbl9pZCI+ChZTdW1tYXJpemVVc2FnZVJlc3BvbnNlEiQKBHJvd3MYASADKAsyFi5yaXZlcmJlYW0udjEuVXNhZ2VSb3civgIKCk5ld01lc3NhZ2USDAoEcm9sZRgBIAEoCRIMCgR0eXBlGAIgASgJEioKB2NvbnRlbnQYAyADKAsyGS5yaXZlcmJlYW0udjEuQ29udGVudFBhcnQSEgoKbWVzc2FnZV9pZBgEIAEoCRIZCgx0b29sX2NhbGxfaWQYBSABKAlIAIgBARIWCgl0b29sX25hbWUYBiABKAlIAYgBARIqCgl0b29sX2FyZ3MYByABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EisKC3Rvb2xfcmVzdWx0GAggASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEikKCG1ldGFkYXRhGAkgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIPCg1fdG9vbF9jYWxsX2lkQgwKCl90b29sX25hbWUiJwoLTWVtb3J5U2NvcGUSDAoEbmFtZRgBIAEoCRIKCgJpZBgCIAEoCSIpChNGZXRjaFNlc3Npb25SZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiPgoURmV0Y2hTZXNzaW9uUmVzcG9uc2USJgoHc2Vzc2lvbhgBIAEoCzIVLnJpdmVyYmVhbS52MS5TZXNzaW9uIjEKF0ZldGNoSW50ZXJhY3Rpb25SZXF1ZXN0EhYKDmludGVyYWN0aW9uX2lkGAEgASgJIkoKGEZldGNoSW50ZXJhY3Rpb25SZXNwb25zZRIuCgtpbnRlcmFjdGlvbhgBIAEoCzIZLnJpdmVyYmVhbS52MS5JbnRlcmFjdGlvbiIhCg9GZXRjaFJ1blJlcXVlc3QSDgoGcnVuX2lkGAEgASgJIjIKEEZldGNoUnVuUmVzcG9uc2USHgoDcnVuGAEgASgLMhEucml2ZXJiZWFtLnYxLlJ1biInChJGZXRjaEFjdGlvblJlcXVlc3QSEQoJYWN0aW9uX2lkGAEgASgJIjsKE0ZldGNoQWN0aW9uUmVzcG9uc2USJAoGYWN0aW9uGAEgASgLMhQucml2ZXJiZWFtLnYxLkFjdGlvbiIuChhGZXRjaFJ1bkJ5UmVxdWVzdFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCSI7ChlGZXRjaFJ1bkJ5UmVxdWVzdFJlc3BvbnNlEh4KA3J1bhgBIAEoCzIRLnJpdmVyYmVhbS52MS5SdW4iKgoQRmV0Y2hSdW5zUmVxdWVzdBIWCg5pbnRlcmFjdGlvbl9pZBgBIAEoCSI0ChFGZXRjaFJ1bnNSZXNwb25zZRIfCgRydW5zGAEgAygLMhEucml2ZXJiZWFtLnYxLlJ1biJRChRGZXRjaE1lc3NhZ2VzUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIlkKFUZldGNoTWVzc2FnZXNSZXNwb25zZRInCghtZXNzYWdlcxgBIAMoCzIVLnJpdmVyYmVhbS52MS5NZXNzYWdlEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSKNAQoaRmV0Y2hQZW5kaW5nQWN0aW9uc1JlcXVlc3QSFwoKc2Vzc2lvbl9pZBgBIAEoCUgAiAEBEhQKB3VzZXJfaWQYAiABKAlIAYgBARIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCUINCgtfc2Vzc2lvbl9pZEIKCghfdXNlcl9pZCJdChtGZXRjaFBlbmRpbmdBY3Rpb25zUmVzcG9uc2USJQoHYWN0aW9ucxgBIAMoCzIULnJpdmVyYmVhbS52MS5BY3Rpb24SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIrsGCg9CZWdpblJ1blJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIUCgd1c2VyX2lkGAIgASgJSACIAQESFwoKcHJvZmlsZV9pZBgDIAEoCUgBiAEBEhMKBm9yZ19pZBgEIAEoCUgCiAEBEhIKCmFnZW50X25hbWUYBSABKAkSGwoOaW50ZXJhY3Rpb25faWQYBiABKAlIA4gBARIOCgZydW5faWQYByABKAkSFwoKcmVxdWVzdF9pZBgIIAEoCUgEiAEBEjAKDWh1bWFuX2NvbnRlbnQYCSADKAsyGS5yaXZlcmJlYW0udjEuQ29udGVudFBhcnQSMQoQbWVzc2FnZV9tZXRhZGF0YRgKIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEwoLbGVhc2Vfb3duZXIYCyABKAkSEwoLbGVhc2VfdHRsX3MYDCABKAESEQoJZXhjbHVzaXZlGA0gASgIEj4KEGFjdGlvbl9yZXNwb25zZXMYDiADKAsyJC5yaXZlcmJlYW0udjEuQWN0aW9uUmVzcG9uc2VFbnZlbG9wZRIaCg1hZ2VudF92ZXJzaW9uGFogASgJSAWIAQESGwoOdmVyc2lvbl9wb2xpY3kYWyABKAlIBogBARIVCg1oaXN0b3J5X2xpbWl0GA8gASgFEhoKDXJlcXVpcmVfb3duZXIYECABKAlIB4gBARIYCgtyZXF1aXJlX29yZxgRIAEoCUgIiAEBEjAKDnNlc3Npb25fY29uZmlnGDcgASgLMhgucml2ZXJiZWFtLnYxLlR1cm5Db25maWcSLQoLcnVuX29wdGlvbnMYOCABKAsyGC5yaXZlcmJlYW0udjEuUnVuT3B0aW9ucxIeChZzZXNzaW9uX2NvbmZpZ19uYXJyb3dzGDkgASgIQgoKCF91c2VyX2lkQg0KC19wcm9maWxlX2lkQgkKB19vcmdfaWRCEQoPX2ludGVyYWN0aW9uX2lkQg0KC19yZXF1ZXN0X2lkQhAKDl9hZ2VudF92ZXJzaW9uQhEKD192ZXJzaW9uX3BvbGljeUIQCg5fcmVxdWlyZV9vd25lckIOCgxfcmVxdWlyZV9vcmciwAIKEEJlZ2luUnVuUmVzcG9uc2USJgoHc2Vzc2lvbhgBIAEoCzIVLnJpdmVyYmVhbS52MS5TZXNzaW9uEi4KC2ludGVyYWN0aW9uGAIgASgLMhkucml2ZXJiZWFtLnYxLkludGVyYWN0aW9uEh4KA3J1bhgDIAEoCzIRLnJpdmVyYmVhbS52MS5SdW4SLAoNaHVtYW5fbWVzc2FnZRgEIAEoCzIVLnJpdmVyYmVhbS52MS5NZXNzYWdlEi4KEHJlc29sdmVkX2FjdGlvbnMYBSADKAsyFC5yaXZlcmJlYW0udjEuQWN0aW9uEi4KD2FjdGlvbl9tZXNzYWdlcxgGIAMoCzIVLnJpdmVyYmVhbS52MS5NZXNzYWdlEiYKB2hpc3RvcnkYByADKAsyFS5yaXZlcmJlYW0udjEuTWVzc2FnZSLkBAoQRmluaXNoUnVuUmVxdWVzdBIOCgZydW5faWQYASABKAkSEwoLbGVhc2Vfb3duZXIYAiABKAkSJwoGc3RhdHVzGAMgASgOMhcucml2ZXJiZWFtLnYxLlJ1blN0YXR1cxIqCghtZXNzYWdlcxgEIAMoCzIYLnJpdmVyYmVhbS52MS5OZXdNZXNzYWdlEjUKD3BlbmRpbmdfYWN0aW9ucxgFIAMoCzIcLnJpdmVyYmVhbS52MS5BY3Rpb25SZXF1aXJlZBI7ChJpbnRlcmFjdGlvbl9zdGF0dXMYBiABKA4yHy5yaXZlcmJlYW0udjEuSW50ZXJhY3Rpb25TdGF0dXMSFwoKZXJyb3JfY29kZRgHIAEoCUgAiAEBEhoKDWVycm9yX21lc3NhZ2UYCCABKAlIAYgBARItCgt0b2tlbl91c2FnZRgJIAEoCzIYLnJpdmVyYmVhbS52MS5Ub2tlblVzYWdlEhcKCm1vZGVsX3VzZWQYCiABKAlIAogBARIpCgZyZXN1bHQYCyABKAsyGS5yaXZlcmJlYW0udjEuQWdlbnRSZXN1bHQSGAoLbGVhc2VfZXBvY2gYKCABKANIA4gBARIZCgxhY3Rpb25fdHRsX3MYWiABKAFIBIgBARI0Cg90b29sX2V4ZWN1dGlvbnMYZCADKAsyGy5yaXZlcmJlYW0udjEuVG9vbEV4ZWN1dGlvbkINCgtfZXJyb3JfY29kZUIQCg5fZXJyb3JfbWVzc2FnZUINCgtfbW9kZWxfdXNlZEIOCgxfbGVhc2VfZXBvY2hCDwoNX2FjdGlvbl90dGxfcyIzChFGaW5pc2hSdW5SZXNwb25zZRIeCgNydW4YASABKAsyES5yaXZlcmJlYW0udjEuUnVuIu0BChpSZWNvcmRBY3Rpb25PdXRjb21lUmVxdWVzdBIRCglhY3Rpb25faWQYASABKAkSLAoHb3V0Y29tZRgCIAEoDjIbLnJpdmVyYmVhbS52MS5BY3Rpb25PdXRjb21lEiYKBnJlc3VsdBgDIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRISCgVlcnJvchgEIAEoCUgAiAEBEhMKBnJ1bl9pZBgoIAEoCUgBiAEBEhgKC2xlYXNlX2Vwb2NoGCkgASgDSAKIAQFCCAoGX2Vycm9yQgkKB19ydW5faWRCDgoMX2xlYXNlX2Vwb2NoIkMKG1JlY29yZEFjdGlvbk91dGNvbWVSZXNwb25zZRIkCgZhY3Rpb24YASABKAsyFC5yaXZlcmJlYW0udjEuQWN0aW9uIs8BChRBcHBlbmRNZXNzYWdlUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEikKB21lc3NhZ2UYAiABKAsyGC5yaXZlcmJlYW0udjEuTmV3TWVzc2FnZRIbCg5pbnRlcmFjdGlvbl9pZBgDIAEoCUgAiAEBEhMKBnJ1bl9pZBgEIAEoCUgBiAEBEhgKC2xlYXNlX2Vwb2NoGCggASgDSAKIAQFCEQoPX2ludGVyYWN0aW9uX2lkQgkKB19ydW5faWRCDgoMX2xlYXNlX2Vwb2NoIj8KFUFwcGVuZE1lc3NhZ2VSZXNwb25zZRImCgdtZXNzYWdlGAEgASgLMhUucml2ZXJiZWFtLnYxLk1lc3NhZ2UiqQEKFEJlZ2luQ2hpbGRSdW5SZXF1ZXN0EhUKDXBhcmVudF9ydW5faWQYASABKAkSDgoGcnVuX2lkGAIgASgJEhIKCmFnZW50X25hbWUYAyABKAkSEwoLbGVhc2Vfb3duZXIYBCABKAkSEwoLbGVhc2VfZXBvY2gYBSABKAMSGgoNYWdlbnRfdmVyc2lvbhgGIAEoCUgAiAEBQhAKDl9hZ2VudF92ZXJzaW9uIjcKFUJlZ2luQ2hpbGRSdW5SZXNwb25zZRIeCgNydW4YASABKAsyES5yaXZlcmJlYW0udjEuUnVuIukCChVGaW5pc2hDaGlsZFJ1blJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEhUKDXBhcmVudF9ydW5faWQYAiABKAkSEwoLbGVhc2Vfb3duZXIYAyABKAkSEwoLbGVhc2VfZXBvY2gYBCABKAMSJwoGc3RhdHVzGAUgASgOMhcucml2ZXJiZWFtLnYxLlJ1blN0YXR1cxIXCgplcnJvcl9jb2RlGAYgASgJSACIAQESGgoNZXJyb3JfbWVzc2FnZRgHIAEoCUgBiAEBEi0KC3Rva2VuX3VzYWdlGAggASgLMhgucml2ZXJiZWFtLnYxLlRva2VuVXNhZ2USFwoKbW9kZWxfdXNlZBgJIAEoCUgCiAEBEikKBnJlc3VsdBgKIAEoCzIZLnJpdmVyYmVhbS52MS5BZ2VudFJlc3VsdEINCgtfZXJyb3JfY29kZUIQCg5fZXJyb3JfbWVzc2FnZUINCgtfbW9kZWxfdXNlZCI4ChZGaW5pc2hDaGlsZFJ1blJlc3BvbnNlEh4KA3J1bhgBIAEoCzIRLnJpdmVyYmVhbS52MS5SdW4ikgEKFFJlY29yZEhhbmRvZmZSZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRITCgtsZWFzZV9vd25lchgCIAEoCRITCgtsZWFzZV9lcG9jaBgDIAEoAxISCgphZ2VudF9uYW1lGAQgASgJEhoKDWFnZW50X3ZlcnNpb24YBSABKAlIAIgBAUIQCg5fYWdlbnRfdmVyc2lvbiJHChVSZWNvcmRIYW5kb2ZmUmVzcG9uc2USLgoLaW50ZXJhY3Rpb24YASABKAsyGS5yaXZlcmJlYW0udjEuSW50ZXJhY3Rpb24icQoRUmVuZXdMZWFzZVJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEhMKC2xlYXNlX293bmVyGAIgASgJEg0KBXR0bF9zGAMgASgBEhgKC2xlYXNlX2Vwb2NoGCggASgDSACIAQFCDgoMX2xlYXNlX2Vwb2NoIiUKElJlbmV3TGVhc2VSZXNwb25zZRIPCgdyZW5ld2VkGAEgASgIIlAKFlJlYXBFeHBpcmVkUnVuc1JlcXVlc3QSJwoDbm93GAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVsaW1pdBgCIAEoBSI6ChdSZWFwRXhwaXJlZFJ1bnNSZXNwb25zZRIfCgRydW5zGAEgAygLMhEucml2ZXJiZWFtLnYxLlJ1biKVAQoaVGFrZU92ZXJFeHBpcmVkUnVuc1JlcXVlc3QSEQoJbmV3X293bmVyGAEgASgJEhMKC2xlYXNlX3R0bF9zGAIgASgBEg0KBWxpbWl0GAMgASgFEhcKD2V4Y2x1ZGVfcnVuX2lkcxgEIAMoCRInCgNub3cYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlUKG0V4cGlyZVBlbmRpbmdBY3Rpb25zUmVxdWVzdBInCgNub3cYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWxpbWl0GAIgASgFIkUKHEV4cGlyZVBlbmRpbmdBY3Rpb25zUmVzcG9uc2USJQoHYWN0aW9ucxgBIAMoCzIULnJpdmVyYmVhbS52MS5BY3Rpb24iRwobVGFrZU92ZXJFeHBpcmVkUnVuc1Jlc3BvbnNlEigKBHJ1bnMYASADKAsyGi5yaXZlcmJlYW0udjEuVGFrZW5PdmVyUnVuIl4KDFRha2VuT3ZlclJ1bhIeCgNydW4YASABKAsyES5yaXZlcmJlYW0udjEuUnVuEhsKDnByZXZpb3VzX293bmVyGAIgASgJSACIAQFCEQoPX3ByZXZpb3VzX293bmVyIpMBCg9SZW1lbWJlclJlcXVlc3QSEgoKc2NvcGVfbmFtZRgBIAEoCRIQCghzY29wZV9pZBgCIAEoCRIPCgdjb250ZW50GAMgASgJEikKCG1ldGFkYXRhGAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBITCgZvcmdfaWQYHiABKAlIAIgBAUIJCgdfb3JnX2lkIjwKEFJlbWVtYmVyUmVzcG9uc2USKAoFZW50cnkYASABKAsyGS5yaXZlcmJlYW0udjEuTWVtb3J5RW50cnkiaQoNUmVjYWxsUmVxdWVzdBIpCgZzY29wZXMYASADKAsyGS5yaXZlcmJlYW0udjEuTWVtb3J5U2NvcGUSDQoFbGltaXQYAiABKAUSEwoGb3JnX2lkGB4gASgJSACIAQFCCQoHX29yZ19pZCI8Cg5SZWNhbGxSZXNwb25zZRIqCgdlbnRyaWVzGAEgAygLMhkucml2ZXJiZWFtLnYxLk1lbW9yeUVudHJ5IkoKGURlbGV0ZUlkbGVTZXNzaW9uc1JlcXVlc3QSLQoKb2xkZXJfdGhhbhgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiItChpEZWxldGVJZGxlU2Vzc2lvbnNSZXNwb25zZRIPCgdkZWxldGVkGAEgASgDIoQBCg1SdW5DaGVja3BvaW50Eg4KBnJ1bl9pZBgBIAEoCRITCgtsZWFzZV9lcG9jaBgCIAEoBRIMCgRzdGVwGAMgASgFEhIKCnN0YXRlX2pzb24YBCABKAkSLAoIc2F2ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImEKGFNhdmVSdW5DaGVja3BvaW50UmVxdWVzdBIOCgZydW5faWQYASABKAkSEwoLbGVhc2VfZXBvY2gYAiABKAUSDAoEc3RlcBgDIAEoBRISCgpzdGF0ZV9qc29uGAQgASgJIkwKGVNhdmVSdW5DaGVja3BvaW50UmVzcG9uc2USLwoKY2hlY2twb2ludBgBIAEoCzIbLnJpdmVyYmVhbS52MS5SdW5DaGVja3BvaW50IisKGUZldGNoUnVuQ2hlY2twb2ludFJlcXVlc3QSDgoGcnVuX2lkGAEgASgJIk0KGkZldGNoUnVuQ2hlY2twb2ludFJlc3BvbnNlEi8KCmNoZWNrcG9pbnQYASABKAsyGy5yaXZlcmJlYW0udjEuUnVuQ2hlY2twb2ludDLdEwoMU3RvcmVTZXJ2aWNlElUKDEZldGNoU2Vzc2lvbhIhLnJpdmVyYmVhbS52MS5GZXRjaFNlc3Npb25SZXF1ZXN0GiIucml2ZXJiZWFtLnYxLkZldGNoU2Vzc2lvblJlc3BvbnNlEmEKEEZldGNoSW50ZXJhY3Rpb24SJS5yaXZlcmJlYW0udjEuRmV0Y2hJbnRlcmFjdGlvblJlcXVlc3QaJi5yaXZlcmJlYW0udjEuRmV0Y2hJbnRlcmFjdGlvblJlc3BvbnNlEkkKCEZldGNoUnVuEh0ucml2ZXJiZWFtLnYxLkZldGNoUnVuUmVxdWVzdBoeLnJpdmVyYmVhbS52MS5GZXRjaFJ1blJlc3BvbnNlElIKC0ZldGNoQWN0aW9uEiAucml2ZXJiZWFtLnYxLkZldGNoQWN0aW9uUmVxdWVzdBohLnJpdmVyYmVhbS52MS5GZXRjaEFjdGlvblJlc3BvbnNlEmQKEUZldGNoUnVuQnlSZXF1ZXN0EiYucml2ZXJiZWFtLnYxLkZldGNoUnVuQnlSZXF1ZXN0UmVxdWVzdBonLnJpdmVyYmVhbS52MS5GZXRjaFJ1bkJ5UmVxdWVzdFJlc3BvbnNlEkwKCUZldGNoUnVucxIeLnJpdmVyYmVhbS52MS5GZXRjaFJ1bnNSZXF1ZXN0Gh8ucml2ZXJiZWFtLnYxLkZldGNoUnVuc1Jlc3BvbnNlElgKDUZldGNoTWVzc2FnZXMSIi5yaXZlcmJlYW0udjEuRmV0Y2hNZXNzYWdlc1JlcXVlc3QaIy5yaXZlcmJlYW0udjEuRmV0Y2hNZXNzYWdlc1Jlc3BvbnNlEmoKE0ZldGNoUGVuZGluZ0FjdGlvbnMSKC5yaXZlcmJlYW0udjEuRmV0Y2hQZW5kaW5nQWN0aW9uc1JlcXVlc3QaKS5yaXZlcmJlYW0udjEuRmV0Y2hQZW5kaW5nQWN0aW9uc1Jlc3BvbnNlEkkKCEJlZ2luUnVuEh0ucml2ZXJiZWFtLnYxLkJlZ2luUnVuUmVxdWVzdBoeLnJpdmVyYmVhbS52MS5CZWdpblJ1blJlc3BvbnNlEkwKCUZpbmlzaFJ1bhIeLnJpdmVyYmVhbS52MS5GaW5pc2hSdW5SZXF1ZXN0Gh8ucml2ZXJiZWFtLnYxLkZpbmlzaFJ1blJlc3BvbnNlEmoKE1JlY29yZEFjdGlvbk91dGNvbWUSKC5yaXZlcmJlYW0udjEuUmVjb3JkQWN0aW9uT3V0Y29tZVJlcXVlc3QaKS5yaXZlcmJlYW0udjEuUmVjb3JkQWN0aW9uT3V0Y29tZVJlc3BvbnNlElgKDUFwcGVuZE1lc3NhZ2USIi5yaXZlcmJlYW0udjEuQXBwZW5kTWVzc2FnZVJlcXVlc3QaIy5yaXZlcmJlYW0udjEuQXBwZW5kTWVzc2FnZVJlc3BvbnNlElgKDUJlZ2luQ2hpbGRSdW4SIi5yaXZlcmJlYW0udjEuQmVnaW5DaGlsZFJ1blJlcXVlc3QaIy5yaXZlcmJlYW0udjEuQmVnaW5DaGlsZFJ1blJlc3BvbnNlElsKDkZpbmlzaENoaWxkUnVuEiMucml2ZXJiZWFtLnYxLkZpbmlzaENoaWxkUnVuUmVxdWVzdBokLnJpdmVyYmVhbS52MS5GaW5pc2hDaGlsZFJ1blJlc3BvbnNlElgKDVJlY29yZEhhbmRvZmYSIi5yaXZlcmJlYW0udjEuUmVjb3JkSGFuZG9mZlJlcXVlc3QaIy5yaXZlcmJlYW0udjEuUmVjb3JkSGFuZG9mZlJlc3BvbnNlEk8KClJlbmV3TGVhc2USHy5yaXZlcmJlYW0udjEuUmVuZXdMZWFzZVJlcXVlc3QaIC5yaXZlcmJlYW0udjEuUmVuZXdMZWFzZVJlc3BvbnNlEl4KD1JlYXBFeHBpcmVkUnVucxIkLnJpdmVyYmVhbS52MS5SZWFwRXhwaXJlZFJ1bnNSZXF1ZXN0GiUucml2ZXJiZWFtLnYxLlJlYXBFeHBpcmVkUnVuc1Jlc3BvbnNlEmoKE1Rha2VPdmVyRXhwaXJlZFJ1bnMSKC5yaXZlcmJlYW0udjEuVGFrZU92ZXJFeHBpcmVkUnVuc1JlcXVlc3QaKS5yaXZlcmJlYW0udjEuVGFrZU92ZXJFeHBpcmVkUnVuc1Jlc3BvbnNlEm0KFEV4cGlyZVBlbmRpbmdBY3Rpb25zEikucml2ZXJiZWFtLnYxLkV4cGlyZVBlbmRpbmdBY3Rpb25zUmVxdWVzdBoqLnJpdmVyYmVhbS52MS5FeHBpcmVQZW5kaW5nQWN0aW9uc1Jlc3BvbnNlEmQKEVNhdmVSdW5DaGVja3BvaW50EiYucml2ZXJiZWFtLnYxLlNhdmVSdW5DaGVja3BvaW50UmVxdWVzdBonLnJpdmVyYmVhbS52MS5TYXZlUnVuQ2hlY2twb2ludFJlc3BvbnNlEmcKEkZldGNoUnVuQ2hlY2twb2ludBInLnJpdmVyYmVhbS52MS5GZXRjaFJ1bkNoZWNrcG9pbnRSZXF1ZXN0Gigucml2ZXJiZWFtLnYxLkZldGNoUnVuQ2hlY2twb2ludFJlc3BvbnNlEkkKCFJlbWVtYmVyEh0ucml2ZXJiZWFtLnYxLlJlbWVtYmVyUmVxdWVzdBoeLnJpdmVyYmVhbS52MS5SZW1lbWJlclJlc3BvbnNlEkMKBlJlY2FsbBIbLnJpdmVyYmVhbS52MS5SZWNhbGxSZXF1ZXN0Ghwucml2ZXJiZWFtLnYxLlJlY2FsbFJlc3BvbnNlEmcKEkRlbGV0ZUlkbGVTZXNzaW9ucxInLnJpdmVyYmVhbS52MS5EZWxldGVJZGxlU2Vzc2lvbnNSZXF1ZXN0Gigucml2ZXJiZWFtLnYxLkRlbGV0ZUlkbGVTZXNzaW9uc1Jlc3BvbnNlElsKDlN1bW1hcml6ZVVzYWdlEiMucml2ZXJiZWFtLnYxLlN1bW1hcml6ZVVzYWdlUmVxdWVzdBokLnJpdmVyYmVhbS52MS5TdW1tYXJpemVVc2FnZVJlc3BvbnNlEm0KFFJlY29yZFRvb2xFeGVjdXRpb25zEikucml2ZXJiZWFtLnYxLlJlY29yZFRvb2xFeGVjdXRpb25zUmVxdWVzdBoqLnJpdmVyYmVhbS52MS5SZWNvcmRUb29sRXhlY3V0aW9uc1Jlc3BvbnNlEmoKE0ZldGNoVG9vbEV4ZWN1dGlvbnMSKC5yaXZlcmJlYW0udjEuRmV0Y2hUb29sRXhlY3V0aW9uc1JlcXVlc3QaKS5yaXZlcmJlYW0udjEuRmV0Y2hUb29sRXhlY3V0aW9uc1Jlc3BvbnNlQrsBChBkZXYucml2ZXJiZWFtLnYxQhFTdG9yZVNlcnZpY2VQcm90b1ABWj5naXRodWIuY29tL3JpdmVyYmVhbS9yaXZlcmJlYW0vZ2VuL2dvL3JpdmVyYmVhbS92MTtyaXZlcmJlYW12MaICA1JYWKoCDFJpdmVyYmVhbS5WMboCAlJCygIMUml2ZXJiZWFtXFYx4gIYUml2ZXJiZWFtXFYxXEdQQk1ldGFkYXRh6gINUml2ZXJiZWFtOjpWMWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_riverbeam_v1_ledger, file_riverbeam_v1_records, file_riverbeam_v1_types]);
 
 /**
  * @generated from message riverbeam.v1.SummarizeUsageRequest
@@ -929,6 +929,203 @@ export const AppendMessageResponseSchema: GenMessage<AppendMessageResponse> = /*
   messageDesc(file_riverbeam_v1_store_service, 27);
 
 /**
+ * @generated from message riverbeam.v1.BeginChildRunRequest
+ */
+export type BeginChildRunRequest = Message<"riverbeam.v1.BeginChildRunRequest"> & {
+  /**
+   * @generated from field: string parent_run_id = 1;
+   */
+  parentRunId: string;
+
+  /**
+   * @generated from field: string run_id = 2;
+   */
+  runId: string;
+
+  /**
+   * @generated from field: string agent_name = 3;
+   */
+  agentName: string;
+
+  /**
+   * The parent's lease owner and epoch: refused (BEM-121, BEM-035) unless the parent is
+   * running under them.
+   *
+   * @generated from field: string lease_owner = 4;
+   */
+  leaseOwner: string;
+
+  /**
+   * @generated from field: int64 lease_epoch = 5;
+   */
+  leaseEpoch: bigint;
+
+  /**
+   * @generated from field: optional string agent_version = 6;
+   */
+  agentVersion?: string | undefined;
+};
+
+/**
+ * Describes the message riverbeam.v1.BeginChildRunRequest.
+ * Use `create(BeginChildRunRequestSchema)` to create a new message.
+ */
+export const BeginChildRunRequestSchema: GenMessage<BeginChildRunRequest> = /*@__PURE__*/
+  messageDesc(file_riverbeam_v1_store_service, 28);
+
+/**
+ * @generated from message riverbeam.v1.BeginChildRunResponse
+ */
+export type BeginChildRunResponse = Message<"riverbeam.v1.BeginChildRunResponse"> & {
+  /**
+   * @generated from field: riverbeam.v1.Run run = 1;
+   */
+  run?: Run | undefined;
+};
+
+/**
+ * Describes the message riverbeam.v1.BeginChildRunResponse.
+ * Use `create(BeginChildRunResponseSchema)` to create a new message.
+ */
+export const BeginChildRunResponseSchema: GenMessage<BeginChildRunResponse> = /*@__PURE__*/
+  messageDesc(file_riverbeam_v1_store_service, 29);
+
+/**
+ * @generated from message riverbeam.v1.FinishChildRunRequest
+ */
+export type FinishChildRunRequest = Message<"riverbeam.v1.FinishChildRunRequest"> & {
+  /**
+   * @generated from field: string run_id = 1;
+   */
+  runId: string;
+
+  /**
+   * @generated from field: string parent_run_id = 2;
+   */
+  parentRunId: string;
+
+  /**
+   * @generated from field: string lease_owner = 3;
+   */
+  leaseOwner: string;
+
+  /**
+   * @generated from field: int64 lease_epoch = 4;
+   */
+  leaseEpoch: bigint;
+
+  /**
+   * completed, failed, interrupted or cancelled.
+   *
+   * @generated from field: riverbeam.v1.RunStatus status = 5;
+   */
+  status: RunStatus;
+
+  /**
+   * @generated from field: optional string error_code = 6;
+   */
+  errorCode?: string | undefined;
+
+  /**
+   * @generated from field: optional string error_message = 7;
+   */
+  errorMessage?: string | undefined;
+
+  /**
+   * @generated from field: riverbeam.v1.TokenUsage token_usage = 8;
+   */
+  tokenUsage?: TokenUsage | undefined;
+
+  /**
+   * @generated from field: optional string model_used = 9;
+   */
+  modelUsed?: string | undefined;
+
+  /**
+   * @generated from field: riverbeam.v1.AgentResult result = 10;
+   */
+  result?: AgentResult | undefined;
+};
+
+/**
+ * Describes the message riverbeam.v1.FinishChildRunRequest.
+ * Use `create(FinishChildRunRequestSchema)` to create a new message.
+ */
+export const FinishChildRunRequestSchema: GenMessage<FinishChildRunRequest> = /*@__PURE__*/
+  messageDesc(file_riverbeam_v1_store_service, 30);
+
+/**
+ * @generated from message riverbeam.v1.FinishChildRunResponse
+ */
+export type FinishChildRunResponse = Message<"riverbeam.v1.FinishChildRunResponse"> & {
+  /**
+   * @generated from field: riverbeam.v1.Run run = 1;
+   */
+  run?: Run | undefined;
+};
+
+/**
+ * Describes the message riverbeam.v1.FinishChildRunResponse.
+ * Use `create(FinishChildRunResponseSchema)` to create a new message.
+ */
+export const FinishChildRunResponseSchema: GenMessage<FinishChildRunResponse> = /*@__PURE__*/
+  messageDesc(file_riverbeam_v1_store_service, 31);
+
+/**
+ * @generated from message riverbeam.v1.RecordHandoffRequest
+ */
+export type RecordHandoffRequest = Message<"riverbeam.v1.RecordHandoffRequest"> & {
+  /**
+   * @generated from field: string run_id = 1;
+   */
+  runId: string;
+
+  /**
+   * @generated from field: string lease_owner = 2;
+   */
+  leaseOwner: string;
+
+  /**
+   * @generated from field: int64 lease_epoch = 3;
+   */
+  leaseEpoch: bigint;
+
+  /**
+   * @generated from field: string agent_name = 4;
+   */
+  agentName: string;
+
+  /**
+   * @generated from field: optional string agent_version = 5;
+   */
+  agentVersion?: string | undefined;
+};
+
+/**
+ * Describes the message riverbeam.v1.RecordHandoffRequest.
+ * Use `create(RecordHandoffRequestSchema)` to create a new message.
+ */
+export const RecordHandoffRequestSchema: GenMessage<RecordHandoffRequest> = /*@__PURE__*/
+  messageDesc(file_riverbeam_v1_store_service, 32);
+
+/**
+ * @generated from message riverbeam.v1.RecordHandoffResponse
+ */
+export type RecordHandoffResponse = Message<"riverbeam.v1.RecordHandoffResponse"> & {
+  /**
+   * @generated from field: riverbeam.v1.Interaction interaction = 1;
+   */
+  interaction?: Interaction | undefined;
+};
+
+/**
+ * Describes the message riverbeam.v1.RecordHandoffResponse.
+ * Use `create(RecordHandoffResponseSchema)` to create a new message.
+ */
+export const RecordHandoffResponseSchema: GenMessage<RecordHandoffResponse> = /*@__PURE__*/
+  messageDesc(file_riverbeam_v1_store_service, 33);
+
+/**
  * @generated from message riverbeam.v1.RenewLeaseRequest
  */
 export type RenewLeaseRequest = Message<"riverbeam.v1.RenewLeaseRequest"> & {
@@ -960,7 +1157,7 @@ export type RenewLeaseRequest = Message<"riverbeam.v1.RenewLeaseRequest"> & {
  * Use `create(RenewLeaseRequestSchema)` to create a new message.
  */
 export const RenewLeaseRequestSchema: GenMessage<RenewLeaseRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 28);
+  messageDesc(file_riverbeam_v1_store_service, 34);
 
 /**
  * @generated from message riverbeam.v1.RenewLeaseResponse
@@ -979,7 +1176,7 @@ export type RenewLeaseResponse = Message<"riverbeam.v1.RenewLeaseResponse"> & {
  * Use `create(RenewLeaseResponseSchema)` to create a new message.
  */
 export const RenewLeaseResponseSchema: GenMessage<RenewLeaseResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 29);
+  messageDesc(file_riverbeam_v1_store_service, 35);
 
 /**
  * @generated from message riverbeam.v1.ReapExpiredRunsRequest
@@ -1005,7 +1202,7 @@ export type ReapExpiredRunsRequest = Message<"riverbeam.v1.ReapExpiredRunsReques
  * Use `create(ReapExpiredRunsRequestSchema)` to create a new message.
  */
 export const ReapExpiredRunsRequestSchema: GenMessage<ReapExpiredRunsRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 30);
+  messageDesc(file_riverbeam_v1_store_service, 36);
 
 /**
  * @generated from message riverbeam.v1.ReapExpiredRunsResponse
@@ -1022,7 +1219,7 @@ export type ReapExpiredRunsResponse = Message<"riverbeam.v1.ReapExpiredRunsRespo
  * Use `create(ReapExpiredRunsResponseSchema)` to create a new message.
  */
 export const ReapExpiredRunsResponseSchema: GenMessage<ReapExpiredRunsResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 31);
+  messageDesc(file_riverbeam_v1_store_service, 37);
 
 /**
  * @generated from message riverbeam.v1.TakeOverExpiredRunsRequest
@@ -1069,7 +1266,7 @@ export type TakeOverExpiredRunsRequest = Message<"riverbeam.v1.TakeOverExpiredRu
  * Use `create(TakeOverExpiredRunsRequestSchema)` to create a new message.
  */
 export const TakeOverExpiredRunsRequestSchema: GenMessage<TakeOverExpiredRunsRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 32);
+  messageDesc(file_riverbeam_v1_store_service, 38);
 
 /**
  * @generated from message riverbeam.v1.ExpirePendingActionsRequest
@@ -1095,7 +1292,7 @@ export type ExpirePendingActionsRequest = Message<"riverbeam.v1.ExpirePendingAct
  * Use `create(ExpirePendingActionsRequestSchema)` to create a new message.
  */
 export const ExpirePendingActionsRequestSchema: GenMessage<ExpirePendingActionsRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 33);
+  messageDesc(file_riverbeam_v1_store_service, 39);
 
 /**
  * @generated from message riverbeam.v1.ExpirePendingActionsResponse
@@ -1114,7 +1311,7 @@ export type ExpirePendingActionsResponse = Message<"riverbeam.v1.ExpirePendingAc
  * Use `create(ExpirePendingActionsResponseSchema)` to create a new message.
  */
 export const ExpirePendingActionsResponseSchema: GenMessage<ExpirePendingActionsResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 34);
+  messageDesc(file_riverbeam_v1_store_service, 40);
 
 /**
  * @generated from message riverbeam.v1.TakeOverExpiredRunsResponse
@@ -1131,7 +1328,7 @@ export type TakeOverExpiredRunsResponse = Message<"riverbeam.v1.TakeOverExpiredR
  * Use `create(TakeOverExpiredRunsResponseSchema)` to create a new message.
  */
 export const TakeOverExpiredRunsResponseSchema: GenMessage<TakeOverExpiredRunsResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 35);
+  messageDesc(file_riverbeam_v1_store_service, 41);
 
 /**
  * @generated from message riverbeam.v1.TakenOverRun
@@ -1157,7 +1354,7 @@ export type TakenOverRun = Message<"riverbeam.v1.TakenOverRun"> & {
  * Use `create(TakenOverRunSchema)` to create a new message.
  */
 export const TakenOverRunSchema: GenMessage<TakenOverRun> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 36);
+  messageDesc(file_riverbeam_v1_store_service, 42);
 
 /**
  * @generated from message riverbeam.v1.RememberRequest
@@ -1196,7 +1393,7 @@ export type RememberRequest = Message<"riverbeam.v1.RememberRequest"> & {
  * Use `create(RememberRequestSchema)` to create a new message.
  */
 export const RememberRequestSchema: GenMessage<RememberRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 37);
+  messageDesc(file_riverbeam_v1_store_service, 43);
 
 /**
  * @generated from message riverbeam.v1.RememberResponse
@@ -1213,7 +1410,7 @@ export type RememberResponse = Message<"riverbeam.v1.RememberResponse"> & {
  * Use `create(RememberResponseSchema)` to create a new message.
  */
 export const RememberResponseSchema: GenMessage<RememberResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 38);
+  messageDesc(file_riverbeam_v1_store_service, 44);
 
 /**
  * @generated from message riverbeam.v1.RecallRequest
@@ -1244,7 +1441,7 @@ export type RecallRequest = Message<"riverbeam.v1.RecallRequest"> & {
  * Use `create(RecallRequestSchema)` to create a new message.
  */
 export const RecallRequestSchema: GenMessage<RecallRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 39);
+  messageDesc(file_riverbeam_v1_store_service, 45);
 
 /**
  * @generated from message riverbeam.v1.RecallResponse
@@ -1263,7 +1460,7 @@ export type RecallResponse = Message<"riverbeam.v1.RecallResponse"> & {
  * Use `create(RecallResponseSchema)` to create a new message.
  */
 export const RecallResponseSchema: GenMessage<RecallResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 40);
+  messageDesc(file_riverbeam_v1_store_service, 46);
 
 /**
  * @generated from message riverbeam.v1.DeleteIdleSessionsRequest
@@ -1280,7 +1477,7 @@ export type DeleteIdleSessionsRequest = Message<"riverbeam.v1.DeleteIdleSessions
  * Use `create(DeleteIdleSessionsRequestSchema)` to create a new message.
  */
 export const DeleteIdleSessionsRequestSchema: GenMessage<DeleteIdleSessionsRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 41);
+  messageDesc(file_riverbeam_v1_store_service, 47);
 
 /**
  * @generated from message riverbeam.v1.DeleteIdleSessionsResponse
@@ -1297,7 +1494,7 @@ export type DeleteIdleSessionsResponse = Message<"riverbeam.v1.DeleteIdleSession
  * Use `create(DeleteIdleSessionsResponseSchema)` to create a new message.
  */
 export const DeleteIdleSessionsResponseSchema: GenMessage<DeleteIdleSessionsResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 42);
+  messageDesc(file_riverbeam_v1_store_service, 48);
 
 /**
  * A run's progress after its last completed step (durable runs, docs/durability.md).
@@ -1342,7 +1539,7 @@ export type RunCheckpoint = Message<"riverbeam.v1.RunCheckpoint"> & {
  * Use `create(RunCheckpointSchema)` to create a new message.
  */
 export const RunCheckpointSchema: GenMessage<RunCheckpoint> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 43);
+  messageDesc(file_riverbeam_v1_store_service, 49);
 
 /**
  * @generated from message riverbeam.v1.SaveRunCheckpointRequest
@@ -1376,7 +1573,7 @@ export type SaveRunCheckpointRequest = Message<"riverbeam.v1.SaveRunCheckpointRe
  * Use `create(SaveRunCheckpointRequestSchema)` to create a new message.
  */
 export const SaveRunCheckpointRequestSchema: GenMessage<SaveRunCheckpointRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 44);
+  messageDesc(file_riverbeam_v1_store_service, 50);
 
 /**
  * @generated from message riverbeam.v1.SaveRunCheckpointResponse
@@ -1393,7 +1590,7 @@ export type SaveRunCheckpointResponse = Message<"riverbeam.v1.SaveRunCheckpointR
  * Use `create(SaveRunCheckpointResponseSchema)` to create a new message.
  */
 export const SaveRunCheckpointResponseSchema: GenMessage<SaveRunCheckpointResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 45);
+  messageDesc(file_riverbeam_v1_store_service, 51);
 
 /**
  * @generated from message riverbeam.v1.FetchRunCheckpointRequest
@@ -1410,7 +1607,7 @@ export type FetchRunCheckpointRequest = Message<"riverbeam.v1.FetchRunCheckpoint
  * Use `create(FetchRunCheckpointRequestSchema)` to create a new message.
  */
 export const FetchRunCheckpointRequestSchema: GenMessage<FetchRunCheckpointRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 46);
+  messageDesc(file_riverbeam_v1_store_service, 52);
 
 /**
  * @generated from message riverbeam.v1.FetchRunCheckpointResponse
@@ -1429,7 +1626,7 @@ export type FetchRunCheckpointResponse = Message<"riverbeam.v1.FetchRunCheckpoin
  * Use `create(FetchRunCheckpointResponseSchema)` to create a new message.
  */
 export const FetchRunCheckpointResponseSchema: GenMessage<FetchRunCheckpointResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_store_service, 47);
+  messageDesc(file_riverbeam_v1_store_service, 53);
 
 /**
  * @generated from service riverbeam.v1.StoreService
@@ -1551,6 +1748,39 @@ export const StoreService: GenService<{
     methodKind: "unary";
     input: typeof AppendMessageRequestSchema;
     output: typeof AppendMessageResponseSchema;
+  },
+  /**
+   * Start a child run (an agent called by the run parent_run_id) in the parent's session and
+   * interaction, fenced by the parent's lease owner and epoch. Idempotent per run_id.
+   *
+   * @generated from rpc riverbeam.v1.StoreService.BeginChildRun
+   */
+  beginChildRun: {
+    methodKind: "unary";
+    input: typeof BeginChildRunRequestSchema;
+    output: typeof BeginChildRunResponseSchema;
+  },
+  /**
+   * Close a child run, fenced like BeginChildRun; a repeat of a committed finish returns the
+   * stored run.
+   *
+   * @generated from rpc riverbeam.v1.StoreService.FinishChildRun
+   */
+  finishChildRun: {
+    methodKind: "unary";
+    input: typeof FinishChildRunRequestSchema;
+    output: typeof FinishChildRunResponseSchema;
+  },
+  /**
+   * A handoff: the interaction of run_id is given to agent_name (its agent and version pin
+   * become the target's), fenced by the run's lease owner and epoch.
+   *
+   * @generated from rpc riverbeam.v1.StoreService.RecordHandoff
+   */
+  recordHandoff: {
+    methodKind: "unary";
+    input: typeof RecordHandoffRequestSchema;
+    output: typeof RecordHandoffResponseSchema;
   },
   /**
    * Leases of running runs.
