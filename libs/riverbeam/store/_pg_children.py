@@ -26,6 +26,7 @@ from riverbeam.types import AgentResult, Interaction, Run, TokenUsage
 
 if TYPE_CHECKING:
     import asyncpg
+    from asyncpg.pool import PoolConnectionProxy
 
     Connection = asyncpg.Connection[asyncpg.Record]
 else:
@@ -34,7 +35,9 @@ else:
 __all__ = ["PgChildRuns", "settle_orphans"]
 
 
-async def settle_orphans(conn: Connection, schema: str, parent_ids: list[str]) -> None:
+async def settle_orphans(
+    conn: Connection | PoolConnectionProxy[asyncpg.Record], schema: str, parent_ids: list[str]
+) -> None:
     """Fail the running children (and theirs) of runs that were just taken over or reaped,
     in the caller's transaction."""
     if not parent_ids:
