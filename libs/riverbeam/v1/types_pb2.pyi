@@ -145,18 +145,64 @@ class ToolDecision(_message.Message):
     def __init__(self, policy: _Optional[str] = ..., action: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
 
 class ActionRequired(_message.Message):
-    __slots__ = ("action_id", "kind", "tool", "args", "tool_call_id")
+    __slots__ = ("action_id", "kind", "tool", "args", "tool_call_id", "preview")
     ACTION_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     TOOL_FIELD_NUMBER: _ClassVar[int]
     ARGS_FIELD_NUMBER: _ClassVar[int]
     TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    PREVIEW_FIELD_NUMBER: _ClassVar[int]
     action_id: str
     kind: str
     tool: str
     args: _struct_pb2.Struct
     tool_call_id: str
-    def __init__(self, action_id: _Optional[str] = ..., kind: _Optional[str] = ..., tool: _Optional[str] = ..., args: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., tool_call_id: _Optional[str] = ...) -> None: ...
+    preview: ActionPreview
+    def __init__(self, action_id: _Optional[str] = ..., kind: _Optional[str] = ..., tool: _Optional[str] = ..., args: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., tool_call_id: _Optional[str] = ..., preview: _Optional[_Union[ActionPreview, _Mapping]] = ...) -> None: ...
+
+class PreviewCommit(_message.Message):
+    __slots__ = ("id", "summary", "author")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    AUTHOR_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    summary: str
+    author: str
+    def __init__(self, id: _Optional[str] = ..., summary: _Optional[str] = ..., author: _Optional[str] = ...) -> None: ...
+
+class PreviewState(_message.Message):
+    __slots__ = ("branch", "head", "origin", "path", "blob")
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
+    HEAD_FIELD_NUMBER: _ClassVar[int]
+    ORIGIN_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    BLOB_FIELD_NUMBER: _ClassVar[int]
+    branch: str
+    head: str
+    origin: str
+    path: str
+    blob: str
+    def __init__(self, branch: _Optional[str] = ..., head: _Optional[str] = ..., origin: _Optional[str] = ..., path: _Optional[str] = ..., blob: _Optional[str] = ...) -> None: ...
+
+class ActionPreview(_message.Message):
+    __slots__ = ("tool", "summary", "commits", "diff", "truncated", "diff_bytes", "state", "commits_truncated")
+    TOOL_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    COMMITS_FIELD_NUMBER: _ClassVar[int]
+    DIFF_FIELD_NUMBER: _ClassVar[int]
+    TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    DIFF_BYTES_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    COMMITS_TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    tool: str
+    summary: str
+    commits: _containers.RepeatedCompositeFieldContainer[PreviewCommit]
+    diff: str
+    truncated: bool
+    diff_bytes: int
+    state: PreviewState
+    commits_truncated: bool
+    def __init__(self, tool: _Optional[str] = ..., summary: _Optional[str] = ..., commits: _Optional[_Iterable[_Union[PreviewCommit, _Mapping]]] = ..., diff: _Optional[str] = ..., truncated: _Optional[bool] = ..., diff_bytes: _Optional[int] = ..., state: _Optional[_Union[PreviewState, _Mapping]] = ..., commits_truncated: _Optional[bool] = ...) -> None: ...
 
 class AgentResult(_message.Message):
     __slots__ = ("content", "agent_name", "model_used", "session_id", "request_id", "interaction_id", "token_usage", "tool_calls", "metadata", "latency_ms", "interrupted", "action_required", "run_id", "output")
