@@ -42,6 +42,7 @@ ABSENT = "absent"
 MAX_PREVIEW_COMMITS = 50
 # How many commits a push preview walks at most to find what the origin lacks.
 _MAX_WALK = 10_000
+_INT32_MAX = 2**31 - 1
 _OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
@@ -106,7 +107,10 @@ class ActionPreview:
 
 
 def bound_diff(text: str, limit: int) -> tuple[str, bool, int]:
-    """`text` cut to at most `limit` bytes at a line end, with a marker; (text, cut, size)."""
+    """`text` cut to at most `limit` bytes at a line end, with a marker; (text, cut, size).
+
+    The size is capped at 2^31-1 (what the wire carries).
+    """
     data = text.encode("utf-8", errors="replace")
     if len(data) <= limit:
         return text, False, len(data)
@@ -114,8 +118,9 @@ def bound_diff(text: str, limit: int) -> tuple[str, bool, int]:
     if "\n" in head:
         head = head[: head.rfind("\n") + 1]
     shown = len(head.encode("utf-8"))
-    marker = f"[... preview truncated: showing {shown} of {len(data)} bytes]\n"
-    return head + marker, True, len(data)
+    size = min(len(data), _INT32_MAX)
+    marker = f"[... preview truncated: showing {shown} of {size} bytes]\n"
+    return head + marker, True, size
 
 
 def tracking_ref(branch: str) -> str:

@@ -26,6 +26,7 @@ from riverbeam.types._records import (
     Session,
 )
 from riverbeam.types._result import (
+    ActionPreview,
     ActionRequired,
     AgentMessage,
     AgentResult,
@@ -43,6 +44,7 @@ __all__ = [
     "WIRE_TYPES",
     "Action",
     "ActionOutcome",
+    "ActionPreview",
     "ActionRequired",
     "ActionResponseEnvelope",
     "ActionResponseStatus",
