@@ -63,7 +63,7 @@ async def test_previews_and_bound_calls_over_grpc(
 
     preview = await tree.preview_action("git_push")
     assert preview.state.branch == "docs/update" and preview.state.head == first.id
-    assert [c.summary for c in preview.commits][0] == "Add the guide"
+    assert preview.commits[0].summary == "Add the guide"
     assert "+# Guide" in preview.diff
 
     # The branch moves after the preview: the approved push is refused, nothing is pushed.
