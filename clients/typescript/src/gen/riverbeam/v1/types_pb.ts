@@ -18,7 +18,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file riverbeam/v1/types.proto.
  */
 export const file_riverbeam_v1_types: GenFile = /*@__PURE__*/
-  fileDesc("ChhyaXZlcmJlYW0vdjEvdHlwZXMucHJvdG8SDHJpdmVyYmVhbS52MSKjAQoRSW52b2tlQXV0aENvbnRleHQSFAoHdXNlcl9pZBgBIAEoCUgAiAEBEhcKCnByb2ZpbGVfaWQYAiABKAlIAYgBARITCgZvcmdfaWQYAyABKAlIAogBARIWCgltY3BfdG9rZW4YBCABKAlIA4gBAUIKCghfdXNlcl9pZEINCgtfcHJvZmlsZV9pZEIJCgdfb3JnX2lkQgwKCl9tY3BfdG9rZW4i4gEKC0NvbnRlbnRQYXJ0EgwKBHR5cGUYASABKAkSEQoEdGV4dBgCIAEoCUgAiAEBEhAKA3VybBgDIAEoCUgBiAEBEhEKBGRhdGEYBCABKAlIAogBARIWCgltaW1lX3R5cGUYBSABKAlIA4gBARIVCghtZWRpYV9pZBgGIAEoCUgEiAEBEikKCG1ldGFkYXRhGAcgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIHCgVfdGV4dEIGCgRfdXJsQgcKBV9kYXRhQgwKCl9taW1lX3R5cGVCCwoJX21lZGlhX2lkIrECChZBY3Rpb25SZXNwb25zZUVudmVsb3BlEhEKCWFjdGlvbl9pZBgBIAEoCRIMCgRraW5kGAIgASgJEhIKCnJlcXVlc3RfaWQYAyABKAkSEwoGc3RhdHVzGAQgASgJSACIAQESKAoHcGF5bG9hZBgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSDgoGZXJyb3JzGAYgAygJEhkKDHJlc3BvbmRlcl9pZBgHIAEoCUgBiAEBEjAKDHJlc3BvbmRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGQoMbGNfYWN0aW9uX2lkGAkgASgJSAKIAQFCCQoHX3N0YXR1c0IPCg1fcmVzcG9uZGVyX2lkQg8KDV9sY19hY3Rpb25faWQi/wQKDUludm9rZVJlcXVlc3QSEgoKYWdlbnRfbmFtZRgBIAEoCRIqCgdjb250ZW50GAIgAygLMhkucml2ZXJiZWFtLnYxLkNvbnRlbnRQYXJ0EhIKCnNlc3Npb25faWQYAyABKAkSGwoObW9kZWxfb3ZlcnJpZGUYBCABKAlIAIgBARIpCghtZXRhZGF0YRgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSGwoOaW50ZXJhY3Rpb25faWQYBiABKAlIAYgBARIXCgpyZXF1ZXN0X2lkGAcgASgJSAKIAQESDgoGc3RyZWFtGAggASgIEjUKB2FjdGlvbnMYCSADKAsyJC5yaXZlcmJlYW0udjEuQWN0aW9uUmVzcG9uc2VFbnZlbG9wZRI1CgxhdXRoX2NvbnRleHQYCiABKAsyHy5yaXZlcmJlYW0udjEuSW52b2tlQXV0aENvbnRleHQSMAoPcmVzcG9uc2Vfc2NoZW1hGDIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIZCgx0aW1lX2xpbWl0X3MYMyABKAFIA4gBARIZCgx0b2tlbl9idWRnZXQYNCABKAVIBIgBARItCgt0dXJuX2NvbmZpZxg1IAEoCzIYLnJpdmVyYmVhbS52MS5UdXJuQ29uZmlnEjAKDnNlc3Npb25fY29uZmlnGDYgASgLMhgucml2ZXJiZWFtLnYxLlR1cm5Db25maWdCEQoPX21vZGVsX292ZXJyaWRlQhEKD19pbnRlcmFjdGlvbl9pZEINCgtfcmVxdWVzdF9pZEIPCg1fdGltZV9saW1pdF9zQg8KDV90b2tlbl9idWRnZXQisAEKClR1cm5Db25maWcSFQoNaW5jbHVkZV90b29scxgBIAMoCRIVCg1leGNsdWRlX3Rvb2xzGAIgAygJEiEKFHByZXBlbmRfaW5zdHJ1Y3Rpb25zGAMgASgJSACIAQESIAoTYXBwZW5kX2luc3RydWN0aW9ucxgEIAEoCUgBiAEBQhcKFV9wcmVwZW5kX2luc3RydWN0aW9uc0IWChRfYXBwZW5kX2luc3RydWN0aW9ucyJUCgpUb2tlblVzYWdlEhUKDXByb21wdF90b2tlbnMYASABKAUSGQoRY29tcGxldGlvbl90b2tlbnMYAiABKAUSFAoMdG90YWxfdG9rZW5zGAMgASgFIvUBCg5Ub29sQ2FsbFJlY29yZBIRCgl0b29sX25hbWUYASABKAkSJQoEYXJncxgCIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSGQoMdG9vbF9jYWxsX2lkGAMgASgJSACIAQESJgoGcmVzdWx0GAQgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEhcKCmxhdGVuY3lfbXMYBSABKAFIAYgBARItCglkZWNpc2lvbnMYMiADKAsyGi5yaXZlcmJlYW0udjEuVG9vbERlY2lzaW9uQg8KDV90b29sX2NhbGxfaWRCDQoLX2xhdGVuY3lfbXMiUAoMVG9vbERlY2lzaW9uEg4KBnBvbGljeRgBIAEoCRIOCgZhY3Rpb24YAiABKAkSFAoHbWVzc2FnZRgDIAEoCUgAiAEBQgoKCF9tZXNzYWdlIpIBCg5BY3Rpb25SZXF1aXJlZBIRCglhY3Rpb25faWQYASABKAkSDAoEa2luZBgCIAEoCRIMCgR0b29sGAMgASgJEiUKBGFyZ3MYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhkKDHRvb2xfY2FsbF9pZBgFIAEoCUgAiAEBQg8KDV90b29sX2NhbGxfaWQivQQKC0FnZW50UmVzdWx0EioKB2NvbnRlbnQYASADKAsyGS5yaXZlcmJlYW0udjEuQ29udGVudFBhcnQSEgoKYWdlbnRfbmFtZRgCIAEoCRIXCgptb2RlbF91c2VkGAMgASgJSACIAQESFwoKc2Vzc2lvbl9pZBgEIAEoCUgBiAEBEhcKCnJlcXVlc3RfaWQYBSABKAlIAogBARIbCg5pbnRlcmFjdGlvbl9pZBgGIAEoCUgDiAEBEi0KC3Rva2VuX3VzYWdlGAcgASgLMhgucml2ZXJiZWFtLnYxLlRva2VuVXNhZ2USMAoKdG9vbF9jYWxscxgIIAMoCzIcLnJpdmVyYmVhbS52MS5Ub29sQ2FsbFJlY29yZBIpCghtZXRhZGF0YRgJIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSFwoKbGF0ZW5jeV9tcxgKIAEoAUgEiAEBEhMKC2ludGVycnVwdGVkGAsgASgIEjUKD2FjdGlvbl9yZXF1aXJlZBgMIAMoCzIcLnJpdmVyYmVhbS52MS5BY3Rpb25SZXF1aXJlZBITCgZydW5faWQYDSABKAlIBYgBARImCgZvdXRwdXQYMiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVCDQoLX21vZGVsX3VzZWRCDQoLX3Nlc3Npb25faWRCDQoLX3JlcXVlc3RfaWRCEQoPX2ludGVyYWN0aW9uX2lkQg0KC19sYXRlbmN5X21zQgkKB19ydW5faWQi7AQKDEFnZW50TWVzc2FnZRIMCgRyb2xlGAEgASgJEgwKBHR5cGUYAiABKAkSKgoHY29udGVudBgDIAMoCzIZLnJpdmVyYmVhbS52MS5Db250ZW50UGFydBIPCgJpZBgEIAEoCUgAiAEBEi0KCXRpbWVzdGFtcBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoKYWdlbnRfbmFtZRgGIAEoCUgBiAEBEhcKCnNlc3Npb25faWQYByABKAlIAogBARIbCg5pbnRlcmFjdGlvbl9pZBgIIAEoCUgDiAEBEhMKBnJ1bl9pZBgJIAEoCUgEiAEBEhQKB3N0ZXBfaWQYCiABKAlIBYgBARIZCgx0b29sX2NhbGxfaWQYCyABKAlIBogBARIWCgl0b29sX25hbWUYDCABKAlIB4gBARIqCgl0b29sX2FyZ3MYDSABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EisKC3Rvb2xfcmVzdWx0GA4gASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEjAKCnRvb2xfY2FsbHMYDyADKAsyHC5yaXZlcmJlYW0udjEuVG9vbENhbGxSZWNvcmQSEAoIaXNfZGVsdGEYECABKAgSEgoFcGhhc2UYESABKAlICIgBAUIFCgNfaWRCDQoLX2FnZW50X25hbWVCDQoLX3Nlc3Npb25faWRCEQoPX2ludGVyYWN0aW9uX2lkQgkKB19ydW5faWRCCgoIX3N0ZXBfaWRCDwoNX3Rvb2xfY2FsbF9pZEIMCgpfdG9vbF9uYW1lQggKBl9waGFzZSLNBAoLU3RyZWFtQ2h1bmsSDAoEdHlwZRgBIAEoCRIoCgRkYXRhGAIgASgLMhoucml2ZXJiZWFtLnYxLkFnZW50TWVzc2FnZRIpCgZyZXN1bHQYAyABKAsyGS5yaXZlcmJlYW0udjEuQWdlbnRSZXN1bHQSEgoFZXJyb3IYBCABKAlIAIgBARIXCgphZ2VudF9uYW1lGAUgASgJSAGIAQESFQoIYWdlbnRfaWQYBiABKAlIAogBARIXCgpzZXNzaW9uX2lkGAcgASgJSAOIAQESGwoOaW50ZXJhY3Rpb25faWQYCCABKAlIBIgBARITCgZydW5faWQYCSABKAlIBYgBARIUCgdzdGVwX2lkGAogASgJSAaIAQESFwoKbWVzc2FnZV9pZBgLIAEoCUgHiAEBEg8KAmlkGAwgASgJSAiIAQESLQoJdGltZXN0YW1wGA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIQCgNzZXEYDiABKAVICYgBARIXCgpyZXF1ZXN0X2lkGA8gASgJSAqIAQESFwoKZXJyb3JfY29kZRgQIAEoCUgLiAEBQggKBl9lcnJvckINCgtfYWdlbnRfbmFtZUILCglfYWdlbnRfaWRCDQoLX3Nlc3Npb25faWRCEQoPX2ludGVyYWN0aW9uX2lkQgkKB19ydW5faWRCCgoIX3N0ZXBfaWRCDQoLX21lc3NhZ2VfaWRCBQoDX2lkQgYKBF9zZXFCDQoLX3JlcXVlc3RfaWRCDQoLX2Vycm9yX2NvZGUigQIKC01vZGVsQ29uZmlnEgwKBG5hbWUYASABKAkSEAoIcHJvdmlkZXIYAiABKAkSEgoKbW9kYWxpdGllcxgDIAMoCRIUCgxjYXBhYmlsaXRpZXMYBCADKAkSGgoSY29zdF9wZXJfMWtfdG9rZW5zGAUgASgBEhIKCm1heF90b2tlbnMYBiABKAUSFAoHYXBpX2tleRgHIAEoCUgAiAEBEi8KD3Byb3ZpZGVyX2NvbmZpZxgIIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRIlCgVleHRyYRgJIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUIKCghfYXBpX2tleSKAAwoNQWdlbnRNZXRhZGF0YRIMCgRuYW1lGAEgASgJEhgKC2Rlc2NyaXB0aW9uGAIgASgJSACIAQESHAoUc3VwcG9ydGVkX21vZGFsaXRpZXMYAyADKAkSGQoRb3V0cHV0X21vZGFsaXRpZXMYBCADKAkSDAoEdGFncxgFIAMoCRIUCgd2ZXJzaW9uGAYgASgJSAGIAQESFQoIYWdlbnRfaWQYByABKAlIAogBARISCgVtb2RlbBhGIAEoCUgDiAEBEhoKDWRlZmF1bHRfbW9kZWwYUCABKAlIBIgBARIbCg52ZXJzaW9uX3BvbGljeRhaIAEoCUgFiAEBEhsKDmFwcHJvdmFsX3R0bF9zGFsgASgBSAaIAQFCDgoMX2Rlc2NyaXB0aW9uQgoKCF92ZXJzaW9uQgsKCV9hZ2VudF9pZEIICgZfbW9kZWxCEAoOX2RlZmF1bHRfbW9kZWxCEQoPX3ZlcnNpb25fcG9saWN5QhEKD19hcHByb3ZhbF90dGxfcyKRAQoJU3RyZWFtQWNrEhIKCnJlcXVlc3RfaWQYASABKAkSFgoOaW50ZXJhY3Rpb25faWQYAiABKAkSEgoKc2Vzc2lvbl9pZBgDIAEoCRIPCgdzdWJqZWN0GAQgASgJEhMKC3N0cmVhbV9uYW1lGAUgASgJEhMKBnJ1bl9pZBgGIAEoCUgAiAEBQgkKB19ydW5faWQiigEKCFVzYWdlUm93EgsKA2tleRgBIAEoCRINCgVtb2RlbBgCIAEoCRIMCgRydW5zGAMgASgDEhUKDXByb21wdF90b2tlbnMYBCABKAMSGQoRY29tcGxldGlvbl90b2tlbnMYBSABKAMSFAoMdG90YWxfdG9rZW5zGAYgASgDEgwKBGNvc3QYByABKAFCtAEKEGRldi5yaXZlcmJlYW0udjFCClR5cGVzUHJvdG9QAVo+Z2l0aHViLmNvbS9yaXZlcmJlYW0vcml2ZXJiZWFtL2dlbi9nby9yaXZlcmJlYW0vdjE7cml2ZXJiZWFtdjGiAgNSWFiqAgxSaXZlcmJlYW0uVjG6AgJSQsoCDFJpdmVyYmVhbVxWMeICGFJpdmVyYmVhbVxWMVxHUEJNZXRhZGF0YeoCDVJpdmVyYmVhbTo6VjFiBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("ChhyaXZlcmJlYW0vdjEvdHlwZXMucHJvdG8SDHJpdmVyYmVhbS52MSKjAQoRSW52b2tlQXV0aENvbnRleHQSFAoHdXNlcl9pZBgBIAEoCUgAiAEBEhcKCnByb2ZpbGVfaWQYAiABKAlIAYgBARITCgZvcmdfaWQYAyABKAlIAogBARIWCgltY3BfdG9rZW4YBCABKAlIA4gBAUIKCghfdXNlcl9pZEINCgtfcHJvZmlsZV9pZEIJCgdfb3JnX2lkQgwKCl9tY3BfdG9rZW4i4gEKC0NvbnRlbnRQYXJ0EgwKBHR5cGUYASABKAkSEQoEdGV4dBgCIAEoCUgAiAEBEhAKA3VybBgDIAEoCUgBiAEBEhEKBGRhdGEYBCABKAlIAogBARIWCgltaW1lX3R5cGUYBSABKAlIA4gBARIVCghtZWRpYV9pZBgGIAEoCUgEiAEBEikKCG1ldGFkYXRhGAcgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIHCgVfdGV4dEIGCgRfdXJsQgcKBV9kYXRhQgwKCl9taW1lX3R5cGVCCwoJX21lZGlhX2lkIrECChZBY3Rpb25SZXNwb25zZUVudmVsb3BlEhEKCWFjdGlvbl9pZBgBIAEoCRIMCgRraW5kGAIgASgJEhIKCnJlcXVlc3RfaWQYAyABKAkSEwoGc3RhdHVzGAQgASgJSACIAQESKAoHcGF5bG9hZBgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSDgoGZXJyb3JzGAYgAygJEhkKDHJlc3BvbmRlcl9pZBgHIAEoCUgBiAEBEjAKDHJlc3BvbmRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGQoMbGNfYWN0aW9uX2lkGAkgASgJSAKIAQFCCQoHX3N0YXR1c0IPCg1fcmVzcG9uZGVyX2lkQg8KDV9sY19hY3Rpb25faWQi/wQKDUludm9rZVJlcXVlc3QSEgoKYWdlbnRfbmFtZRgBIAEoCRIqCgdjb250ZW50GAIgAygLMhkucml2ZXJiZWFtLnYxLkNvbnRlbnRQYXJ0EhIKCnNlc3Npb25faWQYAyABKAkSGwoObW9kZWxfb3ZlcnJpZGUYBCABKAlIAIgBARIpCghtZXRhZGF0YRgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSGwoOaW50ZXJhY3Rpb25faWQYBiABKAlIAYgBARIXCgpyZXF1ZXN0X2lkGAcgASgJSAKIAQESDgoGc3RyZWFtGAggASgIEjUKB2FjdGlvbnMYCSADKAsyJC5yaXZlcmJlYW0udjEuQWN0aW9uUmVzcG9uc2VFbnZlbG9wZRI1CgxhdXRoX2NvbnRleHQYCiABKAsyHy5yaXZlcmJlYW0udjEuSW52b2tlQXV0aENvbnRleHQSMAoPcmVzcG9uc2Vfc2NoZW1hGDIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIZCgx0aW1lX2xpbWl0X3MYMyABKAFIA4gBARIZCgx0b2tlbl9idWRnZXQYNCABKAVIBIgBARItCgt0dXJuX2NvbmZpZxg1IAEoCzIYLnJpdmVyYmVhbS52MS5UdXJuQ29uZmlnEjAKDnNlc3Npb25fY29uZmlnGDYgASgLMhgucml2ZXJiZWFtLnYxLlR1cm5Db25maWdCEQoPX21vZGVsX292ZXJyaWRlQhEKD19pbnRlcmFjdGlvbl9pZEINCgtfcmVxdWVzdF9pZEIPCg1fdGltZV9saW1pdF9zQg8KDV90b2tlbl9idWRnZXQisAEKClR1cm5Db25maWcSFQoNaW5jbHVkZV90b29scxgBIAMoCRIVCg1leGNsdWRlX3Rvb2xzGAIgAygJEiEKFHByZXBlbmRfaW5zdHJ1Y3Rpb25zGAMgASgJSACIAQESIAoTYXBwZW5kX2luc3RydWN0aW9ucxgEIAEoCUgBiAEBQhcKFV9wcmVwZW5kX2luc3RydWN0aW9uc0IWChRfYXBwZW5kX2luc3RydWN0aW9ucyJUCgpUb2tlblVzYWdlEhUKDXByb21wdF90b2tlbnMYASABKAUSGQoRY29tcGxldGlvbl90b2tlbnMYAiABKAUSFAoMdG90YWxfdG9rZW5zGAMgASgFIvUBCg5Ub29sQ2FsbFJlY29yZBIRCgl0b29sX25hbWUYASABKAkSJQoEYXJncxgCIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSGQoMdG9vbF9jYWxsX2lkGAMgASgJSACIAQESJgoGcmVzdWx0GAQgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEhcKCmxhdGVuY3lfbXMYBSABKAFIAYgBARItCglkZWNpc2lvbnMYMiADKAsyGi5yaXZlcmJlYW0udjEuVG9vbERlY2lzaW9uQg8KDV90b29sX2NhbGxfaWRCDQoLX2xhdGVuY3lfbXMiUAoMVG9vbERlY2lzaW9uEg4KBnBvbGljeRgBIAEoCRIOCgZhY3Rpb24YAiABKAkSFAoHbWVzc2FnZRgDIAEoCUgAiAEBQgoKCF9tZXNzYWdlIsABCg5BY3Rpb25SZXF1aXJlZBIRCglhY3Rpb25faWQYASABKAkSDAoEa2luZBgCIAEoCRIMCgR0b29sGAMgASgJEiUKBGFyZ3MYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhkKDHRvb2xfY2FsbF9pZBgFIAEoCUgAiAEBEiwKB3ByZXZpZXcYeCABKAsyGy5yaXZlcmJlYW0udjEuQWN0aW9uUHJldmlld0IPCg1fdG9vbF9jYWxsX2lkIjwKDVByZXZpZXdDb21taXQSCgoCaWQYASABKAkSDwoHc3VtbWFyeRgCIAEoCRIOCgZhdXRob3IYAyABKAkiogEKDFByZXZpZXdTdGF0ZRITCgZicmFuY2gYASABKAlIAIgBARIRCgRoZWFkGAIgASgJSAGIAQESEwoGb3JpZ2luGAMgASgJSAKIAQESEQoEcGF0aBgEIAEoCUgDiAEBEhEKBGJsb2IYBSABKAlIBIgBAUIJCgdfYnJhbmNoQgcKBV9oZWFkQgkKB19vcmlnaW5CBwoFX3BhdGhCBwoFX2Jsb2Ii1wEKDUFjdGlvblByZXZpZXcSDAoEdG9vbBgBIAEoCRIPCgdzdW1tYXJ5GAIgASgJEiwKB2NvbW1pdHMYAyADKAsyGy5yaXZlcmJlYW0udjEuUHJldmlld0NvbW1pdBIMCgRkaWZmGAQgASgJEhEKCXRydW5jYXRlZBgFIAEoCBISCgpkaWZmX2J5dGVzGAYgASgFEikKBXN0YXRlGAcgASgLMhoucml2ZXJiZWFtLnYxLlByZXZpZXdTdGF0ZRIZChFjb21taXRzX3RydW5jYXRlZBgIIAEoCCK9BAoLQWdlbnRSZXN1bHQSKgoHY29udGVudBgBIAMoCzIZLnJpdmVyYmVhbS52MS5Db250ZW50UGFydBISCgphZ2VudF9uYW1lGAIgASgJEhcKCm1vZGVsX3VzZWQYAyABKAlIAIgBARIXCgpzZXNzaW9uX2lkGAQgASgJSAGIAQESFwoKcmVxdWVzdF9pZBgFIAEoCUgCiAEBEhsKDmludGVyYWN0aW9uX2lkGAYgASgJSAOIAQESLQoLdG9rZW5fdXNhZ2UYByABKAsyGC5yaXZlcmJlYW0udjEuVG9rZW5Vc2FnZRIwCgp0b29sX2NhbGxzGAggAygLMhwucml2ZXJiZWFtLnYxLlRvb2xDYWxsUmVjb3JkEikKCG1ldGFkYXRhGAkgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIXCgpsYXRlbmN5X21zGAogASgBSASIAQESEwoLaW50ZXJydXB0ZWQYCyABKAgSNQoPYWN0aW9uX3JlcXVpcmVkGAwgAygLMhwucml2ZXJiZWFtLnYxLkFjdGlvblJlcXVpcmVkEhMKBnJ1bl9pZBgNIAEoCUgFiAEBEiYKBm91dHB1dBgyIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUINCgtfbW9kZWxfdXNlZEINCgtfc2Vzc2lvbl9pZEINCgtfcmVxdWVzdF9pZEIRCg9faW50ZXJhY3Rpb25faWRCDQoLX2xhdGVuY3lfbXNCCQoHX3J1bl9pZCLsBAoMQWdlbnRNZXNzYWdlEgwKBHJvbGUYASABKAkSDAoEdHlwZRgCIAEoCRIqCgdjb250ZW50GAMgAygLMhkucml2ZXJiZWFtLnYxLkNvbnRlbnRQYXJ0Eg8KAmlkGAQgASgJSACIAQESLQoJdGltZXN0YW1wGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIXCgphZ2VudF9uYW1lGAYgASgJSAGIAQESFwoKc2Vzc2lvbl9pZBgHIAEoCUgCiAEBEhsKDmludGVyYWN0aW9uX2lkGAggASgJSAOIAQESEwoGcnVuX2lkGAkgASgJSASIAQESFAoHc3RlcF9pZBgKIAEoCUgFiAEBEhkKDHRvb2xfY2FsbF9pZBgLIAEoCUgGiAEBEhYKCXRvb2xfbmFtZRgMIAEoCUgHiAEBEioKCXRvb2xfYXJncxgNIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSKwoLdG9vbF9yZXN1bHQYDiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSMAoKdG9vbF9jYWxscxgPIAMoCzIcLnJpdmVyYmVhbS52MS5Ub29sQ2FsbFJlY29yZBIQCghpc19kZWx0YRgQIAEoCBISCgVwaGFzZRgRIAEoCUgIiAEBQgUKA19pZEINCgtfYWdlbnRfbmFtZUINCgtfc2Vzc2lvbl9pZEIRCg9faW50ZXJhY3Rpb25faWRCCQoHX3J1bl9pZEIKCghfc3RlcF9pZEIPCg1fdG9vbF9jYWxsX2lkQgwKCl90b29sX25hbWVCCAoGX3BoYXNlIs0ECgtTdHJlYW1DaHVuaxIMCgR0eXBlGAEgASgJEigKBGRhdGEYAiABKAsyGi5yaXZlcmJlYW0udjEuQWdlbnRNZXNzYWdlEikKBnJlc3VsdBgDIAEoCzIZLnJpdmVyYmVhbS52MS5BZ2VudFJlc3VsdBISCgVlcnJvchgEIAEoCUgAiAEBEhcKCmFnZW50X25hbWUYBSABKAlIAYgBARIVCghhZ2VudF9pZBgGIAEoCUgCiAEBEhcKCnNlc3Npb25faWQYByABKAlIA4gBARIbCg5pbnRlcmFjdGlvbl9pZBgIIAEoCUgEiAEBEhMKBnJ1bl9pZBgJIAEoCUgFiAEBEhQKB3N0ZXBfaWQYCiABKAlIBogBARIXCgptZXNzYWdlX2lkGAsgASgJSAeIAQESDwoCaWQYDCABKAlICIgBARItCgl0aW1lc3RhbXAYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhAKA3NlcRgOIAEoBUgJiAEBEhcKCnJlcXVlc3RfaWQYDyABKAlICogBARIXCgplcnJvcl9jb2RlGBAgASgJSAuIAQFCCAoGX2Vycm9yQg0KC19hZ2VudF9uYW1lQgsKCV9hZ2VudF9pZEINCgtfc2Vzc2lvbl9pZEIRCg9faW50ZXJhY3Rpb25faWRCCQoHX3J1bl9pZEIKCghfc3RlcF9pZEINCgtfbWVzc2FnZV9pZEIFCgNfaWRCBgoEX3NlcUINCgtfcmVxdWVzdF9pZEINCgtfZXJyb3JfY29kZSKBAgoLTW9kZWxDb25maWcSDAoEbmFtZRgBIAEoCRIQCghwcm92aWRlchgCIAEoCRISCgptb2RhbGl0aWVzGAMgAygJEhQKDGNhcGFiaWxpdGllcxgEIAMoCRIaChJjb3N0X3Blcl8xa190b2tlbnMYBSABKAESEgoKbWF4X3Rva2VucxgGIAEoBRIUCgdhcGlfa2V5GAcgASgJSACIAQESLwoPcHJvdmlkZXJfY29uZmlnGAggASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEiUKBWV4dHJhGAkgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlQgoKCF9hcGlfa2V5IoADCg1BZ2VudE1ldGFkYXRhEgwKBG5hbWUYASABKAkSGAoLZGVzY3JpcHRpb24YAiABKAlIAIgBARIcChRzdXBwb3J0ZWRfbW9kYWxpdGllcxgDIAMoCRIZChFvdXRwdXRfbW9kYWxpdGllcxgEIAMoCRIMCgR0YWdzGAUgAygJEhQKB3ZlcnNpb24YBiABKAlIAYgBARIVCghhZ2VudF9pZBgHIAEoCUgCiAEBEhIKBW1vZGVsGEYgASgJSAOIAQESGgoNZGVmYXVsdF9tb2RlbBhQIAEoCUgEiAEBEhsKDnZlcnNpb25fcG9saWN5GFogASgJSAWIAQESGwoOYXBwcm92YWxfdHRsX3MYWyABKAFIBogBAUIOCgxfZGVzY3JpcHRpb25CCgoIX3ZlcnNpb25CCwoJX2FnZW50X2lkQggKBl9tb2RlbEIQCg5fZGVmYXVsdF9tb2RlbEIRCg9fdmVyc2lvbl9wb2xpY3lCEQoPX2FwcHJvdmFsX3R0bF9zIpEBCglTdHJlYW1BY2sSEgoKcmVxdWVzdF9pZBgBIAEoCRIWCg5pbnRlcmFjdGlvbl9pZBgCIAEoCRISCgpzZXNzaW9uX2lkGAMgASgJEg8KB3N1YmplY3QYBCABKAkSEwoLc3RyZWFtX25hbWUYBSABKAkSEwoGcnVuX2lkGAYgASgJSACIAQFCCQoHX3J1bl9pZCKKAQoIVXNhZ2VSb3cSCwoDa2V5GAEgASgJEg0KBW1vZGVsGAIgASgJEgwKBHJ1bnMYAyABKAMSFQoNcHJvbXB0X3Rva2VucxgEIAEoAxIZChFjb21wbGV0aW9uX3Rva2VucxgFIAEoAxIUCgx0b3RhbF90b2tlbnMYBiABKAMSDAoEY29zdBgHIAEoAUK0AQoQZGV2LnJpdmVyYmVhbS52MUIKVHlwZXNQcm90b1ABWj5naXRodWIuY29tL3JpdmVyYmVhbS9yaXZlcmJlYW0vZ2VuL2dvL3JpdmVyYmVhbS92MTtyaXZlcmJlYW12MaICA1JYWKoCDFJpdmVyYmVhbS5WMboCAlJCygIMUml2ZXJiZWFtXFYx4gIYUml2ZXJiZWFtXFYxXEdQQk1ldGFkYXRh6gINUml2ZXJiZWFtOjpWMWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * Who is calling. org_id is also accepted as organization_id in JSON bodies.
@@ -448,6 +448,14 @@ export type ActionRequired = Message<"riverbeam.v1.ActionRequired"> & {
    * @generated from field: optional string tool_call_id = 5;
    */
   toolCallId?: string | undefined;
+
+  /**
+   * What approving would do (git_push, write_file), computed by the sandbox when the call
+   * was held; unset for a tool that has no preview.
+   *
+   * @generated from field: riverbeam.v1.ActionPreview preview = 120;
+   */
+  preview?: ActionPreview | undefined;
 };
 
 /**
@@ -456,6 +464,148 @@ export type ActionRequired = Message<"riverbeam.v1.ActionRequired"> & {
  */
 export const ActionRequiredSchema: GenMessage<ActionRequired> = /*@__PURE__*/
   messageDesc(file_riverbeam_v1_types, 8);
+
+/**
+ * A commit a held git_push would push.
+ *
+ * @generated from message riverbeam.v1.PreviewCommit
+ */
+export type PreviewCommit = Message<"riverbeam.v1.PreviewCommit"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string summary = 2;
+   */
+  summary: string;
+
+  /**
+   * @generated from field: string author = 3;
+   */
+  author: string;
+};
+
+/**
+ * Describes the message riverbeam.v1.PreviewCommit.
+ * Use `create(PreviewCommitSchema)` to create a new message.
+ */
+export const PreviewCommitSchema: GenMessage<PreviewCommit> = /*@__PURE__*/
+  messageDesc(file_riverbeam_v1_types, 9);
+
+/**
+ * The state a preview was computed from. The approved call runs only if the workspace is
+ * still exactly so (else BEM-275 and a fresh preview); the held call's args carry it as
+ * `expect`.
+ *
+ * @generated from message riverbeam.v1.PreviewState
+ */
+export type PreviewState = Message<"riverbeam.v1.PreviewState"> & {
+  /**
+   * git_push: the branch, its local head, and the origin's tip of it as last known
+   * ("absent" when the origin has no such branch yet).
+   *
+   * @generated from field: optional string branch = 1;
+   */
+  branch?: string | undefined;
+
+  /**
+   * @generated from field: optional string head = 2;
+   */
+  head?: string | undefined;
+
+  /**
+   * @generated from field: optional string origin = 3;
+   */
+  origin?: string | undefined;
+
+  /**
+   * write_file: the file, and its current git blob id ("absent" for a new file).
+   *
+   * @generated from field: optional string path = 4;
+   */
+  path?: string | undefined;
+
+  /**
+   * @generated from field: optional string blob = 5;
+   */
+  blob?: string | undefined;
+};
+
+/**
+ * Describes the message riverbeam.v1.PreviewState.
+ * Use `create(PreviewStateSchema)` to create a new message.
+ */
+export const PreviewStateSchema: GenMessage<PreviewState> = /*@__PURE__*/
+  messageDesc(file_riverbeam_v1_types, 10);
+
+/**
+ * The effect of a held tool call, bounded in size (the sandbox's preview limit).
+ *
+ * @generated from message riverbeam.v1.ActionPreview
+ */
+export type ActionPreview = Message<"riverbeam.v1.ActionPreview"> & {
+  /**
+   * git_push or write_file.
+   *
+   * @generated from field: string tool = 1;
+   */
+  tool: string;
+
+  /**
+   * One line: "2 commits to riverbeam/s1, 3 files changed", "new file docs/a.md".
+   *
+   * @generated from field: string summary = 2;
+   */
+  summary: string;
+
+  /**
+   * git_push: the commits that would be pushed, newest first (at most 50).
+   *
+   * @generated from field: repeated riverbeam.v1.PreviewCommit commits = 3;
+   */
+  commits: PreviewCommit[];
+
+  /**
+   * The unified diff: origin's tip to the local head (git_push), the file now to the new
+   * body (write_file). Cut at the limit, with a marker line.
+   *
+   * @generated from field: string diff = 4;
+   */
+  diff: string;
+
+  /**
+   * @generated from field: bool truncated = 5;
+   */
+  truncated: boolean;
+
+  /**
+   * The size of the whole diff, in bytes (at most 2^31-1).
+   *
+   * @generated from field: int32 diff_bytes = 6;
+   */
+  diffBytes: number;
+
+  /**
+   * @generated from field: riverbeam.v1.PreviewState state = 7;
+   */
+  state?: PreviewState | undefined;
+
+  /**
+   * More commits than `commits` lists.
+   *
+   * @generated from field: bool commits_truncated = 8;
+   */
+  commitsTruncated: boolean;
+};
+
+/**
+ * Describes the message riverbeam.v1.ActionPreview.
+ * Use `create(ActionPreviewSchema)` to create a new message.
+ */
+export const ActionPreviewSchema: GenMessage<ActionPreview> = /*@__PURE__*/
+  messageDesc(file_riverbeam_v1_types, 11);
 
 /**
  * The result of an invocation, and of the final done frame.
@@ -541,7 +691,7 @@ export type AgentResult = Message<"riverbeam.v1.AgentResult"> & {
  * Use `create(AgentResultSchema)` to create a new message.
  */
 export const AgentResultSchema: GenMessage<AgentResult> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_types, 9);
+  messageDesc(file_riverbeam_v1_types, 12);
 
 /**
  * @generated from message riverbeam.v1.AgentMessage
@@ -644,7 +794,7 @@ export type AgentMessage = Message<"riverbeam.v1.AgentMessage"> & {
  * Use `create(AgentMessageSchema)` to create a new message.
  */
 export const AgentMessageSchema: GenMessage<AgentMessage> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_types, 10);
+  messageDesc(file_riverbeam_v1_types, 13);
 
 /**
  * One frame on riverbeam.stream.<request_id>.
@@ -743,7 +893,7 @@ export type StreamChunk = Message<"riverbeam.v1.StreamChunk"> & {
  * Use `create(StreamChunkSchema)` to create a new message.
  */
 export const StreamChunkSchema: GenMessage<StreamChunk> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_types, 11);
+  messageDesc(file_riverbeam_v1_types, 14);
 
 /**
  * @generated from message riverbeam.v1.ModelConfig
@@ -804,7 +954,7 @@ export type ModelConfig = Message<"riverbeam.v1.ModelConfig"> & {
  * Use `create(ModelConfigSchema)` to create a new message.
  */
 export const ModelConfigSchema: GenMessage<ModelConfig> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_types, 12);
+  messageDesc(file_riverbeam_v1_types, 15);
 
 /**
  * @generated from message riverbeam.v1.AgentMetadata
@@ -884,7 +1034,7 @@ export type AgentMetadata = Message<"riverbeam.v1.AgentMetadata"> & {
  * Use `create(AgentMetadataSchema)` to create a new message.
  */
 export const AgentMetadataSchema: GenMessage<AgentMetadata> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_types, 13);
+  messageDesc(file_riverbeam_v1_types, 16);
 
 /**
  * Returned when the frames of a request go to the stream channel.
@@ -932,7 +1082,7 @@ export type StreamAck = Message<"riverbeam.v1.StreamAck"> & {
  * Use `create(StreamAckSchema)` to create a new message.
  */
 export const StreamAckSchema: GenMessage<StreamAck> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_types, 14);
+  messageDesc(file_riverbeam_v1_types, 17);
 
 /**
  * Token usage (and its cost) of the runs of one group and model: a row of a usage report.
@@ -987,5 +1137,5 @@ export type UsageRow = Message<"riverbeam.v1.UsageRow"> & {
  * Use `create(UsageRowSchema)` to create a new message.
  */
 export const UsageRowSchema: GenMessage<UsageRow> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_types, 15);
+  messageDesc(file_riverbeam_v1_types, 18);
 
