@@ -280,7 +280,11 @@ class ToolRound:
 
     def _call_frame(self, call: PendingToolCall, text: str) -> Any:
         return self.factory.tool_call(
-            tool_call_id=call.id, tool_name=call.name, tool_args=call.args, text=text
+            tool_call_id=call.id,
+            tool_name=call.name,
+            tool_args=call.args,
+            text=text,
+            preview=call.preview,
         )
 
     def _record(

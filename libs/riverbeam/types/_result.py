@@ -185,6 +185,8 @@ class AgentMessage(WireModel):
     tool_calls: list[ToolCallRecord] = Field(default_factory=list)
     is_delta: bool = False
     phase: Literal["final", "thinking"] | None = None
+    # The `tool` action frame of a held call: what approving it would do.
+    preview: ActionPreview | None = None
 
     @property
     def text(self) -> str:

@@ -237,7 +237,7 @@ class AgentResult(_message.Message):
     def __init__(self, content: _Optional[_Iterable[_Union[ContentPart, _Mapping]]] = ..., agent_name: _Optional[str] = ..., model_used: _Optional[str] = ..., session_id: _Optional[str] = ..., request_id: _Optional[str] = ..., interaction_id: _Optional[str] = ..., token_usage: _Optional[_Union[TokenUsage, _Mapping]] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCallRecord, _Mapping]]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., latency_ms: _Optional[float] = ..., interrupted: _Optional[bool] = ..., action_required: _Optional[_Iterable[_Union[ActionRequired, _Mapping]]] = ..., run_id: _Optional[str] = ..., output: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ...) -> None: ...
 
 class AgentMessage(_message.Message):
-    __slots__ = ("role", "type", "content", "id", "timestamp", "agent_name", "session_id", "interaction_id", "run_id", "step_id", "tool_call_id", "tool_name", "tool_args", "tool_result", "tool_calls", "is_delta", "phase")
+    __slots__ = ("role", "type", "content", "id", "timestamp", "agent_name", "session_id", "interaction_id", "run_id", "step_id", "tool_call_id", "tool_name", "tool_args", "tool_result", "tool_calls", "is_delta", "phase", "preview")
     ROLE_FIELD_NUMBER: _ClassVar[int]
     TYPE_FIELD_NUMBER: _ClassVar[int]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
@@ -255,6 +255,7 @@ class AgentMessage(_message.Message):
     TOOL_CALLS_FIELD_NUMBER: _ClassVar[int]
     IS_DELTA_FIELD_NUMBER: _ClassVar[int]
     PHASE_FIELD_NUMBER: _ClassVar[int]
+    PREVIEW_FIELD_NUMBER: _ClassVar[int]
     role: str
     type: str
     content: _containers.RepeatedCompositeFieldContainer[ContentPart]
@@ -272,7 +273,8 @@ class AgentMessage(_message.Message):
     tool_calls: _containers.RepeatedCompositeFieldContainer[ToolCallRecord]
     is_delta: bool
     phase: str
-    def __init__(self, role: _Optional[str] = ..., type: _Optional[str] = ..., content: _Optional[_Iterable[_Union[ContentPart, _Mapping]]] = ..., id: _Optional[str] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., agent_name: _Optional[str] = ..., session_id: _Optional[str] = ..., interaction_id: _Optional[str] = ..., run_id: _Optional[str] = ..., step_id: _Optional[str] = ..., tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., tool_args: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., tool_result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCallRecord, _Mapping]]] = ..., is_delta: _Optional[bool] = ..., phase: _Optional[str] = ...) -> None: ...
+    preview: ActionPreview
+    def __init__(self, role: _Optional[str] = ..., type: _Optional[str] = ..., content: _Optional[_Iterable[_Union[ContentPart, _Mapping]]] = ..., id: _Optional[str] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., agent_name: _Optional[str] = ..., session_id: _Optional[str] = ..., interaction_id: _Optional[str] = ..., run_id: _Optional[str] = ..., step_id: _Optional[str] = ..., tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., tool_args: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., tool_result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCallRecord, _Mapping]]] = ..., is_delta: _Optional[bool] = ..., phase: _Optional[str] = ..., preview: _Optional[_Union[ActionPreview, _Mapping]] = ...) -> None: ...
 
 class StreamChunk(_message.Message):
     __slots__ = ("type", "data", "result", "error", "agent_name", "agent_id", "session_id", "interaction_id", "run_id", "step_id", "message_id", "id", "timestamp", "seq", "request_id", "error_code")

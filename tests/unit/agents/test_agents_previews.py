@@ -86,10 +86,14 @@ async def test_a_moved_branch_refuses_the_approval_and_offers_a_fresh_preview(
         [ToolCalls((PendingToolCall("git_push", {}, id="c1"),)), Text("Pushed.")]
     )
     agent = RigAgentRunner.new("author", client, tools, None)
-    first = (await run(agent, make_input("push it")))[-1].result
+    frames = await run(agent, make_input("push it"))
+    first = frames[-1].result
     assert first is not None and first.interrupted
     (held,) = first.action_required
     assert held.preview is not None
+    # The held call's `tool` action frame carries the same preview.
+    (call_frame,) = [f for f in frames if f.type == "tool" and f.data and f.data.type == "action"]
+    assert call_frame.data is not None and call_frame.data.preview == held.preview
     assert [c.summary for c in held.preview.commits] == ["Add docs", "Initial commit"]
     assert "+alpha" in held.preview.diff
     head = held.preview.state.head

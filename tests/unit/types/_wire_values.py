@@ -204,6 +204,7 @@ agent_messages = st.builds(
     tool_calls=st.lists(tool_calls, max_size=2),
     is_delta=st.booleans(),
     phase=opt(st.sampled_from(["final", "thinking"])),
+    preview=opt(previews),
 )
 auth_contexts = st.builds(
     InvokeAuthContext,
