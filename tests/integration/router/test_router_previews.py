@@ -9,6 +9,7 @@ carries a fresh preview; approving that one pushes exactly once.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ import pytest
 
 from riverbeam.agents import PendingToolCall, RigAgentRunner, ScriptedClient, Text, ToolCalls
 from riverbeam.client import RiverbeamClient
+from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.settings import SandboxSettings
 from riverbeam.runtime import JetStreamSinks, RiverBeam
 from riverbeam.sandbox import SandboxClient, WorkspacesClient, sandbox_tools
@@ -161,8 +163,20 @@ async def test_an_approval_is_bound_to_its_preview(yard: Shipyard) -> None:
         assert "+not reviewed" in fresh.preview.diff
         assert fresh.args["expect"]["head"] == sneaked
 
+        # Five approvals of the fresh action at once: the store resolves it exactly once.
         yard.script.push(Text("Shipped."))
-        ack = await alice.approve(paused.session_id, paused.interaction_id)
+        answers = await asyncio.gather(
+            *(
+                alice.approve(paused.session_id, paused.interaction_id, action_id=fresh.action_id)
+                for _ in range(5)
+            ),
+            return_exceptions=True,
+        )
+        acks = [a for a in answers if not isinstance(a, BaseException)]
+        lost = [a for a in answers if isinstance(a, RiverbeamError)]
+        assert len(acks) == 1 and len(lost) == 4, answers
+        assert {e.code for e in lost} == {ErrorCode.ACTION_NOT_PENDING}
+        (ack,) = acks
         frames = await collect(alice.follow(ack.request_id))
         assert frames[-1].type == "done" and frames[-1].result is not None
         assert frames[-1].result.text == "Shipped."
