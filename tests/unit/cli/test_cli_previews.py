@@ -14,7 +14,7 @@ from riverbeam.types import ActionPreview, AgentResult
 from services.cli._errors import ExitCode
 from services.cli._render import render_interrupted
 from tests.unit.cli.cli_harness import Cli
-from tests.unit.client.fake_router import ACTION_PENDING
+from tests.unit.client.fake_router import ACTION_PENDING, SESSION
 
 HEAD = "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b"
 PREVIEW = ActionPreview.model_validate(
@@ -83,3 +83,11 @@ def test_an_interrupted_run_shows_its_actions_previews() -> None:
     render_interrupted(Console(file=out, width=200, color_system=None), result)
     text = out.getvalue()
     assert "preview 1 commit to docs/update" in text and "Add the intro" in text
+
+
+def test_the_session_tree_shows_an_actions_preview_summary(cli: Cli) -> None:
+    _with_preview(cli)
+    result = cli("session", SESSION)
+    assert result.exit_code == ExitCode.OK, result.output
+    (line,) = [x for x in result.stdout.splitlines() if f"action {ACTION_PENDING}" in x]
+    assert "1 commit to docs/update, 1 file changed" in line

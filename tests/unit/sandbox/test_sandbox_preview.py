@@ -193,3 +193,12 @@ async def test_the_async_tree_previews_in_a_worker_thread(tmp_path: Path) -> Non
         await tree.preview_action("git_commit")
     assert info.value.code is ErrorCode.PREVIEW_UNSUPPORTED
     await tree.aclose()
+
+
+def test_a_long_push_lists_fifty_commits_and_says_there_are_more(git: GitSetup) -> None:
+    _track_main(git)
+    ids = [_commit(git, "n.txt", f"{i}\n", f"Commit {i}") for i in range(55)]
+    preview = git.tree.preview_push(None)
+    assert len(preview.commits) == 50 and preview.commits_truncated
+    assert preview.commits[0].id == ids[-1]
+    assert preview.summary.startswith("55 commits to feature")
