@@ -114,6 +114,9 @@ async def test_author_task_approved_in_the_inbox(
     assert calls == ["write_file(…)", "git_add(…)", "git_commit(…)", "git_push(…)"]
     results = await page.eval_on_selector_all("#tools .tool.result", "nodes => nodes.length")  # type: ignore[attr-defined]
     assert results == 3  # the push waits for a person
+    # The held push's call shows its preview in the playground too.
+    held = await page.wait_for_selector("#tools .tool.call .preview .preview-summary")  # type: ignore[attr-defined]
+    assert "commit" in await held.inner_text()
     await _screenshot(page, tmp_path)
 
     await page.click("[data-tab=inbox]")  # type: ignore[attr-defined]

@@ -149,7 +149,8 @@ class FrameView {
         const result = el("div", { class: "tool result" }, el("span", { class: "name" }, `${data.tool_name} →`), el("pre", {}, json(data.tool_result)));
         if (row) row.after(result); else this.tools.append(result);
       } else {
-        const row = el("div", { class: "tool call" }, el("span", { class: "name" }, `${data.tool_name}(…)`), el("pre", {}, json(data.tool_args || {})));
+        const row = el("div", { class: "tool call" }, el("span", { class: "name" }, `${data.tool_name}(…)`), el("pre", {}, json(data.tool_args || {})),
+          data.preview ? previewView(data.preview) : null);  // a held call: what approving would do
         this.toolRows.set(data.tool_call_id, row);
         this.tools.append(row);
       }
