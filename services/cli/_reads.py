@@ -31,11 +31,17 @@ def pending_cmd(
     session: Annotated[
         str | None, typer.Option("--session", help="Only this session.", show_default=False)
     ] = None,
+    diff: Annotated[
+        bool,
+        typer.Option(
+            "--diff", help="Show each action's whole preview diff (what approving would change)."
+        ),
+    ] = False,
     json_mode: JsonOpt = False,
     router: RouterOpt = DEFAULT_TARGET,
     token: TokenOpt = None,
 ) -> None:
-    """The approval inbox: actions waiting for an answer."""
+    """The approval inbox: actions waiting for an answer, with what each would do."""
     consoles = Consoles.standard()
 
     async def main() -> ExitCode:
@@ -47,7 +53,7 @@ def pending_cmd(
         if not actions:
             consoles.out.print("no pending actions")
             return ExitCode.OK
-        consoles.out.print(pending_view(actions), soft_wrap=True)
+        consoles.out.print(pending_view(actions, diff=diff), soft_wrap=True)
         return ExitCode.OK
 
     finish(consoles, main)

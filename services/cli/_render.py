@@ -21,6 +21,7 @@ from riverbeam.types import (
     StreamChunk,
     TokenUsage,
 )
+from services.cli._previews import preview_block
 
 __all__ = [
     "FrameRenderer",
@@ -225,10 +226,15 @@ def _actions_required_table(actions: Sequence[ActionRequired]) -> Table:
 
 
 def render_interrupted(console: Console, result: AgentResult) -> None:
-    """The approvals an interrupted run waits for, and the commands that answer them."""
+    """The approvals an interrupted run waits for (with what each would do), and the commands
+    that answer them."""
     console.print(Text("⏸ waiting for approval", style="bold yellow"))
     if result.action_required:
         console.print(_actions_required_table(result.action_required))
+        for action in result.action_required:
+            if action.preview is not None:
+                console.print(Text(f"  {action.action_id} {action.tool}", style="bold"))
+                console.print(preview_block(action.preview, diff=False), soft_wrap=True)
     if result.interaction_id and result.session_id:
         console.print(Text("approve: ", style="yellow"), end="")
         console.print(
@@ -257,9 +263,12 @@ def time_left(expires_at: datetime | None, now: datetime) -> str:
     return f"{seconds}s left"
 
 
-def pending_view(actions: Sequence[Action], now: datetime | None = None) -> RenderableType:
-    """The approval inbox, one block per interaction with the command that answers it, and the
-    time each action has left before it expires."""
+def pending_view(
+    actions: Sequence[Action], now: datetime | None = None, *, diff: bool = False
+) -> RenderableType:
+    """The approval inbox, one block per interaction with the command that answers it, the
+    time each action has left before it expires, and what each would do (its preview: the
+    summary and commits, and with `diff` the whole diff)."""
     now = now or datetime.now(UTC)
     groups: dict[tuple[str, str], list[Action]] = {}
     for action in actions:
@@ -288,7 +297,12 @@ def pending_view(actions: Sequence[Action], now: datetime | None = None) -> Rend
             )
         command = Text("  approve: ", style="yellow")
         command.append(approve_command(interaction_id, session_id))
-        blocks += [Text(""), head, table, command]
+        blocks += [Text(""), head, table]
+        for a in members:
+            if a.preview is not None:
+                blocks.append(Text(f"  {a.action_id} {a.tool}", style="bold"))
+                blocks.append(preview_block(a.preview, diff=diff, indent="  "))
+        blocks.append(command)
     return Group(*blocks)
 
 

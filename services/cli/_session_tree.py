@@ -188,6 +188,8 @@ def _action_label(a: Action) -> Text:
         label.append(f" · {a.outcome}", style="dim")
     if a.error:
         label.append(f" · {preview(a.error, 60)}", style="red")
+    if a.preview is not None:
+        label.append(f" · {preview(a.preview.summary, 80)}", style="magenta")
     return label
 
 

@@ -123,7 +123,10 @@ class SandboxServicer(pb_grpc.SandboxServiceServicer):
     @_fenced
     async def WriteFile(self, request: pb.WriteFileRequest, context: Any) -> pb.WriteFileResponse:
         tree = await self._workspaces.get(request.workspace)
-        return cv.write_to_pb(await tree.write_file(request.path, request.body))
+        written = await tree.write_file(
+            request.path, request.body, _optional(request, "expect_blob")
+        )
+        return cv.write_to_pb(written)
 
     @_fenced
     async def GitStatus(self, request: pb.GitStatusRequest, context: Any) -> pb.GitStatusResponse:
@@ -153,4 +156,19 @@ class SandboxServicer(pb_grpc.SandboxServiceServicer):
     @_fenced
     async def GitPush(self, request: pb.GitPushRequest, context: Any) -> pb.GitPushResponse:
         tree = await self._workspaces.get(request.workspace)
-        return cv.push_to_pb(await tree.git_push(_optional(request, "ref")))
+        pushed = await tree.git_push(
+            _optional(request, "ref"),
+            _optional(request, "expect_head"),
+            _optional(request, "expect_origin"),
+        )
+        return cv.push_to_pb(pushed)
+
+    @_fenced
+    async def PreviewAction(
+        self, request: pb.PreviewActionRequest, context: Any
+    ) -> pb.PreviewActionResponse:
+        tree = await self._workspaces.get(request.workspace)
+        preview = await tree.preview_action(
+            request.tool, ref=_optional(request, "ref"), path=request.path, body=request.body
+        )
+        return pb.PreviewActionResponse(preview=cv.preview_to_pb(preview))

@@ -231,8 +231,15 @@ async def test_author_push_waits_for_approval_then_reaches_the_origin(env: Env) 
     assert pending.returncode == 0, pending
     [action] = json.loads(pending.stdout)
     assert (action["tool"], action["status"]) == ("git_push", "pending")
-    # The approver sees the workspace and the branch the push is for.
-    assert action["args"] == {"ref": branch, "workspace": f"s-{session_id}"}
+    # The approver sees the workspace and the branch the push is for, and what it would push;
+    # the approval is bound to the previewed state.
+    head = action["preview"]["state"]["head"]
+    assert action["args"] == {
+        "ref": branch,
+        "workspace": f"s-{session_id}",
+        "expect": {"head": head, "origin": "absent"},
+    }
+    assert action["preview"]["commits"][0]["id"] == head
 
     approved = await env.cli(*_answer_command(invoked, "approve"))
     assert approved.returncode == 0, approved
@@ -311,9 +318,11 @@ async def test_a_cancelled_sessions_draft_never_reaches_another_sessions_push(en
         staged = [c.result for c in first.tool_calls if c.tool_name == "git_add"]
         assert staged == [{"staged": ["notes/b.md"], "count": 1, "truncated": False}]
         actions = await client.pending_for(session_b, first.interaction_id or "")
-        assert [(a.tool, a.args) for a in actions] == [
+        assert [(a.tool, {k: v for k, v in a.args.items() if k != "expect"}) for a in actions] == [
             ("git_push", {"ref": branch_of(session_b), "workspace": f"s-{session_b}"})
         ]
+        assert actions[0].preview is not None
+        assert actions[0].args["expect"]["head"] == actions[0].preview.state.head
         approved = await client.approve(session_b, first.interaction_id or "", actions=actions)
         assert isinstance(approved, StreamAck)
         done = [f async for f in client.follow(approved.request_id, timeout_s=GUARD_S)][-1]

@@ -54,6 +54,7 @@ class PendingToolCall:
         raw_args: The argument text exactly as the model sent it, when it came as text.
         args_error: Why the model's argument text is not a JSON object; None when it is. A call
             with an args_error never runs: the model is told its arguments were invalid.
+        preview: For a call held for approval, what approving it would do (see PreviewTool).
     """
 
     name: str
@@ -61,6 +62,8 @@ class PendingToolCall:
     id: str = field(default_factory=new_tool_call_id)
     raw_args: str | None = None
     args_error: str | None = None
+    # A held call's preview of its effect (ActionPreview's wire form), when its tool has one.
+    preview: dict[str, Any] | None = None
 
     @classmethod
     def from_json(cls, *, name: str, arguments: str, id: str | None = None) -> PendingToolCall:

@@ -9,7 +9,7 @@ from typing import Any
 from riverbeam.agents._io import AgentInput
 from riverbeam.core.errors import RiverbeamError
 from riverbeam.core.ids import agent_id_for, new_id
-from riverbeam.types import AgentMessage, AgentResult, ContentPart, StreamChunk
+from riverbeam.types import ActionPreview, AgentMessage, AgentResult, ContentPart, StreamChunk
 
 __all__ = ["FrameFactory"]
 
@@ -99,9 +99,16 @@ class FrameFactory:
         )
 
     def tool_call(
-        self, *, tool_call_id: str, tool_name: str, tool_args: dict[str, Any], text: str = ""
+        self,
+        *,
+        tool_call_id: str,
+        tool_name: str,
+        tool_args: dict[str, Any],
+        text: str = "",
+        preview: dict[str, Any] | None = None,
     ) -> StreamChunk:
-        """The model's call of a tool, sent before the tool runs (or is held for approval)."""
+        """The model's call of a tool, sent before the tool runs (or is held for approval, then
+        with the call's preview when its tool has one)."""
         return self._frame(
             "tool",
             data=self._message(
@@ -112,6 +119,7 @@ class FrameFactory:
                 tool_call_id=tool_call_id,
                 tool_name=tool_name,
                 tool_args=tool_args,
+                preview=None if preview is None else ActionPreview.model_validate(preview),
             ),
         )
 

@@ -77,6 +77,7 @@ from riverbeam.telemetry._metrics import (
     RUN_LIMITS_HIT,
 )
 from riverbeam.types import (
+    ActionPreview,
     ActionRequired,
     AgentResult,
     ContentPart,
@@ -232,10 +233,19 @@ class RigRun(ToolRound, ContextFit, Checkpointing):
         self.setup()
         answers: dict[str, Any] = {}
         resumed: list[PendingToolCall] = []
+        reheld: list[PendingToolCall] = []
         if self.input.actions:
-            async with closing_events(self._resume(answers, resumed)) as frames:
+            async with closing_events(self._resume(answers, resumed, reheld)) as frames:
                 async for frame in frames:
                     yield frame
+            if reheld:
+                names = ", ".join(call.name for call in reheld)
+                text = (
+                    f"The workspace changed since the preview, so nothing was done. Waiting for "
+                    f"approval of a fresh preview to run: {names}."
+                )
+                yield self.factory.done(self._interrupted(text, reheld))
+                return
             if self.options.resume_returns_tool_output:
                 text = "\n".join(_render(answers[call.id]) for call in resumed)
                 yield self.factory.done(self._result(text))
@@ -286,9 +296,17 @@ class RigRun(ToolRound, ContextFit, Checkpointing):
 
     # ---- resume -------------------------------------------------------------------------------
     async def _resume(
-        self, answers: dict[str, Any], resumed: list[PendingToolCall]
+        self,
+        answers: dict[str, Any],
+        resumed: list[PendingToolCall],
+        reheld: list[PendingToolCall],
     ) -> AsyncIterator[Any]:
-        """Run each approved action's stored call once; report declined ones."""
+        """Run each approved action's stored call once; report declined ones.
+
+        An approved call refused because the state its preview showed moved (BEM-275: nothing
+        was done) is prepared for approval again, with a fresh preview, and put in `reheld`:
+        the run then pauses again instead of going on.
+        """
         for action in self.input.actions:
             call = PendingToolCall(
                 name=action.tool,
@@ -320,11 +338,31 @@ class RigRun(ToolRound, ContextFit, Checkpointing):
                 answers[call.id] = result
                 continue
             approved = [ToolDecision(policy="person", action="approved")]
+            moved: list[PendingToolCall] = []
             async with closing_events(
-                self._run_call(call, "", answers, approved, action_id=action.action_id)
+                self._run_call(call, "", answers, approved, action_id=action.action_id, moved=moved)
             ) as frames:
                 async for frame in frames:
                     yield frame
+            if moved:
+                await self._hold_again(call, reheld)
+
+    async def _hold_again(self, call: PendingToolCall, reheld: list[PendingToolCall]) -> None:
+        """Hold an approved call whose previewed state moved, with a fresh preview."""
+        bound = self.tools.get(call.name)
+        if bound is None:
+            return
+        stated = await self._approval_call(bound, call)
+        if isinstance(stated, PendingToolCall):
+            reheld.append(stated)
+            self.held_decisions[stated.id] = [
+                ToolDecision(policy="person", action="approved"),
+                ToolDecision(
+                    policy="preview",
+                    action="require_approval",
+                    message="the workspace changed since the preview; approve the fresh one",
+                ),
+            ]
 
     # ---- the loop -----------------------------------------------------------------------------
     async def _loop(self) -> AsyncIterator[Any]:
@@ -551,6 +589,9 @@ class RigRun(ToolRound, ContextFit, Checkpointing):
                 tool=call.name,
                 args=call.args,
                 tool_call_id=call.id,
+                preview=None
+                if call.preview is None
+                else ActionPreview.model_validate(call.preview),
             )
             for call in held
         ]

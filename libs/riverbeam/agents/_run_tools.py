@@ -32,7 +32,7 @@ from riverbeam.agents._policies import (
     decision_action,
     decision_message,
 )
-from riverbeam.agents._tool import ApprovalTool, ToolCallContext
+from riverbeam.agents._tool import ApprovalTool, PreviewTool, ToolCallContext
 from riverbeam.agents._toolcall import BoundTool, ToolOutcome, error_result
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.telemetry import tool_span
@@ -155,9 +155,13 @@ class ToolRound:
         if not isinstance(bound.tool, ApprovalTool):
             return call
         limit = bound.spec.timeout_s or self.tool_timeout_s
+        preview: dict[str, Any] | None = None
         try:
             async with asyncio.timeout(limit):
                 args = await bound.tool.approval_args(dict(call.args), self.input)
+                if isinstance(bound.tool, PreviewTool):
+                    # What approving would do, and the state approval is bound to (BEM-275).
+                    args, preview = await bound.tool.approval_preview(args, self.input)
         except TimeoutError:
             error = RiverbeamError(
                 ErrorCode.TOOL_TIMEOUT,
@@ -170,7 +174,7 @@ class ToolRound:
                 error.with_details({"tool": call.name}) if "tool" not in error.details else error
             )
             return ToolOutcome(error_result(error), error, 0.0)
-        return replace(call, args=args, raw_args=None, args_error=None)
+        return replace(call, args=args, raw_args=None, args_error=None, preview=preview)
 
     def _policy_call(self, call: PendingToolCall, bound: BoundTool | None) -> PolicyCall:
         return PolicyCall(
@@ -212,12 +216,15 @@ class ToolRound:
         decision: Before | None = None,
         *,
         action_id: str | None = None,
+        moved: list[PendingToolCall] | None = None,
     ) -> AsyncIterator[Any]:
         """Run one call between its two frames and store its result in `results`.
 
         The call frame goes out before the tool runs, so a run cancelled mid-call leaves a call
         without an answer, which the pipeline can close. A fatal error is raised after the
-        result frame, so the recorded conversation stays whole.
+        result frame, so the recorded conversation stays whole. With `moved` (an approved call
+        on resume), a refusal because the previewed state moved (BEM-275) is never fatal: the
+        call is added to `moved`, to be held again with a fresh preview.
         """
         yield self._call_frame(call, text)
         self.calls_made += 1
@@ -283,6 +290,9 @@ class ToolRound:
         if fatal is not None:
             raise fatal
         error = outcome.error
+        if moved is not None and error is not None and error.code is ErrorCode.ACTION_STATE_MOVED:
+            moved.append(call)
+            return
         if (
             error is not None
             and self.fatal_tool_errors
@@ -322,7 +332,11 @@ class ToolRound:
 
     def _call_frame(self, call: PendingToolCall, text: str) -> Any:
         return self.factory.tool_call(
-            tool_call_id=call.id, tool_name=call.name, tool_args=call.args, text=text
+            tool_call_id=call.id,
+            tool_name=call.name,
+            tool_args=call.args,
+            text=text,
+            preview=call.preview,
         )
 
     def _record(

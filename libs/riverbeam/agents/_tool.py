@@ -13,6 +13,7 @@ __all__ = [
     "TOOL_NAME_PATTERN",
     "ApprovalTool",
     "ContextualTool",
+    "PreviewTool",
     "Tool",
     "ToolCallContext",
     "ToolSpec",
@@ -123,3 +124,19 @@ class ApprovalTool(Tool, Protocol):
     """
 
     async def approval_args(self, args: dict[str, Any], input: AgentInput) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class PreviewTool(ApprovalTool, Protocol):
+    """An approval tool that can show what a held call would do, and bind approval to it.
+
+    approval_preview gets the arguments approval_args returned and gives back the arguments
+    to store, now carrying the state the preview was computed from (git_push and write_file:
+    `expect`), and the preview (ActionPreview's wire form), or None when it has none. The
+    approved call must refuse with BEM-275 when that state no longer holds; the agent then
+    holds the call again with a fresh preview.
+    """
+
+    async def approval_preview(
+        self, args: dict[str, Any], input: AgentInput
+    ) -> tuple[dict[str, Any], dict[str, Any] | None]: ...

@@ -7,7 +7,7 @@ reused for a different meaning. Ranges:
 - 1xx: memory, streams and the store
 - 2xx: the agent layer: structured output, guardrails, tool policies, turn configuration,
   run limits, context compaction (200-229); configuration, MCP, evals (230-259); durable
-  runs: version pins, expiring approvals (260-289)
+  runs: version pins, expiring approvals, approval previews (260-289)
 - 3xx: the sandbox (paths, workspaces, git)
 - 40x-41x: the HTTP gateway and console
 - 42x-43x: operations (starting services, ports, usage reports)
@@ -634,6 +634,20 @@ class ErrorCode(enum.Enum):
         400,
         _S.INVALID_ARGUMENT,
         'send payload {"decision": "retry" | "skip" | "done"} (done may add "result")',
+    )
+    ACTION_STATE_MOVED = ErrorSpec(
+        "BEM-275",
+        "the workspace changed since the approval's preview",
+        409,
+        _S.FAILED_PRECONDITION,
+        "nothing was pushed or written; a fresh preview waits for approval",
+    )
+    PREVIEW_UNSUPPORTED = ErrorSpec(
+        "BEM-276",
+        "no preview for this tool, or a malformed expected state",
+        400,
+        _S.INVALID_ARGUMENT,
+        "previews exist for git_push and write_file; leave `expect` to Riverbeam",
     )
 
     @property

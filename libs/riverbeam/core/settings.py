@@ -74,6 +74,8 @@ class SandboxSettings(CommonSettings):
     git_author_email: str = "agent@riverbeam.invalid"
     max_read_bytes: int = 256 * 1024
     max_diff_bytes: int = 256 * 1024
+    # An approval preview (the diff a held git_push or write_file would make) is cut here.
+    max_preview_bytes: int = Field(default=64 * 1024, gt=0)
     max_write_bytes: int = 4 * 1024 * 1024
     # A new workspace's origin is hostile input: its files and its fetch are bounded.
     max_blob_bytes: int = Field(default=16 * 1024 * 1024, gt=0)

@@ -60,7 +60,11 @@ def finish_messages(
     )
     ai_meta: dict[str, Any] = {}
     if result.action_required:
-        ai_meta["action_required"] = [a.to_json_dict() for a in result.action_required]
+        # The previews stay with the actions (and the run's result), not in the message.
+        ai_meta["action_required"] = [
+            {k: v for k, v in a.to_json_dict().items() if k != "preview"}
+            for a in result.action_required
+        ]
     if error is not None:
         ai_meta["error"] = error
     if result.content or ai_meta:
@@ -100,6 +104,7 @@ def pending_actions(result: AgentResult) -> list[NewAction]:
             tool=a.tool,
             args=dict(a.args),
             tool_call_id=a.tool_call_id,
+            preview=a.preview,
         )
         for a in result.action_required
     ]

@@ -15,6 +15,7 @@ from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.fencing import current_fence
 from riverbeam.sandbox import _convert as cv
 from riverbeam.sandbox._paths import display_path
+from riverbeam.sandbox._preview import ActionPreview
 from riverbeam.sandbox._results import (
     AddResult,
     CommitInfo,
@@ -107,10 +108,12 @@ class SandboxClient:
         request = pb.ReadFileRequest(workspace=self._workspace, path=_path(path))
         return cv.content_from_pb(await _call(self._stub.ReadFile, request, self._timeout_s))
 
-    async def write_file(self, path: str, body: str) -> WriteResult:
+    async def write_file(self, path: str, body: str, expect_blob: str | None = None) -> WriteResult:
         request = pb.WriteFileRequest(
             workspace=self._workspace, path=_path(path), body=_text(body, "body")
         )
+        if expect_blob is not None:
+            request.expect_blob = _text(expect_blob, "expect_blob", ErrorCode.PREVIEW_UNSUPPORTED)
         return cv.write_from_pb(await _call(self._stub.WriteFile, request, self._timeout_s))
 
     async def git_status(self) -> StatusReport:
@@ -135,11 +138,37 @@ class SandboxClient:
         request = pb.GitCommitRequest(workspace=self._workspace, message=_text(message, "message"))
         return cv.commit_from_pb(await _call(self._stub.GitCommit, request, self._timeout_s))
 
-    async def git_push(self, ref: str | None = None) -> PushResult:
+    async def git_push(
+        self,
+        ref: str | None = None,
+        expect_head: str | None = None,
+        expect_origin: str | None = None,
+    ) -> PushResult:
         request = pb.GitPushRequest(workspace=self._workspace)
         if ref is not None:
             request.ref = _text(ref, "ref", ErrorCode.INVALID_REF, typed=True)
+        if expect_head is not None:
+            request.expect_head = _text(expect_head, "expect_head", ErrorCode.PREVIEW_UNSUPPORTED)
+        if expect_origin is not None:
+            request.expect_origin = _text(
+                expect_origin, "expect_origin", ErrorCode.PREVIEW_UNSUPPORTED
+            )
         return cv.push_from_pb(await _call(self._stub.GitPush, request, self._timeout_s))
+
+    async def preview_action(
+        self, tool: str, *, ref: str | None = None, path: str = "", body: str = ""
+    ) -> ActionPreview:
+        """What a held `tool` call would do, computed by the service (see `WorkingTree`)."""
+        request = pb.PreviewActionRequest(
+            workspace=self._workspace,
+            tool=_text(tool, "tool"),
+            path=_path(path),
+            body=_text(body, "body"),
+        )
+        if ref is not None:
+            request.ref = _text(ref, "ref", ErrorCode.INVALID_REF, typed=True)
+        response = await _call(self._stub.PreviewAction, request, self._timeout_s)
+        return cv.preview_from_pb(response.preview)
 
 
 class WorkspacesClient:

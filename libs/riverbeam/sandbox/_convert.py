@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from riverbeam.sandbox._preview import ActionPreview, PreviewCommit, PreviewState
 from riverbeam.sandbox._results import (
     CHANGES,
     AddResult,
@@ -20,6 +21,7 @@ from riverbeam.sandbox._results import (
     WriteResult,
 )
 from riverbeam.v1 import sandbox_service_pb2 as pb
+from riverbeam.v1 import types_pb2
 
 __all__ = [
     "add_from_pb",
@@ -36,6 +38,8 @@ __all__ = [
     "listing_to_pb",
     "log_from_pb",
     "log_to_pb",
+    "preview_from_pb",
+    "preview_to_pb",
     "push_from_pb",
     "push_to_pb",
     "status_from_pb",
@@ -190,3 +194,49 @@ def push_to_pb(result: PushResult) -> pb.GitPushResponse:
 
 def push_from_pb(msg: pb.GitPushResponse) -> PushResult:
     return PushResult(msg.branch, msg.remote_ref, msg.commit)
+
+
+_STATE_FIELDS = ("branch", "head", "origin", "path", "blob")
+
+
+def preview_to_pb(preview: ActionPreview) -> types_pb2.ActionPreview:
+    state = types_pb2.PreviewState(
+        **{
+            name: getattr(preview.state, name)
+            for name in _STATE_FIELDS
+            if getattr(preview.state, name) is not None
+        }
+    )
+    return types_pb2.ActionPreview(
+        tool=preview.tool,
+        summary=preview.summary,
+        commits=[
+            types_pb2.PreviewCommit(id=c.id, summary=c.summary, author=c.author)
+            for c in preview.commits
+        ],
+        diff=preview.diff,
+        truncated=preview.truncated,
+        diff_bytes=preview.diff_bytes,
+        state=state,
+        commits_truncated=preview.commits_truncated,
+    )
+
+
+def preview_from_pb(msg: types_pb2.ActionPreview) -> ActionPreview:
+    state = PreviewState(
+        **{
+            name: str(getattr(msg.state, name))
+            for name in _STATE_FIELDS
+            if msg.state.HasField(name)
+        }
+    )
+    return ActionPreview(
+        tool=msg.tool,
+        summary=msg.summary,
+        state=state,
+        diff=msg.diff,
+        truncated=msg.truncated,
+        diff_bytes=int(msg.diff_bytes),
+        commits=tuple(PreviewCommit(c.id, c.summary, c.author) for c in msg.commits),
+        commits_truncated=msg.commits_truncated,
+    )

@@ -7,7 +7,9 @@ import os
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
+from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.sandbox._origin import OriginPolicy
+from riverbeam.sandbox._preview import ActionPreview
 from riverbeam.sandbox._results import (
     AddResult,
     CommitInfo,
@@ -126,8 +128,8 @@ class WorkingTree:
     async def read_file(self, path: str) -> FileContent:
         return await self._run(self._core.read_file, path)
 
-    async def write_file(self, path: str, body: str) -> WriteResult:
-        return await self._run(self._core.write_file, path, body)
+    async def write_file(self, path: str, body: str, expect_blob: str | None = None) -> WriteResult:
+        return await self._run(self._core.write_file, path, body, expect_blob)
 
     async def git_status(self) -> StatusReport:
         return await self._run(self._core.status)
@@ -144,5 +146,26 @@ class WorkingTree:
     async def git_commit(self, message: str) -> CommitInfo:
         return await self._run(self._core.commit, message)
 
-    async def git_push(self, ref: str | None = None) -> PushResult:
-        return await self._run(self._core.push, ref)
+    async def git_push(
+        self,
+        ref: str | None = None,
+        expect_head: str | None = None,
+        expect_origin: str | None = None,
+    ) -> PushResult:
+        return await self._run(self._core.push, ref, expect_head, expect_origin)
+
+    async def preview_action(
+        self, tool: str, *, ref: str | None = None, path: str = "", body: str = ""
+    ) -> ActionPreview:
+        """What a held `tool` call would do (git_push: `ref`; write_file: `path`, `body`).
+
+        Raises:
+            RiverbeamError: BEM-276 for a tool without previews; the tool's own refusals.
+        """
+        if tool == "git_push":
+            return await self._run(self._core.preview_push, ref)
+        if tool == "write_file":
+            return await self._run(self._core.preview_write, path, body)
+        raise RiverbeamError(
+            ErrorCode.PREVIEW_UNSUPPORTED, "no preview for this tool", tool=str(tool)[:64]
+        )

@@ -17,6 +17,7 @@ from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.sandbox._gitdir import head_state, symref_chain
 from riverbeam.sandbox._origin import OriginPolicy, check_origin_form
 from riverbeam.sandbox._paths import display_path
+from riverbeam.sandbox._preview import ABSENT, state_moved, tracking_ref
 from riverbeam.sandbox._refs import ProtectedRefs, validate_branch_name
 from riverbeam.sandbox._results import PushResult
 
@@ -29,14 +30,23 @@ _HEAD_ALIASES = frozenset({"head", "@"})
 class _PushGuard(pygit2.RemoteCallbacks):
     """Callbacks that offer no credentials and re-check what libgit2 is about to update."""
 
-    def __init__(self, refname: str, protected: ProtectedRefs, repo: pygit2.Repository) -> None:
+    def __init__(
+        self,
+        refname: str,
+        protected: ProtectedRefs,
+        repo: pygit2.Repository,
+        expect_origin: str | None = None,
+    ) -> None:
         super().__init__()
         self._refname = refname
         self._protected = protected
         self._repo = repo
+        self._expect_origin = expect_origin
         self.rejected: list[tuple[str, str]] = []
         self.accepted: list[str] = []
         self.negotiated = False
+        # The origin's tip of the branch as the remote reported it (None: not heard).
+        self.remote_tip: str | None = None
 
     def credentials(
         self, url: str, username_from_url: str | None, allowed_types: CredentialType
@@ -58,6 +68,7 @@ class _PushGuard(pygit2.RemoteCallbacks):
                     ref=display_path(update.dst_refname),
                 )
             old, new = str(update.src), str(update.dst)
+            self.remote_tip = old
             if new == _ZERO:
                 raise RiverbeamError(ErrorCode.PUSH_PROTECTED, "push would delete a remote ref")
             # Never a forced update: the remote's tip must be an ancestor of ours. (libgit2
@@ -66,6 +77,16 @@ class _PushGuard(pygit2.RemoteCallbacks):
                 if old not in self._repo or not self._repo.descendant_of(new, old):
                     raise RiverbeamError(
                         ErrorCode.PUSH_REJECTED, "the remote branch has commits this one does not"
+                    )
+            # An approved push: the origin's tip must still be the one the preview showed.
+            if self._expect_origin is not None:
+                expected = _ZERO if self._expect_origin == ABSENT else self._expect_origin
+                if old != expected:
+                    raise state_moved(
+                        "the origin's branch",
+                        expected=self._expect_origin,
+                        actual=ABSENT if old == _ZERO else old,
+                        ref=display_path(self._refname),
                     )
 
     def push_update_reference(self, refname: str, message: str | None) -> None:
@@ -120,12 +141,20 @@ def push_branch(
     origin: str | None,
     protected: ProtectedRefs,
     policy: OriginPolicy | None,
+    expect_head: str | None = None,
+    expect_origin: str | None = None,
 ) -> PushResult:
     """Fast-forward `refs/heads/<branch>` on origin to the local branch.
 
+    An approved push names the state its preview was computed from: `expect_head` (the local
+    branch's commit) and `expect_origin` (the origin's tip, or `absent`). Either one moved:
+    BEM-275, and nothing is pushed. After a push (or an origin seen to have moved) the branch's
+    remote-tracking ref records the origin's tip, for the next preview.
+
     Raises:
         RiverbeamError: 325/326/328 (see resolve_push_branch), 324 no origin, 329 origin not
-            allowed (or rewritten by git config), 330 refused by the remote, 320 other failures.
+            allowed (or rewritten by git config), 330 refused by the remote, 275 the previewed
+            state moved, 320 other failures.
     """
     branch = resolve_push_branch(repo, ref, protected)
     refname = f"refs/heads/{branch}"
@@ -133,6 +162,8 @@ def push_branch(
     if local is None or local.type != ReferenceType.DIRECT:
         raise RiverbeamError(ErrorCode.INVALID_REF, "no such branch", ref=branch)
     commit = str(local.target)
+    if expect_head is not None and commit != expect_head:
+        raise state_moved("the branch", expected=expect_head, actual=commit, ref=branch)
     if origin is None:
         raise RiverbeamError(ErrorCode.NO_ORIGIN)
     url = policy.check(origin) if policy is not None else check_origin_form(origin)
@@ -142,10 +173,12 @@ def push_branch(
         raise RiverbeamError(ErrorCode.GIT_FAILED, f"cannot use origin: {exc}") from None
     if remote.url != url or remote.push_url not in (None, url):
         raise RiverbeamError(ErrorCode.INVALID_ORIGIN, "git configuration rewrites the origin URL")
-    guard = _PushGuard(refname, protected, repo)
+    guard = _PushGuard(refname, protected, repo, expect_origin)
     try:
         remote.push([f"{refname}:{refname}"], callbacks=guard, proxy=None)
-    except RiverbeamError:
+    except RiverbeamError as exc:
+        if exc.code is ErrorCode.ACTION_STATE_MOVED:
+            _remember_origin(repo, branch, guard.remote_tip)
         raise
     except pygit2.GitError as exc:
         text = str(exc)
@@ -157,4 +190,15 @@ def push_branch(
         raise RiverbeamError(ErrorCode.PUSH_REJECTED, message, ref=display_path(name))
     if not guard.negotiated:
         raise RiverbeamError(ErrorCode.GIT_FAILED, "push finished without negotiating", ref=branch)
+    _remember_origin(repo, branch, commit)
     return PushResult(branch=branch, remote_ref=refname, commit=commit)
+
+
+def _remember_origin(repo: pygit2.Repository, branch: str, tip: str | None) -> None:
+    """Record the origin's tip of `branch` (when it is a commit this repository has)."""
+    if tip is None or tip == _ZERO or tip not in repo:
+        return
+    try:
+        repo.references.create(tracking_ref(branch), pygit2.Oid(hex=tip), force=True)
+    except pygit2.GitError:
+        pass  # only a preview's base: the next push corrects it

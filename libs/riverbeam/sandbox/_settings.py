@@ -39,6 +39,8 @@ class SandboxLimits(BaseModel):
     """git_add refuses larger files (BEM-314)."""
     max_diff_bytes: int = Field(default=256 * 1024, gt=0)
     """git_diff stops adding patches after this many bytes, with a marker."""
+    max_preview_bytes: int = Field(default=64 * 1024, gt=0)
+    """An approval preview's diff stops at this many bytes, with a marker."""
     max_diff_file_bytes: int = Field(default=1024 * 1024, gt=0)
     """Files larger than this are summarised in a diff, not diffed."""
     max_list_entries: int = Field(default=5000, gt=0)
@@ -103,6 +105,7 @@ class WorkspaceConfig(BaseModel):
         limits = SandboxLimits(
             max_read_bytes=settings.max_read_bytes,
             max_diff_bytes=settings.max_diff_bytes,
+            max_preview_bytes=settings.max_preview_bytes,
             max_write_bytes=settings.max_write_bytes,
             max_blob_bytes=settings.max_blob_bytes,
             max_fetch_bytes=settings.max_fetch_bytes,

@@ -9,7 +9,10 @@ workspace under the workspace policy (`RunWorkspaces`).
 
 A held git_push states what its approval covers: `approval_args` turns the model's arguments
 into the stored ones, `{"ref": <branch>, "workspace": <name>}`, and the approved call refuses
-(BEM-315) to run in any other workspace than the one it names.
+(BEM-315) to run in any other workspace than the one it names. A held git_push or write_file
+also shows what it would do: `approval_preview` asks the tree for a preview (the commits and
+diff of the push, the diff of the file) and adds the state it saw to the stored arguments as
+`expect`, which the approved call passes on, so the tree refuses it (BEM-275) if that moved.
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ SANDBOX_TOOL_NAMES = (
     "git_push",
 )
 _MAX_LOG = 200
+_PREVIEWED = frozenset({"git_push", "write_file"})
+_EXPECT_KEYS = {"git_push": ("head", "origin"), "write_file": ("blob",)}
 
 
 @runtime_checkable
@@ -89,8 +94,22 @@ def _check_args(spec: ToolSpec, args: object) -> dict[str, Any]:
             raise _bad_args(spec.name, f"{key} must be a string")
         if wanted == "integer" and (isinstance(value, bool) or not isinstance(value, int)):
             raise _bad_args(spec.name, f"{key} must be an integer")
+        if wanted == "object" and not _string_map(value):
+            raise _bad_args(spec.name, f"{key} must be an object of strings")
         checked[key] = value
     return checked
+
+
+def _string_map(value: object) -> bool:
+    return isinstance(value, Mapping) and all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    )
+
+
+def _expected(tool: str, args: dict[str, Any]) -> dict[str, str]:
+    """The previewed state an approved call must still find (none for an ordinary call)."""
+    expect = args.get("expect") or {}
+    return {key: expect[key] for key in _EXPECT_KEYS.get(tool, ()) if key in expect}
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +160,31 @@ class _SandboxTool:
             stored["workspace"] = located.workspace
         return stored
 
+    async def approval_preview(
+        self, args: dict[str, Any], input: AgentInput
+    ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """The stored arguments with `expect` (the previewed state), and the preview.
+
+        Only git_push and write_file have previews, and only on a tree that computes them.
+
+        Raises:
+            RiverbeamError: BEM-090 bad arguments, BEM-315 another workspace, the tree's
+                refusals (a protected branch, a path outside the workspace, ...).
+        """
+        name = self.tool_spec.name
+        if name not in _PREVIEWED:
+            return args, None
+        checked = _check_args(self.tool_spec, args)
+        located = await self._locate(checked, input)
+        previewer = getattr(located.tree, "preview_action", None)
+        if previewer is None:
+            return args, None
+        if name == "git_push":
+            preview = await previewer(name, ref=checked.get("ref") or None)
+        else:
+            preview = await previewer(name, path=checked["path"], body=checked["body"])
+        return {**args, "expect": preview.state.expect()}, preview.to_json()
+
 
 def _bound(tree: WorkingTreeOps) -> _TreeSource:
     located = _Located(tree)
@@ -189,7 +233,10 @@ async def _read_file(tree: WorkingTreeOps, args: dict[str, Any]) -> Any:
 
 
 async def _write_file(tree: WorkingTreeOps, args: dict[str, Any]) -> Any:
-    return (await tree.write_file(args["path"], args["body"])).to_json()
+    expect = _expected("write_file", args)
+    if not expect:
+        return (await tree.write_file(args["path"], args["body"])).to_json()
+    return (await tree.write_file(args["path"], args["body"], expect.get("blob"))).to_json()
 
 
 async def _git_status(tree: WorkingTreeOps, args: dict[str, Any]) -> Any:
@@ -216,10 +263,25 @@ async def _git_commit(tree: WorkingTreeOps, args: dict[str, Any]) -> Any:
 
 
 async def _git_push(tree: WorkingTreeOps, args: dict[str, Any]) -> Any:
-    return (await tree.git_push(args.get("ref") or None)).to_json()
+    expect = _expected("git_push", args)
+    if not expect:
+        return (await tree.git_push(args.get("ref") or None)).to_json()
+    pushed = await tree.git_push(args.get("ref") or None, expect.get("head"), expect.get("origin"))
+    return pushed.to_json()
 
 
 _PATH = {"type": "string", "description": "Path relative to the workspace root, e.g. docs/intro.md"}
+_SET_ON_HOLD = {
+    "workspace": {
+        "type": "string",
+        "description": "Set by Riverbeam when the call waits for approval; leave it out",
+    },
+    "expect": {
+        "type": "object",
+        "description": "Set by Riverbeam when the call waits for approval (the previewed "
+        "state); leave it out",
+    },
+}
 
 _SPECS: tuple[tuple[ToolSpec, _Handler], ...] = (
     (
@@ -247,7 +309,11 @@ _SPECS: tuple[tuple[ToolSpec, _Handler], ...] = (
             "write_file",
             "Create or replace a file in the workspace with the given body; creates parent directories.",
             json_params(
-                {"path": _PATH, "body": {"type": "string", "description": "The whole new content"}},
+                {
+                    "path": _PATH,
+                    "body": {"type": "string", "description": "The whole new content"},
+                    **_SET_ON_HOLD,
+                },
                 ["path", "body"],
             ),
             idempotent=True,
@@ -319,6 +385,7 @@ _SPECS: tuple[tuple[ToolSpec, _Handler], ...] = (
                         "description": "Set by Riverbeam when the push waits for approval; "
                         "leave it out",
                     },
+                    "expect": _SET_ON_HOLD["expect"],
                 }
             ),
             confirm_required=True,

@@ -23,7 +23,15 @@ from riverbeam.sandbox._gitdir import (
 )
 from riverbeam.sandbox._origin import OriginPolicy, check_origin_form
 from riverbeam.sandbox._paths import display_path, parse_path
-from riverbeam.sandbox._push import push_branch
+from riverbeam.sandbox._preview import (
+    ActionPreview,
+    check_expected,
+    file_blob,
+    preview_push,
+    preview_write,
+    state_moved,
+)
+from riverbeam.sandbox._push import push_branch, resolve_push_branch
 from riverbeam.sandbox._refs import ProtectedRefs, validate_branch_name
 from riverbeam.sandbox._results import (
     AddResult,
@@ -256,17 +264,51 @@ class WorkingTreeCore:
                 )
             return FileContent(shown, text, read.size, read.truncated, False)
 
-    def write_file(self, path: str, body: str) -> WriteResult:
-        """Create or replace a file with `body` (UTF-8), creating parent directories."""
+    def write_file(self, path: str, body: str, expect_blob: str | None = None) -> WriteResult:
+        """Create or replace a file with `body` (UTF-8), creating parent directories.
+
+        Args:
+            expect_blob: an approved write's previewed state: the file's blob id, or
+                `absent`. If the file is not so any more, nothing is written (BEM-275).
+        """
         with self._lock:
-            if not isinstance(body, str):
-                raise _arg_error("body must be a string")
-            try:
-                data = body.encode("utf-8")
-            except UnicodeEncodeError:
-                raise _arg_error("body is not valid Unicode") from None
+            data = _body_bytes(body)
+            expected = check_expected(expect_blob, "blob")
+            if expected is not None:
+                actual, _old = file_blob(self.root, path, limit=self.limits.max_stage_bytes)
+                if actual != expected:
+                    raise state_moved(
+                        "the file", expected=expected, actual=actual, path=display_path(path)
+                    )
             written = self.root.write(path, data, max_bytes=self.limits.max_write_bytes)
             return WriteResult("/".join(parse_path(path)), written)
+
+    # -- approval previews -----------------------------------------------------------------
+
+    def preview_write(self, path: str, body: str) -> ActionPreview:
+        """What `write_file(path, body)` would change, and the file's state now."""
+        with self._lock:
+            data = _body_bytes(body)
+            if len(data) > self.limits.max_write_bytes:
+                raise RiverbeamError(
+                    ErrorCode.FILE_TOO_LARGE,
+                    f"body larger than {self.limits.max_write_bytes} bytes",
+                    path=display_path(path),
+                )
+            return preview_write(
+                self.root,
+                path,
+                data,
+                limit=self.limits.max_preview_bytes,
+                max_file_bytes=self.limits.max_stage_bytes,
+            )
+
+    def preview_push(self, ref: str | None = None) -> ActionPreview:
+        """The commits and diff `push(ref)` would send, and the heads they were computed from."""
+        with self._lock:
+            repo = self._git()
+            branch = resolve_push_branch(repo, ref, self.protected)
+            return preview_push(repo, branch, limit=self.limits.max_preview_bytes)
 
     # -- git -----------------------------------------------------------------------------
 
@@ -435,10 +477,34 @@ class WorkingTreeCore:
             raise RiverbeamError(ErrorCode.GIT_FAILED, f"commit failed: {exc}") from None
         return CommitInfo(str(oid), branch, message.strip().splitlines()[0][:200])
 
-    def push(self, ref: str | None = None) -> PushResult:
-        """Push a branch (default: the current one) to origin without force or credentials."""
+    def push(
+        self,
+        ref: str | None = None,
+        expect_head: str | None = None,
+        expect_origin: str | None = None,
+    ) -> PushResult:
+        """Push a branch (default: the current one) to origin without force or credentials.
+
+        An approved push passes its preview's state (`expect_head`, `expect_origin`); if the
+        branch or the origin's tip moved since, nothing is pushed (BEM-275).
+        """
         with self._lock:
             repo = self._git()
             return push_branch(
-                repo, ref=ref, origin=self._origin, protected=self.protected, policy=self._policy
+                repo,
+                ref=ref,
+                origin=self._origin,
+                protected=self.protected,
+                policy=self._policy,
+                expect_head=check_expected(expect_head, "head", absent_ok=False),
+                expect_origin=check_expected(expect_origin, "origin"),
             )
+
+
+def _body_bytes(body: object) -> bytes:
+    if not isinstance(body, str):
+        raise _arg_error("body must be a string")
+    try:
+        return body.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _arg_error("body is not valid Unicode") from None

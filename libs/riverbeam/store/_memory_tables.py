@@ -294,6 +294,7 @@ class Tables:
                 agent_name=run.agent_name,
                 user_id=user_id,
                 expires_at=None if expiry is None else now + expiry,
+                preview=action.preview,
             ).model_copy(deep=True)
             self.action_pos[action.action_id] = next(self.positions)
 

@@ -152,4 +152,5 @@ async def write_finish(
             bumped["user_id"],
             *_rows.action_columns(pending_actions),
             expiry,
+            _rows.action_previews(pending_actions),
         )

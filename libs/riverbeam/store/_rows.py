@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from riverbeam.store._types import NewAction, NewMessage
 from riverbeam.types import (
     Action,
+    ActionPreview,
     ActionResponseEnvelope,
     AgentResult,
     ContentPart,
@@ -156,7 +157,13 @@ def action_of(row: Row) -> Action:
         agent_name=row["agent_name"],
         user_id=row["user_id"],
         expires_at=row["expires_at"],
+        preview=_preview(row["preview"]),
     )
+
+
+def _preview(text: str | None) -> ActionPreview | None:
+    loaded = _load(text)
+    return None if loaded is None else ActionPreview.model_validate(loaded)
 
 
 def memory_of(row: Row) -> MemoryEntry:
@@ -202,3 +209,8 @@ def action_columns(actions: Sequence[NewAction]) -> list[list[Any]]:
         [dump(a.args) for a in actions],
         [a.tool_call_id for a in actions],
     ]
+
+
+def action_previews(actions: Sequence[NewAction]) -> list[str | None]:
+    """The unnest() array of insert_actions' previews ($12)."""
+    return [None if a.preview is None else dump(a.preview) for a in actions]

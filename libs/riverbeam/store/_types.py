@@ -10,6 +10,7 @@ from pydantic import Field
 from riverbeam.core.ids import new_id
 from riverbeam.types import (
     Action,
+    ActionPreview,
     ActionRequired,
     ContentPart,
     Interaction,
@@ -69,6 +70,8 @@ class NewAction(WireModel):
     tool: str
     args: JsonObject = Field(default_factory=dict)
     tool_call_id: str | None = None
+    # What approving would do (the sandbox's preview), stored with the action.
+    preview: ActionPreview | None = None
 
     @classmethod
     def from_required(cls, required: ActionRequired) -> NewAction:
@@ -79,6 +82,7 @@ class NewAction(WireModel):
             tool=required.tool,
             args=dict(required.args),
             tool_call_id=required.tool_call_id,
+            preview=required.preview,
         )
 
 

@@ -36,6 +36,7 @@ from riverbeam.types._records import (
     Session,
 )
 from riverbeam.types._result import (
+    ActionPreview,
     ActionRequired,
     AgentMessage,
     AgentResult,
@@ -55,6 +56,7 @@ __all__ = [
     "WIRE_TYPES",
     "Action",
     "ActionOutcome",
+    "ActionPreview",
     "ActionRequired",
     "ActionResponseEnvelope",
     "ActionResponseStatus",

@@ -17,7 +17,7 @@ from riverbeam.types._base import (
 )
 from riverbeam.types._content import ContentPart
 from riverbeam.types._invoke import ActionResponseEnvelope, RunOptions, TurnConfig
-from riverbeam.types._result import AgentResult, MessageRole, TokenUsage
+from riverbeam.types._result import ActionPreview, AgentResult, MessageRole, TokenUsage
 from riverbeam.v1 import records_pb2
 
 __all__ = [
@@ -166,6 +166,9 @@ class Action(WireModel):
     user_id: str | None = None
     # Unanswerable after this (BEM-261); hidden from the inbox. None: never expires.
     expires_at: UtcDatetime | None = None
+    # What approving would do, computed when the call was held; approval is bound to its
+    # state (BEM-275). None for a tool without previews.
+    preview: ActionPreview | None = None
 
 
 class MemoryEntry(WireModel):

@@ -19,12 +19,15 @@ from riverbeam.types._content import ContentPart
 from riverbeam.v1 import types_pb2
 
 __all__ = [
+    "ActionPreview",
     "ActionRequired",
     "AgentMessage",
     "AgentResult",
     "FrameType",
     "MessageRole",
     "MessageType",
+    "PreviewCommit",
+    "PreviewState",
     "StreamChunk",
     "TokenUsage",
     "ToolCallRecord",
@@ -77,6 +80,47 @@ class ToolCallRecord(WireModel):
     decisions: list[ToolDecision] = Field(default_factory=list)
 
 
+class PreviewCommit(WireModel):
+    """A commit a held git_push would push."""
+
+    _proto = types_pb2.PreviewCommit
+
+    id: str
+    summary: str = ""
+    author: str = ""
+
+
+class PreviewState(WireModel):
+    """The state a preview was computed from; the approved call runs only on exactly this.
+
+    git_push: branch, head (its local commit) and origin (the origin's tip as last known, or
+    "absent"); write_file: path and blob (its git blob id, or "absent").
+    """
+
+    _proto = types_pb2.PreviewState
+
+    branch: str | None = None
+    head: str | None = None
+    origin: str | None = None
+    path: str | None = None
+    blob: str | None = None
+
+
+class ActionPreview(WireModel):
+    """What approving a held call would do, bounded in size (docs/durability.md)."""
+
+    _proto = types_pb2.ActionPreview
+
+    tool: NonEmptyStr
+    summary: str = ""
+    commits: list[PreviewCommit] = Field(default_factory=list)
+    diff: str = ""
+    truncated: bool = False
+    diff_bytes: int = Field(default=0, ge=0, le=INT32_MAX)
+    state: PreviewState = Field(default_factory=PreviewState)
+    commits_truncated: bool = False
+
+
 class ActionRequired(WireModel):
     """An approval the agent waits for."""
 
@@ -87,6 +131,8 @@ class ActionRequired(WireModel):
     tool: NonEmptyStr
     args: JsonObject = Field(default_factory=dict)
     tool_call_id: str | None = None
+    # What approving would do (git_push, write_file); None for a tool without previews.
+    preview: ActionPreview | None = None
 
 
 class AgentResult(WireModel):
@@ -142,6 +188,8 @@ class AgentMessage(WireModel):
     is_delta: bool = False
     # "recovered": a step frame saying another runner continues the run (durable runs).
     phase: Literal["final", "thinking", "recovered"] | None = None
+    # The `tool` action frame of a held call: what approving it would do.
+    preview: ActionPreview | None = None
 
     @property
     def text(self) -> str:

@@ -19,6 +19,7 @@ from riverbeam.types._ledger import ToolExecution
 from riverbeam.types._models import AgentMetadata, ModelConfig, StreamAck
 from riverbeam.types._records import Action, Interaction, MemoryEntry, Message, Run, Session
 from riverbeam.types._result import (
+    ActionPreview,
     ActionRequired,
     AgentMessage,
     AgentResult,
@@ -38,6 +39,7 @@ WIRE_TYPES: dict[str, type[WireModel]] = {
     model.__name__: model
     for model in (
         Action,
+        ActionPreview,
         ActionRequired,
         ActionResponseEnvelope,
         AgentMessage,

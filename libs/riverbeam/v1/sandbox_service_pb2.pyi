@@ -1,3 +1,4 @@
+from riverbeam.v1 import types_pb2 as _types_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
@@ -191,16 +192,18 @@ class ReadFileResponse(_message.Message):
     def __init__(self, path: _Optional[str] = ..., text: _Optional[str] = ..., size: _Optional[int] = ..., truncated: _Optional[bool] = ..., binary: _Optional[bool] = ...) -> None: ...
 
 class WriteFileRequest(_message.Message):
-    __slots__ = ("workspace", "path", "body", "fence")
+    __slots__ = ("workspace", "path", "body", "fence", "expect_blob")
     WORKSPACE_FIELD_NUMBER: _ClassVar[int]
     PATH_FIELD_NUMBER: _ClassVar[int]
     BODY_FIELD_NUMBER: _ClassVar[int]
     FENCE_FIELD_NUMBER: _ClassVar[int]
+    EXPECT_BLOB_FIELD_NUMBER: _ClassVar[int]
     workspace: str
     path: str
     body: str
     fence: Fence
-    def __init__(self, workspace: _Optional[str] = ..., path: _Optional[str] = ..., body: _Optional[str] = ..., fence: _Optional[_Union[Fence, _Mapping]] = ...) -> None: ...
+    expect_blob: str
+    def __init__(self, workspace: _Optional[str] = ..., path: _Optional[str] = ..., body: _Optional[str] = ..., fence: _Optional[_Union[Fence, _Mapping]] = ..., expect_blob: _Optional[str] = ...) -> None: ...
 
 class WriteFileResponse(_message.Message):
     __slots__ = ("path", "bytes_written")
@@ -331,14 +334,40 @@ class GitCommitResponse(_message.Message):
     def __init__(self, id: _Optional[str] = ..., branch: _Optional[str] = ..., summary: _Optional[str] = ...) -> None: ...
 
 class GitPushRequest(_message.Message):
-    __slots__ = ("workspace", "ref", "fence")
+    __slots__ = ("workspace", "ref", "fence", "expect_head", "expect_origin")
     WORKSPACE_FIELD_NUMBER: _ClassVar[int]
     REF_FIELD_NUMBER: _ClassVar[int]
     FENCE_FIELD_NUMBER: _ClassVar[int]
+    EXPECT_HEAD_FIELD_NUMBER: _ClassVar[int]
+    EXPECT_ORIGIN_FIELD_NUMBER: _ClassVar[int]
     workspace: str
     ref: str
     fence: Fence
-    def __init__(self, workspace: _Optional[str] = ..., ref: _Optional[str] = ..., fence: _Optional[_Union[Fence, _Mapping]] = ...) -> None: ...
+    expect_head: str
+    expect_origin: str
+    def __init__(self, workspace: _Optional[str] = ..., ref: _Optional[str] = ..., fence: _Optional[_Union[Fence, _Mapping]] = ..., expect_head: _Optional[str] = ..., expect_origin: _Optional[str] = ...) -> None: ...
+
+class PreviewActionRequest(_message.Message):
+    __slots__ = ("workspace", "tool", "ref", "path", "body", "fence")
+    WORKSPACE_FIELD_NUMBER: _ClassVar[int]
+    TOOL_FIELD_NUMBER: _ClassVar[int]
+    REF_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    FENCE_FIELD_NUMBER: _ClassVar[int]
+    workspace: str
+    tool: str
+    ref: str
+    path: str
+    body: str
+    fence: Fence
+    def __init__(self, workspace: _Optional[str] = ..., tool: _Optional[str] = ..., ref: _Optional[str] = ..., path: _Optional[str] = ..., body: _Optional[str] = ..., fence: _Optional[_Union[Fence, _Mapping]] = ...) -> None: ...
+
+class PreviewActionResponse(_message.Message):
+    __slots__ = ("preview",)
+    PREVIEW_FIELD_NUMBER: _ClassVar[int]
+    preview: _types_pb2.ActionPreview
+    def __init__(self, preview: _Optional[_Union[_types_pb2.ActionPreview, _Mapping]] = ...) -> None: ...
 
 class GitPushResponse(_message.Message):
     __slots__ = ("branch", "remote_ref", "commit")

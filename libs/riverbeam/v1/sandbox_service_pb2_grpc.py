@@ -109,6 +109,11 @@ class SandboxServiceStub:
                 request_serializer=riverbeam_dot_v1_dot_sandbox__service__pb2.GitPushRequest.SerializeToString,
                 response_deserializer=riverbeam_dot_v1_dot_sandbox__service__pb2.GitPushResponse.FromString,
                 _registered_method=True)
+        self.PreviewAction = channel.unary_unary(
+                '/riverbeam.v1.SandboxService/PreviewAction',
+                request_serializer=riverbeam_dot_v1_dot_sandbox__service__pb2.PreviewActionRequest.SerializeToString,
+                response_deserializer=riverbeam_dot_v1_dot_sandbox__service__pb2.PreviewActionResponse.FromString,
+                _registered_method=True)
         self.RevokeFence = channel.unary_unary(
                 '/riverbeam.v1.SandboxService/RevokeFence',
                 request_serializer=riverbeam_dot_v1_dot_sandbox__service__pb2.RevokeFenceRequest.SerializeToString,
@@ -213,6 +218,14 @@ class SandboxServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PreviewAction(self, request, context):
+        """What a held git_push or write_file would do, and the state it was computed from: the
+        approval preview. Reads only.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def RevokeFence(self, request, context):
         """Fencing: from now on, calls fenced for run_id with an epoch below min_epoch are refused
         (BEM-340). Returns once no such call is in flight any more, so the caller (a reaper taking
@@ -299,6 +312,11 @@ def add_SandboxServiceServicer_to_server(servicer, server):
                     servicer.GitPush,
                     request_deserializer=riverbeam_dot_v1_dot_sandbox__service__pb2.GitPushRequest.FromString,
                     response_serializer=riverbeam_dot_v1_dot_sandbox__service__pb2.GitPushResponse.SerializeToString,
+            ),
+            'PreviewAction': grpc.unary_unary_rpc_method_handler(
+                    servicer.PreviewAction,
+                    request_deserializer=riverbeam_dot_v1_dot_sandbox__service__pb2.PreviewActionRequest.FromString,
+                    response_serializer=riverbeam_dot_v1_dot_sandbox__service__pb2.PreviewActionResponse.SerializeToString,
             ),
             'RevokeFence': grpc.unary_unary_rpc_method_handler(
                     servicer.RevokeFence,
@@ -711,6 +729,33 @@ class SandboxService:
             '/riverbeam.v1.SandboxService/GitPush',
             riverbeam_dot_v1_dot_sandbox__service__pb2.GitPushRequest.SerializeToString,
             riverbeam_dot_v1_dot_sandbox__service__pb2.GitPushResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PreviewAction(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/riverbeam.v1.SandboxService/PreviewAction',
+            riverbeam_dot_v1_dot_sandbox__service__pb2.PreviewActionRequest.SerializeToString,
+            riverbeam_dot_v1_dot_sandbox__service__pb2.PreviewActionResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -157,18 +157,64 @@ class ToolDecision(_message.Message):
     def __init__(self, policy: _Optional[str] = ..., action: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
 
 class ActionRequired(_message.Message):
-    __slots__ = ("action_id", "kind", "tool", "args", "tool_call_id")
+    __slots__ = ("action_id", "kind", "tool", "args", "tool_call_id", "preview")
     ACTION_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     TOOL_FIELD_NUMBER: _ClassVar[int]
     ARGS_FIELD_NUMBER: _ClassVar[int]
     TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    PREVIEW_FIELD_NUMBER: _ClassVar[int]
     action_id: str
     kind: str
     tool: str
     args: _struct_pb2.Struct
     tool_call_id: str
-    def __init__(self, action_id: _Optional[str] = ..., kind: _Optional[str] = ..., tool: _Optional[str] = ..., args: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., tool_call_id: _Optional[str] = ...) -> None: ...
+    preview: ActionPreview
+    def __init__(self, action_id: _Optional[str] = ..., kind: _Optional[str] = ..., tool: _Optional[str] = ..., args: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., tool_call_id: _Optional[str] = ..., preview: _Optional[_Union[ActionPreview, _Mapping]] = ...) -> None: ...
+
+class PreviewCommit(_message.Message):
+    __slots__ = ("id", "summary", "author")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    AUTHOR_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    summary: str
+    author: str
+    def __init__(self, id: _Optional[str] = ..., summary: _Optional[str] = ..., author: _Optional[str] = ...) -> None: ...
+
+class PreviewState(_message.Message):
+    __slots__ = ("branch", "head", "origin", "path", "blob")
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
+    HEAD_FIELD_NUMBER: _ClassVar[int]
+    ORIGIN_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    BLOB_FIELD_NUMBER: _ClassVar[int]
+    branch: str
+    head: str
+    origin: str
+    path: str
+    blob: str
+    def __init__(self, branch: _Optional[str] = ..., head: _Optional[str] = ..., origin: _Optional[str] = ..., path: _Optional[str] = ..., blob: _Optional[str] = ...) -> None: ...
+
+class ActionPreview(_message.Message):
+    __slots__ = ("tool", "summary", "commits", "diff", "truncated", "diff_bytes", "state", "commits_truncated")
+    TOOL_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    COMMITS_FIELD_NUMBER: _ClassVar[int]
+    DIFF_FIELD_NUMBER: _ClassVar[int]
+    TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    DIFF_BYTES_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    COMMITS_TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    tool: str
+    summary: str
+    commits: _containers.RepeatedCompositeFieldContainer[PreviewCommit]
+    diff: str
+    truncated: bool
+    diff_bytes: int
+    state: PreviewState
+    commits_truncated: bool
+    def __init__(self, tool: _Optional[str] = ..., summary: _Optional[str] = ..., commits: _Optional[_Iterable[_Union[PreviewCommit, _Mapping]]] = ..., diff: _Optional[str] = ..., truncated: _Optional[bool] = ..., diff_bytes: _Optional[int] = ..., state: _Optional[_Union[PreviewState, _Mapping]] = ..., commits_truncated: _Optional[bool] = ...) -> None: ...
 
 class AgentResult(_message.Message):
     __slots__ = ("content", "agent_name", "model_used", "session_id", "request_id", "interaction_id", "token_usage", "tool_calls", "metadata", "latency_ms", "interrupted", "action_required", "run_id", "output", "handoff_to")
@@ -205,7 +251,7 @@ class AgentResult(_message.Message):
     def __init__(self, content: _Optional[_Iterable[_Union[ContentPart, _Mapping]]] = ..., agent_name: _Optional[str] = ..., model_used: _Optional[str] = ..., session_id: _Optional[str] = ..., request_id: _Optional[str] = ..., interaction_id: _Optional[str] = ..., token_usage: _Optional[_Union[TokenUsage, _Mapping]] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCallRecord, _Mapping]]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., latency_ms: _Optional[float] = ..., interrupted: _Optional[bool] = ..., action_required: _Optional[_Iterable[_Union[ActionRequired, _Mapping]]] = ..., run_id: _Optional[str] = ..., output: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., handoff_to: _Optional[str] = ...) -> None: ...
 
 class AgentMessage(_message.Message):
-    __slots__ = ("role", "type", "content", "id", "timestamp", "agent_name", "session_id", "interaction_id", "run_id", "step_id", "tool_call_id", "tool_name", "tool_args", "tool_result", "tool_calls", "is_delta", "phase")
+    __slots__ = ("role", "type", "content", "id", "timestamp", "agent_name", "session_id", "interaction_id", "run_id", "step_id", "tool_call_id", "tool_name", "tool_args", "tool_result", "tool_calls", "is_delta", "phase", "preview")
     ROLE_FIELD_NUMBER: _ClassVar[int]
     TYPE_FIELD_NUMBER: _ClassVar[int]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
@@ -223,6 +269,7 @@ class AgentMessage(_message.Message):
     TOOL_CALLS_FIELD_NUMBER: _ClassVar[int]
     IS_DELTA_FIELD_NUMBER: _ClassVar[int]
     PHASE_FIELD_NUMBER: _ClassVar[int]
+    PREVIEW_FIELD_NUMBER: _ClassVar[int]
     role: str
     type: str
     content: _containers.RepeatedCompositeFieldContainer[ContentPart]
@@ -240,7 +287,8 @@ class AgentMessage(_message.Message):
     tool_calls: _containers.RepeatedCompositeFieldContainer[ToolCallRecord]
     is_delta: bool
     phase: str
-    def __init__(self, role: _Optional[str] = ..., type: _Optional[str] = ..., content: _Optional[_Iterable[_Union[ContentPart, _Mapping]]] = ..., id: _Optional[str] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., agent_name: _Optional[str] = ..., session_id: _Optional[str] = ..., interaction_id: _Optional[str] = ..., run_id: _Optional[str] = ..., step_id: _Optional[str] = ..., tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., tool_args: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., tool_result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCallRecord, _Mapping]]] = ..., is_delta: _Optional[bool] = ..., phase: _Optional[str] = ...) -> None: ...
+    preview: ActionPreview
+    def __init__(self, role: _Optional[str] = ..., type: _Optional[str] = ..., content: _Optional[_Iterable[_Union[ContentPart, _Mapping]]] = ..., id: _Optional[str] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., agent_name: _Optional[str] = ..., session_id: _Optional[str] = ..., interaction_id: _Optional[str] = ..., run_id: _Optional[str] = ..., step_id: _Optional[str] = ..., tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., tool_args: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., tool_result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., tool_calls: _Optional[_Iterable[_Union[ToolCallRecord, _Mapping]]] = ..., is_delta: _Optional[bool] = ..., phase: _Optional[str] = ..., preview: _Optional[_Union[ActionPreview, _Mapping]] = ...) -> None: ...
 
 class StreamChunk(_message.Message):
     __slots__ = ("type", "data", "result", "error", "agent_name", "agent_id", "session_id", "interaction_id", "run_id", "step_id", "message_id", "id", "timestamp", "seq", "request_id", "error_code", "parent_run_id")

@@ -253,6 +253,12 @@ async def test_author_push_declined_over_http_runs_nothing(console_env: ConsoleE
         inbox = (await http.get("/v1/inbox", params={"session_id": session_id})).json()
         [action] = inbox["actions"]
         assert (action["tool"], action["status"]) == ("git_push", "pending")
+        # What approving would push, from the sandbox: the commit and the diff (issue 13).
+        preview = action["preview"]
+        assert preview["tool"] == "git_push"
+        assert preview["commits"][0]["summary"] == "Add http notes"
+        assert "+via http" in preview["diff"]
+        assert action["args"]["expect"]["head"] == preview["state"]["head"]
         ack = await http.post(
             f"/v1/actions/{action['action_id']}/decline", json={"reason": "not today"}
         )

@@ -114,11 +114,24 @@ async def test_author_task_approved_in_the_inbox(
     assert calls == ["write_file(…)", "git_add(…)", "git_commit(…)", "git_push(…)"]
     results = await page.eval_on_selector_all("#tools .tool.result", "nodes => nodes.length")  # type: ignore[attr-defined]
     assert results == 3  # the push waits for a person
+    # The held push's call shows its preview in the playground too.
+    held = await page.wait_for_selector("#tools .tool.call .preview .preview-summary")  # type: ignore[attr-defined]
+    assert "commit" in await held.inner_text()
     await _screenshot(page, tmp_path)
 
     await page.click("[data-tab=inbox]")  # type: ignore[attr-defined]
     card = await page.wait_for_selector(".action-card[data-tool=git_push]")  # type: ignore[attr-defined]
     assert "git_push" in await card.inner_text()
+    # The card shows what approving would push: the commit and the diff, additions marked.
+    summary = await card.query_selector(".preview .preview-summary")  # type: ignore[attr-defined]
+    assert "commit" in await summary.inner_text()
+    assert (
+        "Add browser notes" in await (await card.query_selector(".preview .commits")).inner_text()
+    )  # type: ignore[attr-defined]
+    added = await card.eval_on_selector_all(  # type: ignore[attr-defined]
+        ".preview pre.diff .diff-add", "nodes => nodes.map(n => n.textContent)"
+    )
+    assert "+from the browser\n" in added, added
     # The refs before the approval: it must add exactly one session branch (other tests of this
     # stack push theirs too).
     before = set(pygit2.Repository(str(console_env.origin)).references)

@@ -58,9 +58,14 @@ class CountingTree:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
 
-    async def git_push(self, ref: str | None = None) -> PushResult:
+    async def git_push(
+        self,
+        ref: str | None = None,
+        expect_head: str | None = None,
+        expect_origin: str | None = None,
+    ) -> PushResult:
         self.pushes.append(ref)
-        return await self._inner.git_push(ref)
+        return await self._inner.git_push(ref, expect_head, expect_origin)
 
 
 @dataclass
@@ -183,13 +188,16 @@ async def interrupted_author_run(
     result = done.result
     assert result.interrupted
     (pending,) = result.action_required
-    assert (pending.tool, pending.args) == ("git_push", {"ref": BRANCH})
     commit = next(
         f.data.tool_result
         for f in frames
         if f.data is not None and f.data.type == "tool_result" and f.data.tool_name == "git_commit"
     )
     assert commit["branch"] == BRANCH
+    # The stored call names the branch and the state its preview was computed from.
+    expect = {"head": commit["commit"], "origin": "absent"}
+    assert (pending.tool, pending.args) == ("git_push", {"ref": BRANCH, "expect": expect})
+    assert pending.preview is not None and pending.preview.commits[0].id == commit["commit"]
     # The done frame is published after the records: they are there when it is seen.
     run = await beam.get_run(ack.run_id or "")
     assert run.status == "interrupted" and run.result == result

@@ -156,9 +156,16 @@ async def test_a_cancelled_sessions_draft_never_reaches_another_sessions_push(
         placement = session_placement(session_b)
         (pending,) = first.action_required
         assert pending.tool == "git_push"
-        assert pending.args == {"ref": placement.branch, "workspace": placement.workspace}
+        # ... and what it would push (its preview), the state its approval is bound to.
+        assert pending.preview is not None and pending.preview.state.branch == placement.branch
+        expect = {"head": pending.preview.state.head, "origin": "absent"}
+        assert pending.args == {
+            "ref": placement.branch,
+            "workspace": placement.workspace,
+            "expect": expect,
+        }
         stored = await store.get_action(action_id=pending.action_id)
-        assert stored.args == pending.args
+        assert stored.args == pending.args and stored.preview == pending.preview
 
         resumed = await beam.resume(
             {
@@ -256,4 +263,6 @@ async def test_frame_of_a_held_push_shows_the_stored_arguments(
         await beam.wait_idle()
     placement = session_placement(session)
     assert frame.data is not None
-    assert frame.data.tool_args == {"ref": placement.branch, "workspace": placement.workspace}
+    args = dict(frame.data.tool_args or {})
+    assert set(args.pop("expect")) == {"head", "origin"}  # the previewed state
+    assert args == {"ref": placement.branch, "workspace": placement.workspace}

@@ -62,7 +62,14 @@ def test_nine_tools_with_their_specs() -> None:
     assert specs["read_file"].parameters["required"] == ["path"]
     assert specs["write_file"].parameters["required"] == ["path", "body"]
     assert specs["git_commit"].parameters["required"] == ["message"]
-    assert set(specs["git_push"].parameters["properties"]) == {"ref", "workspace"}
+    assert set(specs["git_push"].parameters["properties"]) == {"ref", "workspace", "expect"}
+    # Set when a call is held for approval: its workspace and the previewed state.
+    assert set(specs["write_file"].parameters["properties"]) == {
+        "path",
+        "body",
+        "workspace",
+        "expect",
+    }
     for spec in specs.values():
         assert spec.parameters["additionalProperties"] is False
         assert spec.openai()["function"]["name"] == spec.name

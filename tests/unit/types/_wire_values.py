@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from riverbeam.types import (
     Action,
     ActionOutcome,
+    ActionPreview,
     ActionRequired,
     ActionResponseEnvelope,
     ActionResponseStatus,
@@ -57,6 +58,7 @@ from riverbeam.types import (
     _convert,
 )
 from riverbeam.types._base import INT32_MAX
+from riverbeam.types._result import PreviewCommit, PreviewState
 
 __all__ = ["VALUES", "json_values", "messages", "mutated"]
 
@@ -149,6 +151,24 @@ tool_calls = st.builds(
     latency_ms=opt(finite),
     decisions=st.lists(tool_decisions, max_size=2),
 )
+previews = st.builds(
+    ActionPreview,
+    tool=names,
+    summary=texts,
+    commits=st.lists(st.builds(PreviewCommit, id=texts, summary=texts, author=texts), max_size=2),
+    diff=texts,
+    truncated=st.booleans(),
+    diff_bytes=int32s,
+    state=st.builds(
+        PreviewState,
+        branch=opt(texts),
+        head=opt(texts),
+        origin=opt(texts),
+        path=opt(texts),
+        blob=opt(texts),
+    ),
+    commits_truncated=st.booleans(),
+)
 actions_required = st.builds(
     ActionRequired,
     action_id=uuids,
@@ -156,6 +176,7 @@ actions_required = st.builds(
     tool=names,
     args=json_objects,
     tool_call_id=opt(texts),
+    preview=opt(previews),
 )
 agent_results = st.builds(
     AgentResult,
@@ -193,6 +214,7 @@ agent_messages = st.builds(
     tool_calls=st.lists(tool_calls, max_size=2),
     is_delta=st.booleans(),
     phase=opt(st.sampled_from(["final", "thinking"])),
+    preview=opt(previews),
 )
 auth_contexts = st.builds(
     InvokeAuthContext,
@@ -249,7 +271,9 @@ VALUES: dict[str, S[Any]] = {
         error=opt(texts),
         agent_name=opt(texts),
         user_id=opt(texts),
+        preview=opt(previews),
     ),
+    "ActionPreview": previews,
     "ActionRequired": actions_required,
     "ActionResponseEnvelope": envelopes,
     "AgentMessage": agent_messages,

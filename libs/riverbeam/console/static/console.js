@@ -150,7 +150,8 @@ class FrameView {
         const result = el("div", { class: "tool result" }, el("span", { class: "name" }, `${data.tool_name} →`), el("pre", {}, json(data.tool_result)));
         if (row) row.after(result); else this.tools.append(result);
       } else {
-        const row = el("div", { class: "tool call" }, el("span", { class: "name" }, `${data.tool_name}(…)`), el("pre", {}, json(data.tool_args || {})));
+        const row = el("div", { class: "tool call" }, el("span", { class: "name" }, `${data.tool_name}(…)`), el("pre", {}, json(data.tool_args || {})),
+          data.preview ? previewView(data.preview) : null);  // a held call: what approving would do
         this.toolRows.set(data.tool_call_id, row);
         this.tools.append(row);
       }
@@ -375,8 +376,29 @@ function actionCard(action) {
     el("div", { class: "head" }, el("strong", { class: "tool-name" }, action.tool), state,
       el("span", { class: "dim" }, `${action.agent_name || ""} · session ${short(action.session_id)} · interaction ${short(action.interaction_id)} · ${action.created_at}`)),
     el("div", {}, el("span", { class: "dim" }, "arguments"), el("pre", { class: "args" }, json(action.args || {}))),
-    preview !== undefined ? el("div", {}, el("span", { class: "dim" }, "preview"), el("pre", { class: "preview" }, typeof preview === "string" ? preview : json(preview))) : null,
+    preview !== undefined && preview !== null ? previewView(preview) : null,
     buttons, out);
+}
+// What approving would do (the sandbox's preview): a summary, the commits a push would send,
+// and the unified diff, each line classed so additions and removals stand out.
+function previewView(preview) {
+  if (typeof preview === "string") return el("div", { class: "preview" }, el("pre", {}, preview));
+  const state = preview.state || {};
+  const bound = state.head ? `head ${short(state.head)}` : state.blob ? `file ${state.blob === "absent" ? "absent" : short(state.blob)}` : "";
+  const commits = (preview.commits || []).map((c) =>
+    el("li", { class: "commit" }, el("code", {}, String(c.id || "").slice(0, 12)), " ", c.summary || "", el("span", { class: "dim" }, ` ${c.author || ""}`)));
+  const lines = String(preview.diff || "").split("\n").map((line) => {
+    const kind = line.startsWith("+++") || line.startsWith("---") ? "diff-file"
+      : line.startsWith("+") ? "diff-add" : line.startsWith("-") ? "diff-del"
+      : line.startsWith("@@") ? "diff-hunk" : line.startsWith("[... preview truncated") ? "diff-cut" : "";
+    return el("span", { class: kind }, `${line}\n`);
+  });
+  return el("div", { class: "preview", dataset: { tool: preview.tool || "" } },
+    el("div", {}, el("span", { class: "dim" }, "preview "), el("strong", { class: "preview-summary" }, preview.summary || preview.tool),
+      bound ? el("span", { class: "dim" }, ` · approval bound to ${bound}`) : null),
+    commits.length ? el("ul", { class: "commits" }, ...commits) : null,
+    preview.diff ? el("pre", { class: "diff" }, ...lines) : null,
+    preview.truncated ? el("div", { class: "dim" }, `diff cut at the preview limit (${preview.diff_bytes} bytes in all)`) : null);
 }
 async function refreshInbox() {
   clearProblem();

@@ -18,7 +18,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file riverbeam/v1/types.proto.
  */
 export const file_riverbeam_v1_types: GenFile = /*@__PURE__*/
-  fileDesc("ChhyaXZlcmJlYW0vdjEvdHlwZXMucHJvdG8SDHJpdmVyYmVhbS52MSKjAQoRSW52b2tlQXV0aENvbnRleHQSFAoHdXNlcl9pZBgBIAEoCUgAiAEBEhcKCnByb2ZpbGVfaWQYAiABKAlIAYgBARITCgZvcmdfaWQYAyABKAlIAogBARIWCgltY3BfdG9rZW4YBCABKAlIA4gBAUIKCghfdXNlcl9pZEINCgtfcHJvZmlsZV9pZEIJCgdfb3JnX2lkQgwKCl9tY3BfdG9rZW4i4gEKC0NvbnRlbnRQYXJ0EgwKBHR5cGUYASABKAkSEQoEdGV4dBgCIAEoCUgAiAEBEhAKA3VybBgDIAEoCUgBiAEBEhEKBGRhdGEYBCABKAlIAogBARIWCgltaW1lX3R5cGUYBSABKAlIA4gBARIVCghtZWRpYV9pZBgGIAEoCUgEiAEBEikKCG1ldGFkYXRhGAcgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIHCgVfdGV4dEIGCgRfdXJsQgcKBV9kYXRhQgwKCl9taW1lX3R5cGVCCwoJX21lZGlhX2lkIrECChZBY3Rpb25SZXNwb25zZUVudmVsb3BlEhEKCWFjdGlvbl9pZBgBIAEoCRIMCgRraW5kGAIgASgJEhIKCnJlcXVlc3RfaWQYAyABKAkSEwoGc3RhdHVzGAQgASgJSACIAQESKAoHcGF5bG9hZBgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSDgoGZXJyb3JzGAYgAygJEhkKDHJlc3BvbmRlcl9pZBgHIAEoCUgBiAEBEjAKDHJlc3BvbmRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGQoMbGNfYWN0aW9uX2lkGAkgASgJSAKIAQFCCQoHX3N0YXR1c0IPCg1fcmVzcG9uZGVyX2lkQg8KDV9sY19hY3Rpb25faWQi/wQKDUludm9rZVJlcXVlc3QSEgoKYWdlbnRfbmFtZRgBIAEoCRIqCgdjb250ZW50GAIgAygLMhkucml2ZXJiZWFtLnYxLkNvbnRlbnRQYXJ0EhIKCnNlc3Npb25faWQYAyABKAkSGwoObW9kZWxfb3ZlcnJpZGUYBCABKAlIAIgBARIpCghtZXRhZGF0YRgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSGwoOaW50ZXJhY3Rpb25faWQYBiABKAlIAYgBARIXCgpyZXF1ZXN0X2lkGAcgASgJSAKIAQESDgoGc3RyZWFtGAggASgIEjUKB2FjdGlvbnMYCSADKAsyJC5yaXZlcmJlYW0udjEuQWN0aW9uUmVzcG9uc2VFbnZlbG9wZRI1CgxhdXRoX2NvbnRleHQYCiABKAsyHy5yaXZlcmJlYW0udjEuSW52b2tlQXV0aENvbnRleHQSMAoPcmVzcG9uc2Vfc2NoZW1hGDIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIZCgx0aW1lX2xpbWl0X3MYMyABKAFIA4gBARIZCgx0b2tlbl9idWRnZXQYNCABKAVIBIgBARItCgt0dXJuX2NvbmZpZxg1IAEoCzIYLnJpdmVyYmVhbS52MS5UdXJuQ29uZmlnEjAKDnNlc3Npb25fY29uZmlnGDYgASgLMhgucml2ZXJiZWFtLnYxLlR1cm5Db25maWdCEQoPX21vZGVsX292ZXJyaWRlQhEKD19pbnRlcmFjdGlvbl9pZEINCgtfcmVxdWVzdF9pZEIPCg1fdGltZV9saW1pdF9zQg8KDV90b2tlbl9idWRnZXQisAEKClR1cm5Db25maWcSFQoNaW5jbHVkZV90b29scxgBIAMoCRIVCg1leGNsdWRlX3Rvb2xzGAIgAygJEiEKFHByZXBlbmRfaW5zdHJ1Y3Rpb25zGAMgASgJSACIAQESIAoTYXBwZW5kX2luc3RydWN0aW9ucxgEIAEoCUgBiAEBQhcKFV9wcmVwZW5kX2luc3RydWN0aW9uc0IWChRfYXBwZW5kX2luc3RydWN0aW9ucyLFAQoKUnVuT3B0aW9ucxIwCg9yZXNwb25zZV9zY2hlbWEYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhkKDHRpbWVfbGltaXRfcxgCIAEoAUgAiAEBEhkKDHRva2VuX2J1ZGdldBgDIAEoBUgBiAEBEi0KC3R1cm5fY29uZmlnGAQgASgLMhgucml2ZXJiZWFtLnYxLlR1cm5Db25maWdCDwoNX3RpbWVfbGltaXRfc0IPCg1fdG9rZW5fYnVkZ2V0IlQKClRva2VuVXNhZ2USFQoNcHJvbXB0X3Rva2VucxgBIAEoBRIZChFjb21wbGV0aW9uX3Rva2VucxgCIAEoBRIUCgx0b3RhbF90b2tlbnMYAyABKAUi9QEKDlRvb2xDYWxsUmVjb3JkEhEKCXRvb2xfbmFtZRgBIAEoCRIlCgRhcmdzGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIZCgx0b29sX2NhbGxfaWQYAyABKAlIAIgBARImCgZyZXN1bHQYBCABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSFwoKbGF0ZW5jeV9tcxgFIAEoAUgBiAEBEi0KCWRlY2lzaW9ucxgyIAMoCzIaLnJpdmVyYmVhbS52MS5Ub29sRGVjaXNpb25CDwoNX3Rvb2xfY2FsbF9pZEINCgtfbGF0ZW5jeV9tcyJQCgxUb29sRGVjaXNpb24SDgoGcG9saWN5GAEgASgJEg4KBmFjdGlvbhgCIAEoCRIUCgdtZXNzYWdlGAMgASgJSACIAQFCCgoIX21lc3NhZ2UikgEKDkFjdGlvblJlcXVpcmVkEhEKCWFjdGlvbl9pZBgBIAEoCRIMCgRraW5kGAIgASgJEgwKBHRvb2wYAyABKAkSJQoEYXJncxgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSGQoMdG9vbF9jYWxsX2lkGAUgASgJSACIAQFCDwoNX3Rvb2xfY2FsbF9pZCLmBAoLQWdlbnRSZXN1bHQSKgoHY29udGVudBgBIAMoCzIZLnJpdmVyYmVhbS52MS5Db250ZW50UGFydBISCgphZ2VudF9uYW1lGAIgASgJEhcKCm1vZGVsX3VzZWQYAyABKAlIAIgBARIXCgpzZXNzaW9uX2lkGAQgASgJSAGIAQESFwoKcmVxdWVzdF9pZBgFIAEoCUgCiAEBEhsKDmludGVyYWN0aW9uX2lkGAYgASgJSAOIAQESLQoLdG9rZW5fdXNhZ2UYByABKAsyGC5yaXZlcmJlYW0udjEuVG9rZW5Vc2FnZRIwCgp0b29sX2NhbGxzGAggAygLMhwucml2ZXJiZWFtLnYxLlRvb2xDYWxsUmVjb3JkEikKCG1ldGFkYXRhGAkgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIXCgpsYXRlbmN5X21zGAogASgBSASIAQESEwoLaW50ZXJydXB0ZWQYCyABKAgSNQoPYWN0aW9uX3JlcXVpcmVkGAwgAygLMhwucml2ZXJiZWFtLnYxLkFjdGlvblJlcXVpcmVkEhMKBnJ1bl9pZBgNIAEoCUgFiAEBEiYKBm91dHB1dBgyIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRIYCgpoYW5kb2ZmX3RvGIIBIAEoCUgGiAEBQg0KC19tb2RlbF91c2VkQg0KC19zZXNzaW9uX2lkQg0KC19yZXF1ZXN0X2lkQhEKD19pbnRlcmFjdGlvbl9pZEINCgtfbGF0ZW5jeV9tc0IJCgdfcnVuX2lkQg0KC19oYW5kb2ZmX3RvIuwECgxBZ2VudE1lc3NhZ2USDAoEcm9sZRgBIAEoCRIMCgR0eXBlGAIgASgJEioKB2NvbnRlbnQYAyADKAsyGS5yaXZlcmJlYW0udjEuQ29udGVudFBhcnQSDwoCaWQYBCABKAlIAIgBARItCgl0aW1lc3RhbXAYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhcKCmFnZW50X25hbWUYBiABKAlIAYgBARIXCgpzZXNzaW9uX2lkGAcgASgJSAKIAQESGwoOaW50ZXJhY3Rpb25faWQYCCABKAlIA4gBARITCgZydW5faWQYCSABKAlIBIgBARIUCgdzdGVwX2lkGAogASgJSAWIAQESGQoMdG9vbF9jYWxsX2lkGAsgASgJSAaIAQESFgoJdG9vbF9uYW1lGAwgASgJSAeIAQESKgoJdG9vbF9hcmdzGA0gASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIrCgt0b29sX3Jlc3VsdBgOIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRIwCgp0b29sX2NhbGxzGA8gAygLMhwucml2ZXJiZWFtLnYxLlRvb2xDYWxsUmVjb3JkEhAKCGlzX2RlbHRhGBAgASgIEhIKBXBoYXNlGBEgASgJSAiIAQFCBQoDX2lkQg0KC19hZ2VudF9uYW1lQg0KC19zZXNzaW9uX2lkQhEKD19pbnRlcmFjdGlvbl9pZEIJCgdfcnVuX2lkQgoKCF9zdGVwX2lkQg8KDV90b29sX2NhbGxfaWRCDAoKX3Rvb2xfbmFtZUIICgZfcGhhc2Ui/AQKC1N0cmVhbUNodW5rEgwKBHR5cGUYASABKAkSKAoEZGF0YRgCIAEoCzIaLnJpdmVyYmVhbS52MS5BZ2VudE1lc3NhZ2USKQoGcmVzdWx0GAMgASgLMhkucml2ZXJiZWFtLnYxLkFnZW50UmVzdWx0EhIKBWVycm9yGAQgASgJSACIAQESFwoKYWdlbnRfbmFtZRgFIAEoCUgBiAEBEhUKCGFnZW50X2lkGAYgASgJSAKIAQESFwoKc2Vzc2lvbl9pZBgHIAEoCUgDiAEBEhsKDmludGVyYWN0aW9uX2lkGAggASgJSASIAQESEwoGcnVuX2lkGAkgASgJSAWIAQESFAoHc3RlcF9pZBgKIAEoCUgGiAEBEhcKCm1lc3NhZ2VfaWQYCyABKAlIB4gBARIPCgJpZBgMIAEoCUgIiAEBEi0KCXRpbWVzdGFtcBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoDc2VxGA4gASgFSAmIAQESFwoKcmVxdWVzdF9pZBgPIAEoCUgKiAEBEhcKCmVycm9yX2NvZGUYECABKAlIC4gBARIbCg1wYXJlbnRfcnVuX2lkGIIBIAEoCUgMiAEBQggKBl9lcnJvckINCgtfYWdlbnRfbmFtZUILCglfYWdlbnRfaWRCDQoLX3Nlc3Npb25faWRCEQoPX2ludGVyYWN0aW9uX2lkQgkKB19ydW5faWRCCgoIX3N0ZXBfaWRCDQoLX21lc3NhZ2VfaWRCBQoDX2lkQgYKBF9zZXFCDQoLX3JlcXVlc3RfaWRCDQoLX2Vycm9yX2NvZGVCEAoOX3BhcmVudF9ydW5faWQigQIKC01vZGVsQ29uZmlnEgwKBG5hbWUYASABKAkSEAoIcHJvdmlkZXIYAiABKAkSEgoKbW9kYWxpdGllcxgDIAMoCRIUCgxjYXBhYmlsaXRpZXMYBCADKAkSGgoSY29zdF9wZXJfMWtfdG9rZW5zGAUgASgBEhIKCm1heF90b2tlbnMYBiABKAUSFAoHYXBpX2tleRgHIAEoCUgAiAEBEi8KD3Byb3ZpZGVyX2NvbmZpZxgIIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRIlCgVleHRyYRgJIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUIKCghfYXBpX2tleSKAAwoNQWdlbnRNZXRhZGF0YRIMCgRuYW1lGAEgASgJEhgKC2Rlc2NyaXB0aW9uGAIgASgJSACIAQESHAoUc3VwcG9ydGVkX21vZGFsaXRpZXMYAyADKAkSGQoRb3V0cHV0X21vZGFsaXRpZXMYBCADKAkSDAoEdGFncxgFIAMoCRIUCgd2ZXJzaW9uGAYgASgJSAGIAQESFQoIYWdlbnRfaWQYByABKAlIAogBARISCgVtb2RlbBhGIAEoCUgDiAEBEhoKDWRlZmF1bHRfbW9kZWwYUCABKAlIBIgBARIbCg52ZXJzaW9uX3BvbGljeRhaIAEoCUgFiAEBEhsKDmFwcHJvdmFsX3R0bF9zGFsgASgBSAaIAQFCDgoMX2Rlc2NyaXB0aW9uQgoKCF92ZXJzaW9uQgsKCV9hZ2VudF9pZEIICgZfbW9kZWxCEAoOX2RlZmF1bHRfbW9kZWxCEQoPX3ZlcnNpb25fcG9saWN5QhEKD19hcHByb3ZhbF90dGxfcyKRAQoJU3RyZWFtQWNrEhIKCnJlcXVlc3RfaWQYASABKAkSFgoOaW50ZXJhY3Rpb25faWQYAiABKAkSEgoKc2Vzc2lvbl9pZBgDIAEoCRIPCgdzdWJqZWN0GAQgASgJEhMKC3N0cmVhbV9uYW1lGAUgASgJEhMKBnJ1bl9pZBgGIAEoCUgAiAEBQgkKB19ydW5faWQiigEKCFVzYWdlUm93EgsKA2tleRgBIAEoCRINCgVtb2RlbBgCIAEoCRIMCgRydW5zGAMgASgDEhUKDXByb21wdF90b2tlbnMYBCABKAMSGQoRY29tcGxldGlvbl90b2tlbnMYBSABKAMSFAoMdG90YWxfdG9rZW5zGAYgASgDEgwKBGNvc3QYByABKAFCtAEKEGRldi5yaXZlcmJlYW0udjFCClR5cGVzUHJvdG9QAVo+Z2l0aHViLmNvbS9yaXZlcmJlYW0vcml2ZXJiZWFtL2dlbi9nby9yaXZlcmJlYW0vdjE7cml2ZXJiZWFtdjGiAgNSWFiqAgxSaXZlcmJlYW0uVjG6AgJSQsoCDFJpdmVyYmVhbVxWMeICGFJpdmVyYmVhbVxWMVxHUEJNZXRhZGF0YeoCDVJpdmVyYmVhbTo6VjFiBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("ChhyaXZlcmJlYW0vdjEvdHlwZXMucHJvdG8SDHJpdmVyYmVhbS52MSKjAQoRSW52b2tlQXV0aENvbnRleHQSFAoHdXNlcl9pZBgBIAEoCUgAiAEBEhcKCnByb2ZpbGVfaWQYAiABKAlIAYgBARITCgZvcmdfaWQYAyABKAlIAogBARIWCgltY3BfdG9rZW4YBCABKAlIA4gBAUIKCghfdXNlcl9pZEINCgtfcHJvZmlsZV9pZEIJCgdfb3JnX2lkQgwKCl9tY3BfdG9rZW4i4gEKC0NvbnRlbnRQYXJ0EgwKBHR5cGUYASABKAkSEQoEdGV4dBgCIAEoCUgAiAEBEhAKA3VybBgDIAEoCUgBiAEBEhEKBGRhdGEYBCABKAlIAogBARIWCgltaW1lX3R5cGUYBSABKAlIA4gBARIVCghtZWRpYV9pZBgGIAEoCUgEiAEBEikKCG1ldGFkYXRhGAcgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIHCgVfdGV4dEIGCgRfdXJsQgcKBV9kYXRhQgwKCl9taW1lX3R5cGVCCwoJX21lZGlhX2lkIrECChZBY3Rpb25SZXNwb25zZUVudmVsb3BlEhEKCWFjdGlvbl9pZBgBIAEoCRIMCgRraW5kGAIgASgJEhIKCnJlcXVlc3RfaWQYAyABKAkSEwoGc3RhdHVzGAQgASgJSACIAQESKAoHcGF5bG9hZBgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSDgoGZXJyb3JzGAYgAygJEhkKDHJlc3BvbmRlcl9pZBgHIAEoCUgBiAEBEjAKDHJlc3BvbmRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGQoMbGNfYWN0aW9uX2lkGAkgASgJSAKIAQFCCQoHX3N0YXR1c0IPCg1fcmVzcG9uZGVyX2lkQg8KDV9sY19hY3Rpb25faWQi/wQKDUludm9rZVJlcXVlc3QSEgoKYWdlbnRfbmFtZRgBIAEoCRIqCgdjb250ZW50GAIgAygLMhkucml2ZXJiZWFtLnYxLkNvbnRlbnRQYXJ0EhIKCnNlc3Npb25faWQYAyABKAkSGwoObW9kZWxfb3ZlcnJpZGUYBCABKAlIAIgBARIpCghtZXRhZGF0YRgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSGwoOaW50ZXJhY3Rpb25faWQYBiABKAlIAYgBARIXCgpyZXF1ZXN0X2lkGAcgASgJSAKIAQESDgoGc3RyZWFtGAggASgIEjUKB2FjdGlvbnMYCSADKAsyJC5yaXZlcmJlYW0udjEuQWN0aW9uUmVzcG9uc2VFbnZlbG9wZRI1CgxhdXRoX2NvbnRleHQYCiABKAsyHy5yaXZlcmJlYW0udjEuSW52b2tlQXV0aENvbnRleHQSMAoPcmVzcG9uc2Vfc2NoZW1hGDIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIZCgx0aW1lX2xpbWl0X3MYMyABKAFIA4gBARIZCgx0b2tlbl9idWRnZXQYNCABKAVIBIgBARItCgt0dXJuX2NvbmZpZxg1IAEoCzIYLnJpdmVyYmVhbS52MS5UdXJuQ29uZmlnEjAKDnNlc3Npb25fY29uZmlnGDYgASgLMhgucml2ZXJiZWFtLnYxLlR1cm5Db25maWdCEQoPX21vZGVsX292ZXJyaWRlQhEKD19pbnRlcmFjdGlvbl9pZEINCgtfcmVxdWVzdF9pZEIPCg1fdGltZV9saW1pdF9zQg8KDV90b2tlbl9idWRnZXQisAEKClR1cm5Db25maWcSFQoNaW5jbHVkZV90b29scxgBIAMoCRIVCg1leGNsdWRlX3Rvb2xzGAIgAygJEiEKFHByZXBlbmRfaW5zdHJ1Y3Rpb25zGAMgASgJSACIAQESIAoTYXBwZW5kX2luc3RydWN0aW9ucxgEIAEoCUgBiAEBQhcKFV9wcmVwZW5kX2luc3RydWN0aW9uc0IWChRfYXBwZW5kX2luc3RydWN0aW9ucyLFAQoKUnVuT3B0aW9ucxIwCg9yZXNwb25zZV9zY2hlbWEYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhkKDHRpbWVfbGltaXRfcxgCIAEoAUgAiAEBEhkKDHRva2VuX2J1ZGdldBgDIAEoBUgBiAEBEi0KC3R1cm5fY29uZmlnGAQgASgLMhgucml2ZXJiZWFtLnYxLlR1cm5Db25maWdCDwoNX3RpbWVfbGltaXRfc0IPCg1fdG9rZW5fYnVkZ2V0IlQKClRva2VuVXNhZ2USFQoNcHJvbXB0X3Rva2VucxgBIAEoBRIZChFjb21wbGV0aW9uX3Rva2VucxgCIAEoBRIUCgx0b3RhbF90b2tlbnMYAyABKAUi9QEKDlRvb2xDYWxsUmVjb3JkEhEKCXRvb2xfbmFtZRgBIAEoCRIlCgRhcmdzGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIZCgx0b29sX2NhbGxfaWQYAyABKAlIAIgBARImCgZyZXN1bHQYBCABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSFwoKbGF0ZW5jeV9tcxgFIAEoAUgBiAEBEi0KCWRlY2lzaW9ucxgyIAMoCzIaLnJpdmVyYmVhbS52MS5Ub29sRGVjaXNpb25CDwoNX3Rvb2xfY2FsbF9pZEINCgtfbGF0ZW5jeV9tcyJQCgxUb29sRGVjaXNpb24SDgoGcG9saWN5GAEgASgJEg4KBmFjdGlvbhgCIAEoCRIUCgdtZXNzYWdlGAMgASgJSACIAQFCCgoIX21lc3NhZ2UiwAEKDkFjdGlvblJlcXVpcmVkEhEKCWFjdGlvbl9pZBgBIAEoCRIMCgRraW5kGAIgASgJEgwKBHRvb2wYAyABKAkSJQoEYXJncxgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSGQoMdG9vbF9jYWxsX2lkGAUgASgJSACIAQESLAoHcHJldmlldxh4IAEoCzIbLnJpdmVyYmVhbS52MS5BY3Rpb25QcmV2aWV3Qg8KDV90b29sX2NhbGxfaWQiPAoNUHJldmlld0NvbW1pdBIKCgJpZBgBIAEoCRIPCgdzdW1tYXJ5GAIgASgJEg4KBmF1dGhvchgDIAEoCSKiAQoMUHJldmlld1N0YXRlEhMKBmJyYW5jaBgBIAEoCUgAiAEBEhEKBGhlYWQYAiABKAlIAYgBARITCgZvcmlnaW4YAyABKAlIAogBARIRCgRwYXRoGAQgASgJSAOIAQESEQoEYmxvYhgFIAEoCUgEiAEBQgkKB19icmFuY2hCBwoFX2hlYWRCCQoHX29yaWdpbkIHCgVfcGF0aEIHCgVfYmxvYiLXAQoNQWN0aW9uUHJldmlldxIMCgR0b29sGAEgASgJEg8KB3N1bW1hcnkYAiABKAkSLAoHY29tbWl0cxgDIAMoCzIbLnJpdmVyYmVhbS52MS5QcmV2aWV3Q29tbWl0EgwKBGRpZmYYBCABKAkSEQoJdHJ1bmNhdGVkGAUgASgIEhIKCmRpZmZfYnl0ZXMYBiABKAUSKQoFc3RhdGUYByABKAsyGi5yaXZlcmJlYW0udjEuUHJldmlld1N0YXRlEhkKEWNvbW1pdHNfdHJ1bmNhdGVkGAggASgIIuYECgtBZ2VudFJlc3VsdBIqCgdjb250ZW50GAEgAygLMhkucml2ZXJiZWFtLnYxLkNvbnRlbnRQYXJ0EhIKCmFnZW50X25hbWUYAiABKAkSFwoKbW9kZWxfdXNlZBgDIAEoCUgAiAEBEhcKCnNlc3Npb25faWQYBCABKAlIAYgBARIXCgpyZXF1ZXN0X2lkGAUgASgJSAKIAQESGwoOaW50ZXJhY3Rpb25faWQYBiABKAlIA4gBARItCgt0b2tlbl91c2FnZRgHIAEoCzIYLnJpdmVyYmVhbS52MS5Ub2tlblVzYWdlEjAKCnRvb2xfY2FsbHMYCCADKAsyHC5yaXZlcmJlYW0udjEuVG9vbENhbGxSZWNvcmQSKQoIbWV0YWRhdGEYCSABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhcKCmxhdGVuY3lfbXMYCiABKAFIBIgBARITCgtpbnRlcnJ1cHRlZBgLIAEoCBI1Cg9hY3Rpb25fcmVxdWlyZWQYDCADKAsyHC5yaXZlcmJlYW0udjEuQWN0aW9uUmVxdWlyZWQSEwoGcnVuX2lkGA0gASgJSAWIAQESJgoGb3V0cHV0GDIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEhgKCmhhbmRvZmZfdG8YggEgASgJSAaIAQFCDQoLX21vZGVsX3VzZWRCDQoLX3Nlc3Npb25faWRCDQoLX3JlcXVlc3RfaWRCEQoPX2ludGVyYWN0aW9uX2lkQg0KC19sYXRlbmN5X21zQgkKB19ydW5faWRCDQoLX2hhbmRvZmZfdG8imgUKDEFnZW50TWVzc2FnZRIMCgRyb2xlGAEgASgJEgwKBHR5cGUYAiABKAkSKgoHY29udGVudBgDIAMoCzIZLnJpdmVyYmVhbS52MS5Db250ZW50UGFydBIPCgJpZBgEIAEoCUgAiAEBEi0KCXRpbWVzdGFtcBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoKYWdlbnRfbmFtZRgGIAEoCUgBiAEBEhcKCnNlc3Npb25faWQYByABKAlIAogBARIbCg5pbnRlcmFjdGlvbl9pZBgIIAEoCUgDiAEBEhMKBnJ1bl9pZBgJIAEoCUgEiAEBEhQKB3N0ZXBfaWQYCiABKAlIBYgBARIZCgx0b29sX2NhbGxfaWQYCyABKAlIBogBARIWCgl0b29sX25hbWUYDCABKAlIB4gBARIqCgl0b29sX2FyZ3MYDSABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EisKC3Rvb2xfcmVzdWx0GA4gASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEjAKCnRvb2xfY2FsbHMYDyADKAsyHC5yaXZlcmJlYW0udjEuVG9vbENhbGxSZWNvcmQSEAoIaXNfZGVsdGEYECABKAgSEgoFcGhhc2UYESABKAlICIgBARIsCgdwcmV2aWV3GHggASgLMhsucml2ZXJiZWFtLnYxLkFjdGlvblByZXZpZXdCBQoDX2lkQg0KC19hZ2VudF9uYW1lQg0KC19zZXNzaW9uX2lkQhEKD19pbnRlcmFjdGlvbl9pZEIJCgdfcnVuX2lkQgoKCF9zdGVwX2lkQg8KDV90b29sX2NhbGxfaWRCDAoKX3Rvb2xfbmFtZUIICgZfcGhhc2Ui/AQKC1N0cmVhbUNodW5rEgwKBHR5cGUYASABKAkSKAoEZGF0YRgCIAEoCzIaLnJpdmVyYmVhbS52MS5BZ2VudE1lc3NhZ2USKQoGcmVzdWx0GAMgASgLMhkucml2ZXJiZWFtLnYxLkFnZW50UmVzdWx0EhIKBWVycm9yGAQgASgJSACIAQESFwoKYWdlbnRfbmFtZRgFIAEoCUgBiAEBEhUKCGFnZW50X2lkGAYgASgJSAKIAQESFwoKc2Vzc2lvbl9pZBgHIAEoCUgDiAEBEhsKDmludGVyYWN0aW9uX2lkGAggASgJSASIAQESEwoGcnVuX2lkGAkgASgJSAWIAQESFAoHc3RlcF9pZBgKIAEoCUgGiAEBEhcKCm1lc3NhZ2VfaWQYCyABKAlIB4gBARIPCgJpZBgMIAEoCUgIiAEBEi0KCXRpbWVzdGFtcBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoDc2VxGA4gASgFSAmIAQESFwoKcmVxdWVzdF9pZBgPIAEoCUgKiAEBEhcKCmVycm9yX2NvZGUYECABKAlIC4gBARIbCg1wYXJlbnRfcnVuX2lkGIIBIAEoCUgMiAEBQggKBl9lcnJvckINCgtfYWdlbnRfbmFtZUILCglfYWdlbnRfaWRCDQoLX3Nlc3Npb25faWRCEQoPX2ludGVyYWN0aW9uX2lkQgkKB19ydW5faWRCCgoIX3N0ZXBfaWRCDQoLX21lc3NhZ2VfaWRCBQoDX2lkQgYKBF9zZXFCDQoLX3JlcXVlc3RfaWRCDQoLX2Vycm9yX2NvZGVCEAoOX3BhcmVudF9ydW5faWQigQIKC01vZGVsQ29uZmlnEgwKBG5hbWUYASABKAkSEAoIcHJvdmlkZXIYAiABKAkSEgoKbW9kYWxpdGllcxgDIAMoCRIUCgxjYXBhYmlsaXRpZXMYBCADKAkSGgoSY29zdF9wZXJfMWtfdG9rZW5zGAUgASgBEhIKCm1heF90b2tlbnMYBiABKAUSFAoHYXBpX2tleRgHIAEoCUgAiAEBEi8KD3Byb3ZpZGVyX2NvbmZpZxgIIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRIlCgVleHRyYRgJIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUIKCghfYXBpX2tleSKAAwoNQWdlbnRNZXRhZGF0YRIMCgRuYW1lGAEgASgJEhgKC2Rlc2NyaXB0aW9uGAIgASgJSACIAQESHAoUc3VwcG9ydGVkX21vZGFsaXRpZXMYAyADKAkSGQoRb3V0cHV0X21vZGFsaXRpZXMYBCADKAkSDAoEdGFncxgFIAMoCRIUCgd2ZXJzaW9uGAYgASgJSAGIAQESFQoIYWdlbnRfaWQYByABKAlIAogBARISCgVtb2RlbBhGIAEoCUgDiAEBEhoKDWRlZmF1bHRfbW9kZWwYUCABKAlIBIgBARIbCg52ZXJzaW9uX3BvbGljeRhaIAEoCUgFiAEBEhsKDmFwcHJvdmFsX3R0bF9zGFsgASgBSAaIAQFCDgoMX2Rlc2NyaXB0aW9uQgoKCF92ZXJzaW9uQgsKCV9hZ2VudF9pZEIICgZfbW9kZWxCEAoOX2RlZmF1bHRfbW9kZWxCEQoPX3ZlcnNpb25fcG9saWN5QhEKD19hcHByb3ZhbF90dGxfcyKRAQoJU3RyZWFtQWNrEhIKCnJlcXVlc3RfaWQYASABKAkSFgoOaW50ZXJhY3Rpb25faWQYAiABKAkSEgoKc2Vzc2lvbl9pZBgDIAEoCRIPCgdzdWJqZWN0GAQgASgJEhMKC3N0cmVhbV9uYW1lGAUgASgJEhMKBnJ1bl9pZBgGIAEoCUgAiAEBQgkKB19ydW5faWQiigEKCFVzYWdlUm93EgsKA2tleRgBIAEoCRINCgVtb2RlbBgCIAEoCRIMCgRydW5zGAMgASgDEhUKDXByb21wdF90b2tlbnMYBCABKAMSGQoRY29tcGxldGlvbl90b2tlbnMYBSABKAMSFAoMdG90YWxfdG9rZW5zGAYgASgDEgwKBGNvc3QYByABKAFCtAEKEGRldi5yaXZlcmJlYW0udjFCClR5cGVzUHJvdG9QAVo+Z2l0aHViLmNvbS9yaXZlcmJlYW0vcml2ZXJiZWFtL2dlbi9nby9yaXZlcmJlYW0vdjE7cml2ZXJiZWFtdjGiAgNSWFiqAgxSaXZlcmJlYW0uVjG6AgJSQsoCDFJpdmVyYmVhbVxWMeICGFJpdmVyYmVhbVxWMVxHUEJNZXRhZGF0YeoCDVJpdmVyYmVhbTo6VjFiBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * Who is calling. org_id is also accepted as organization_id in JSON bodies.
@@ -485,6 +485,14 @@ export type ActionRequired = Message<"riverbeam.v1.ActionRequired"> & {
    * @generated from field: optional string tool_call_id = 5;
    */
   toolCallId?: string | undefined;
+
+  /**
+   * What approving would do (git_push, write_file), computed by the sandbox when the call
+   * was held; unset for a tool that has no preview.
+   *
+   * @generated from field: riverbeam.v1.ActionPreview preview = 120;
+   */
+  preview?: ActionPreview | undefined;
 };
 
 /**
@@ -493,6 +501,148 @@ export type ActionRequired = Message<"riverbeam.v1.ActionRequired"> & {
  */
 export const ActionRequiredSchema: GenMessage<ActionRequired> = /*@__PURE__*/
   messageDesc(file_riverbeam_v1_types, 9);
+
+/**
+ * A commit a held git_push would push.
+ *
+ * @generated from message riverbeam.v1.PreviewCommit
+ */
+export type PreviewCommit = Message<"riverbeam.v1.PreviewCommit"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string summary = 2;
+   */
+  summary: string;
+
+  /**
+   * @generated from field: string author = 3;
+   */
+  author: string;
+};
+
+/**
+ * Describes the message riverbeam.v1.PreviewCommit.
+ * Use `create(PreviewCommitSchema)` to create a new message.
+ */
+export const PreviewCommitSchema: GenMessage<PreviewCommit> = /*@__PURE__*/
+  messageDesc(file_riverbeam_v1_types, 10);
+
+/**
+ * The state a preview was computed from. The approved call runs only if the workspace is
+ * still exactly so (else BEM-275 and a fresh preview); the held call's args carry it as
+ * `expect`.
+ *
+ * @generated from message riverbeam.v1.PreviewState
+ */
+export type PreviewState = Message<"riverbeam.v1.PreviewState"> & {
+  /**
+   * git_push: the branch, its local head, and the origin's tip of it as last known
+   * ("absent" when the origin has no such branch yet).
+   *
+   * @generated from field: optional string branch = 1;
+   */
+  branch?: string | undefined;
+
+  /**
+   * @generated from field: optional string head = 2;
+   */
+  head?: string | undefined;
+
+  /**
+   * @generated from field: optional string origin = 3;
+   */
+  origin?: string | undefined;
+
+  /**
+   * write_file: the file, and its current git blob id ("absent" for a new file).
+   *
+   * @generated from field: optional string path = 4;
+   */
+  path?: string | undefined;
+
+  /**
+   * @generated from field: optional string blob = 5;
+   */
+  blob?: string | undefined;
+};
+
+/**
+ * Describes the message riverbeam.v1.PreviewState.
+ * Use `create(PreviewStateSchema)` to create a new message.
+ */
+export const PreviewStateSchema: GenMessage<PreviewState> = /*@__PURE__*/
+  messageDesc(file_riverbeam_v1_types, 11);
+
+/**
+ * The effect of a held tool call, bounded in size (the sandbox's preview limit).
+ *
+ * @generated from message riverbeam.v1.ActionPreview
+ */
+export type ActionPreview = Message<"riverbeam.v1.ActionPreview"> & {
+  /**
+   * git_push or write_file.
+   *
+   * @generated from field: string tool = 1;
+   */
+  tool: string;
+
+  /**
+   * One line: "2 commits to riverbeam/s1, 3 files changed", "new file docs/a.md".
+   *
+   * @generated from field: string summary = 2;
+   */
+  summary: string;
+
+  /**
+   * git_push: the commits that would be pushed, newest first (at most 50).
+   *
+   * @generated from field: repeated riverbeam.v1.PreviewCommit commits = 3;
+   */
+  commits: PreviewCommit[];
+
+  /**
+   * The unified diff: origin's tip to the local head (git_push), the file now to the new
+   * body (write_file). Cut at the limit, with a marker line.
+   *
+   * @generated from field: string diff = 4;
+   */
+  diff: string;
+
+  /**
+   * @generated from field: bool truncated = 5;
+   */
+  truncated: boolean;
+
+  /**
+   * The size of the whole diff, in bytes (at most 2^31-1).
+   *
+   * @generated from field: int32 diff_bytes = 6;
+   */
+  diffBytes: number;
+
+  /**
+   * @generated from field: riverbeam.v1.PreviewState state = 7;
+   */
+  state?: PreviewState | undefined;
+
+  /**
+   * More commits than `commits` lists.
+   *
+   * @generated from field: bool commits_truncated = 8;
+   */
+  commitsTruncated: boolean;
+};
+
+/**
+ * Describes the message riverbeam.v1.ActionPreview.
+ * Use `create(ActionPreviewSchema)` to create a new message.
+ */
+export const ActionPreviewSchema: GenMessage<ActionPreview> = /*@__PURE__*/
+  messageDesc(file_riverbeam_v1_types, 12);
 
 /**
  * The result of an invocation, and of the final done frame.
@@ -586,7 +736,7 @@ export type AgentResult = Message<"riverbeam.v1.AgentResult"> & {
  * Use `create(AgentResultSchema)` to create a new message.
  */
 export const AgentResultSchema: GenMessage<AgentResult> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_types, 10);
+  messageDesc(file_riverbeam_v1_types, 13);
 
 /**
  * @generated from message riverbeam.v1.AgentMessage
@@ -682,6 +832,13 @@ export type AgentMessage = Message<"riverbeam.v1.AgentMessage"> & {
    * @generated from field: optional string phase = 17;
    */
   phase?: string | undefined;
+
+  /**
+   * The `tool` action frame of a call held for approval: what approving it would do.
+   *
+   * @generated from field: riverbeam.v1.ActionPreview preview = 120;
+   */
+  preview?: ActionPreview | undefined;
 };
 
 /**
@@ -689,7 +846,7 @@ export type AgentMessage = Message<"riverbeam.v1.AgentMessage"> & {
  * Use `create(AgentMessageSchema)` to create a new message.
  */
 export const AgentMessageSchema: GenMessage<AgentMessage> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_types, 11);
+  messageDesc(file_riverbeam_v1_types, 14);
 
 /**
  * One frame on riverbeam.stream.<request_id>.
@@ -796,7 +953,7 @@ export type StreamChunk = Message<"riverbeam.v1.StreamChunk"> & {
  * Use `create(StreamChunkSchema)` to create a new message.
  */
 export const StreamChunkSchema: GenMessage<StreamChunk> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_types, 12);
+  messageDesc(file_riverbeam_v1_types, 15);
 
 /**
  * @generated from message riverbeam.v1.ModelConfig
@@ -857,7 +1014,7 @@ export type ModelConfig = Message<"riverbeam.v1.ModelConfig"> & {
  * Use `create(ModelConfigSchema)` to create a new message.
  */
 export const ModelConfigSchema: GenMessage<ModelConfig> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_types, 13);
+  messageDesc(file_riverbeam_v1_types, 16);
 
 /**
  * @generated from message riverbeam.v1.AgentMetadata
@@ -937,7 +1094,7 @@ export type AgentMetadata = Message<"riverbeam.v1.AgentMetadata"> & {
  * Use `create(AgentMetadataSchema)` to create a new message.
  */
 export const AgentMetadataSchema: GenMessage<AgentMetadata> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_types, 14);
+  messageDesc(file_riverbeam_v1_types, 17);
 
 /**
  * Returned when the frames of a request go to the stream channel.
@@ -985,7 +1142,7 @@ export type StreamAck = Message<"riverbeam.v1.StreamAck"> & {
  * Use `create(StreamAckSchema)` to create a new message.
  */
 export const StreamAckSchema: GenMessage<StreamAck> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_types, 15);
+  messageDesc(file_riverbeam_v1_types, 18);
 
 /**
  * Token usage (and its cost) of the runs of one group and model: a row of a usage report.
@@ -1040,5 +1197,5 @@ export type UsageRow = Message<"riverbeam.v1.UsageRow"> & {
  * Use `create(UsageRowSchema)` to create a new message.
  */
 export const UsageRowSchema: GenMessage<UsageRow> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_types, 16);
+  messageDesc(file_riverbeam_v1_types, 19);
 
