@@ -89,5 +89,6 @@ def test_the_session_tree_shows_an_actions_preview_summary(cli: Cli) -> None:
     _with_preview(cli)
     result = cli("session", SESSION)
     assert result.exit_code == ExitCode.OK, result.output
-    (line,) = [x for x in result.stdout.splitlines() if f"action {ACTION_PENDING}" in x]
+    # The tree line of the action (the ledger table below the run names the action too).
+    (line,) = [x for x in result.stdout.splitlines() if f"action {ACTION_PENDING} git_push" in x]
     assert "1 commit to docs/update, 1 file changed" in line
