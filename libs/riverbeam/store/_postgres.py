@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
@@ -19,11 +20,8 @@ from riverbeam.store._pg_leases import PgLeases
 from riverbeam.store._pg_memory import PgMemory
 from riverbeam.store._pg_step_parts import (
     check_fence,
-    insert_messages,
-    recent_messages,
     why_not_finished,
     why_not_resolved,
-    write_finish,
 )
 from riverbeam.store._sql import Statements
 from riverbeam.store._steps import (
@@ -189,6 +187,11 @@ class PgBeamStore(PgLeases, PgMemory):
                     if self._before_commit is not None:
                         await self._before_commit(step, conn)
 
+    def _step(self, step: str) -> contextlib.AbstractAsyncContextManager[Connection]:
+        """A step of one statement: a plain connection (the statement is its own transaction),
+        or a transaction when a before_commit hook is set, so the hook runs before it commits."""
+        return self._connection() if self._before_commit is None else self._transaction(step)
+
     # ---- reads ---------------------------------------------------------------------------------
     @nul_safe
     async def get_session(self, *, session_id: str) -> Session:
@@ -299,12 +302,11 @@ class PgBeamStore(PgLeases, PgMemory):
         sql = self._sql
         n_messages = len(action_responses) + (1 if human_content else 0)
         async with self._transaction("begin_run") as conn:
-            if request_id is not None and await conn.fetchval(sql.request_used, request_id):
-                raise RiverbeamError(ErrorCode.REQUEST_ID_REUSED, request_id=request_id)
             # Creates or locks the session row: begin_runs of one session queue here, which
             # makes the owner check (in the statement) and the exclusive check race-free.
-            session_row = await conn.fetchrow(
-                sql.upsert_session,
+            new = None if resume else (interaction_id or new_id())
+            opened = await conn.fetchrow(
+                sql.begin_open,
                 session_id,
                 user_id,
                 profile_id,
@@ -312,18 +314,21 @@ class PgBeamStore(PgLeases, PgMemory):
                 n_messages,
                 require_owner,
                 require_org,
+                request_id,
+                new,
+                agent_name,
+                agent_version,
+                not resume,
             )
-            if session_row is None:  # it exists and is not require_owner's
+            assert opened is not None
+            if opened["used"]:
+                raise RiverbeamError(ErrorCode.REQUEST_ID_REUSED, request_id=request_id)
+            if opened["session"] is None:  # it exists and is not require_owner's
                 raise RiverbeamError(ErrorCode.SESSION_NOT_FOUND, session_id=session_id)
-            session = _rows.session_of(session_row)
-
+            session = _rows.session_of(opened["session"])
+            row = opened["interaction"]
             if resume:
                 row = await conn.fetchrow(sql.resume_interaction, interaction_id, session_id)
-            else:
-                new = interaction_id or new_id()
-                row = await conn.fetchrow(
-                    sql.open_interaction, new, session_id, agent_name, agent_version
-                )
             if row is None:
                 raise RiverbeamError(
                     ErrorCode.INTERACTION_NOT_RESUMABLE,
@@ -351,15 +356,21 @@ class PgBeamStore(PgLeases, PgMemory):
                         conn, sql, response.action_id, interaction.interaction_id
                     )
                 resolved.append(_rows.action_of(row))
+            new_messages = [
+                action_result_message(a, r) for a, r in zip(resolved, action_responses, strict=True)
+            ]
+            if human_content:
+                new_messages.append(
+                    NewMessage(role="human", content=list(human_content), metadata=message_metadata)
+                )
             # After the compare-and-set of each answered action, so that of concurrent resumes
             # of one action the losers learn it was answered (066), not just that the winner's
-            # run is busy (030); a busy session still rolls the whole step back.
-            holder = await conn.fetchrow(sql.session_busy, session_id) if exclusive else None
-            if holder is not None:
-                raise _checks.session_busy(session_id, holder["run_id"], holder["request_id"])
-
-            run_row = await conn.fetchrow(
-                sql.insert_run,
+            # run is busy (030); a busy session still rolls the whole step back. The history is
+            # everything numbered before this step's first message (the session row is
+            # locked, so no other step adds messages meanwhile).
+            first_seq = session.last_seq - n_messages + 1
+            written = await conn.fetchrow(
+                sql.begin_write,
                 run_id,
                 interaction.interaction_id,
                 session_id,
@@ -368,33 +379,25 @@ class PgBeamStore(PgLeases, PgMemory):
                 lease_owner,
                 ttl,
                 agent_version,
+                exclusive,
+                first_seq,
+                first_seq - 1,
+                limit,
+                0,
+                *_rows.message_arrays(new_messages),
             )
-            assert run_row is not None
-            new_messages = [
-                action_result_message(a, r) for a, r in zip(resolved, action_responses, strict=True)
-            ]
-            if human_content:
-                new_messages.append(
-                    NewMessage(role="human", content=list(human_content), metadata=message_metadata)
+            assert written is not None
+            if written["busy_run_id"] is not None:
+                raise _checks.session_busy(
+                    session_id, written["busy_run_id"], written["busy_request_id"]
                 )
-            saved = await insert_messages(
-                conn,
-                sql,
-                session_id,
-                interaction.interaction_id,
-                run_id,
-                new_messages,
-                first_seq=session.last_seq - n_messages + 1,
-            )
-            # Everything numbered before this step's first message (the session row is locked,
-            # so no other step adds messages meanwhile).
-            history = await recent_messages(
-                conn, sql, session_id, below=session.last_seq - n_messages + 1, limit=limit
-            )
+            assert written["run_id"] is not None
+            saved = [_rows.message_of(r) for r in written["saved"]]
+            history = [_rows.message_of(r) for r in written["history"]]
         return BeginRunResult(
             session=session,
             interaction=interaction,
-            run=_rows.run_of(run_row),
+            run=_rows.run_of(written),
             human_message=saved[-1] if human_content else None,
             resolved_actions=resolved,
             action_messages=saved[: len(resolved)],
@@ -423,9 +426,10 @@ class PgBeamStore(PgLeases, PgMemory):
         after = _checks.interaction_after(final, interaction_status)
         epoch = _checks.lease_epoch(lease_epoch)
         sql, expiry = self._sql, _checks.action_ttl(action_ttl_s)
-        async with self._transaction("finish_run") as conn:
+        # One statement, its own transaction (a transaction around it only for the test hook).
+        async with self._step("finish_run") as conn:
             row = await conn.fetchrow(
-                sql.finish_run,
+                sql.finish_step,
                 run_id,
                 lease_owner,
                 final,
@@ -435,12 +439,16 @@ class PgBeamStore(PgLeases, PgMemory):
                 model_used,
                 _rows.dump(result),
                 epoch,
+                len(messages),
+                *_rows.message_arrays(messages),
+                after,
+                *_rows.action_columns(pending_actions),
+                expiry,
             )
             if row is None:
                 # A repeat of this owner's own finish at this epoch returns what it stored.
                 return await why_not_finished(conn, sql, run_id, lease_owner, epoch)
             run = _rows.run_of(row)
-            await write_finish(conn, sql, run, messages, pending_actions, after, expiry)
         return run
 
     @nul_safe
