@@ -118,6 +118,8 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
             require_org=optional(request, "require_org"),
             agent_version=optional(request, "agent_version"),
             version_policy=optional(request, "version_policy"),
+            history_after=request.history_after,
+            history_after_id=optional(request, "history_after_id"),
         )
         human = begun.human_message
         return pb.BeginRunResponse(
@@ -128,6 +130,7 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
             resolved_actions=[a.to_proto() for a in begun.resolved_actions],
             action_messages=[m.to_proto() for m in begun.action_messages],
             history=[m.to_proto() for m in begun.history],
+            history_after=begun.history_after,
         )
 
     async def FinishRun(self, request: pb.FinishRunRequest, context: Any) -> pb.FinishRunResponse:

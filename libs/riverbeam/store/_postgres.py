@@ -293,6 +293,8 @@ class PgBeamStore(PgLeases, PgMemory):
         require_org: str | None = None,
         agent_version: str | None = None,
         version_policy: str | None = None,
+        history_after: int = 0,
+        history_after_id: str | None = None,
     ) -> BeginRunResult:
         _checks.action_responses(action_responses)
         policy = _checks.version_policy(version_policy)
@@ -383,7 +385,8 @@ class PgBeamStore(PgLeases, PgMemory):
                 first_seq,
                 first_seq - 1,
                 limit,
-                0,
+                max(history_after, 0) if history_after_id is not None else 0,
+                history_after_id,
                 *_rows.message_arrays(new_messages),
             )
             assert written is not None
@@ -394,6 +397,7 @@ class PgBeamStore(PgLeases, PgMemory):
             assert written["run_id"] is not None
             saved = [_rows.message_of(r) for r in written["saved"]]
             history = [_rows.message_of(r) for r in written["history"]]
+            known = int(written["known"])
         return BeginRunResult(
             session=session,
             interaction=interaction,
@@ -402,6 +406,7 @@ class PgBeamStore(PgLeases, PgMemory):
             resolved_actions=resolved,
             action_messages=saved[: len(resolved)],
             history=history,
+            history_after=known if limit else 0,
         )
 
     @nul_safe

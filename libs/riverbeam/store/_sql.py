@@ -307,8 +307,9 @@ class Statements:
             # begin_run's second statement, after the first locked the session row (so its
             # snapshot holds every run and message of the session committed before the lock):
             # with $9 the busy check, then the run and its messages (numbered from $10) only
-            # when not busy, and the history: the newest $12 messages numbered up to $11 and
-            # above $13 (the seq the caller already holds), oldest first.
+            # when not busy, and the history: the newest $12 messages numbered up to $11, oldest
+            # first, leaving out those up to $13 when the message at $13 has the id $14 (the
+            # caller holds them); `known` is $13 then, else 0.
             begin_write=(
                 f"WITH busy AS (SELECT run_id, request_id FROM {q}.runs"
                 f" WHERE $9::bool AND session_id = $3 AND {_LIVE_RUN} LIMIT 1),"
@@ -320,15 +321,20 @@ class Statements:
                 " SELECT u.message_id, r.session_id, r.interaction_id, r.run_id, $10::bigint + u.n - 1,"
                 " u.role, u.type, u.content::jsonb, u.tool_call_id, u.tool_name, u.tool_args::jsonb,"
                 " u.tool_result::jsonb, u.metadata::jsonb"
-                " FROM r, unnest($14::text[], $15::text[], $16::text[], $17::text[], $18::text[],"
-                " $19::text[], $20::text[], $21::text[], $22::text[]) WITH ORDINALITY"
+                " FROM r, unnest($15::text[], $16::text[], $17::text[], $18::text[], $19::text[],"
+                " $20::text[], $21::text[], $22::text[], $23::text[]) WITH ORDINALITY"
                 " AS u(message_id, role, type, content, tool_call_id, tool_name, tool_args,"
                 " tool_result, metadata, n)"
                 " RETURNING x AS row, x.seq),"
+                f" known AS (SELECT COALESCE((SELECT x.seq FROM {q}.messages x WHERE x.session_id = $3"
+                " AND x.seq = $13::bigint AND x.seq <= $11::bigint AND x.message_id = $14::text), 0)"
+                " AS seq),"
                 f" h AS (SELECT x AS row, x.seq FROM {q}.messages x WHERE x.session_id = $3"
-                " AND x.seq <= $11::bigint AND x.seq > GREATEST($11::bigint - $12::bigint, $13::bigint)"
+                " AND x.seq <= $11::bigint"
+                " AND x.seq > GREATEST($11::bigint - $12::bigint, (SELECT seq FROM known))"
                 " ORDER BY x.seq DESC LIMIT $12)"
                 " SELECT r.*, b.run_id AS busy_run_id, b.request_id AS busy_request_id,"
+                " (SELECT seq FROM known) AS known,"
                 " ARRAY(SELECT row FROM m ORDER BY seq) AS saved,"
                 " ARRAY(SELECT row FROM h ORDER BY seq) AS history"
                 " FROM (SELECT 1) AS one LEFT JOIN r ON true LEFT JOIN busy b ON true"
