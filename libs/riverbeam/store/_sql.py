@@ -341,7 +341,11 @@ class Statements:
             ),
             # finish_run in one statement: the compare-and-set of finish_run, then (only when
             # it took the row) the session's next $10 numbers, the messages, the
-            # interaction's status ($20) and the pending actions, as write_finish does.
+            # interaction's status ($20) and the pending actions. The CTEs of one statement
+            # run in no promised order, so each reads the one whose lock must come first:
+            # rows are locked run -> session -> interaction, as every other step does (a
+            # resume holds the session and then updates the interaction; taking the
+            # interaction before the session here would deadlock with it).
             finish_step=(
                 f"WITH fin AS (UPDATE {q}.runs SET status = $3, finished_at = now(), error_code = $4,"
                 " error_message = $5, token_usage = $6::jsonb, model_used = $7, result = $8::jsonb"
@@ -359,8 +363,8 @@ class Statements:
                 " $15::text[], $16::text[], $17::text[], $18::text[], $19::text[]) WITH ORDINALITY"
                 " AS u(message_id, role, type, content, tool_call_id, tool_name, tool_args,"
                 " tool_result, metadata, n) RETURNING 1),"
-                f" st AS (UPDATE {q}.interactions i SET status = $20, updated_at = now() FROM fin"
-                " WHERE i.interaction_id = fin.interaction_id RETURNING 1),"
+                f" st AS (UPDATE {q}.interactions i SET status = $20, updated_at = now()"
+                " FROM fin, bumped WHERE i.interaction_id = fin.interaction_id RETURNING 1),"
                 f" a AS (INSERT INTO {q}.actions (action_id, session_id, interaction_id, run_id,"
                 " kind, tool, args, tool_call_id, status, agent_name, user_id, expires_at)"
                 " SELECT u.action_id, fin.session_id, fin.interaction_id, fin.run_id, u.kind, u.tool,"
