@@ -7,11 +7,13 @@ StoreClient with no history_after of its own: it names the window it holds itsel
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 from typing import Any
 
-from store_kit import OWNER, begin, uid
+from store_kit import OWNER, answer, begin, interrupted_with, resume, uid
 
+from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.server import GrpcServer
 from riverbeam.store import BeamStore, BeginRunResult, NewMessage, PgBeamStore, StoreClient
 from riverbeam.types import ContentPart, Message
@@ -167,3 +169,24 @@ async def test_store_client_turns_get_the_stored_window(pg_store: PgBeamStore) -
         finally:
             await a.aclose()
             await b.aclose()
+
+
+# ---- lock order of the folded steps -------------------------------------------------------------
+async def test_a_finish_and_queued_resumes_of_its_session_do_not_deadlock(
+    store: BeamStore,
+) -> None:
+    """A resumed run finishes while other resumes of the same (answered) action wait on the
+    session: each resume holds the session and then updates the interaction, so the finish
+    must take the session before the interaction. Every loser is told 066, never 121."""
+    for _ in range(5):
+        begun, (action_id,) = await interrupted_with(store)
+        won = await resume(store, begun, answer(action_id))
+        results = await asyncio.gather(
+            _finish(store, won, "pushed"),
+            *(resume(store, begun, answer(action_id)) for _ in range(12)),
+            return_exceptions=True,
+        )
+        assert results[0] is None
+        for lost in results[1:]:
+            assert isinstance(lost, RiverbeamError), lost
+            assert lost.code is ErrorCode.ACTION_NOT_PENDING, lost
