@@ -10,7 +10,7 @@ from datetime import timedelta
 
 from riverbeam.core.settings import StoreSettings
 from riverbeam.server import ServiceApp, ServiceBinding
-from riverbeam.store import BeamStore, InMemoryStore, PgBeamStore, run_retention
+from riverbeam.store import BeamStore, InMemoryStore, run_retention
 from riverbeam.v1 import store_service_pb2_grpc as pb_grpc
 from services.store.servicer import StoreServicer
 
@@ -34,6 +34,8 @@ def binding(store: BeamStore) -> ServiceBinding:
 async def build(settings: StoreSettings) -> AsyncIterator[ServiceApp]:
     store: BeamStore
     if settings.database_url:
+        from riverbeam.store import PgBeamStore  # asyncpg only for a store on PostgreSQL
+
         store = await PgBeamStore.connect(
             settings.database_url,
             schema=settings.db_schema,

@@ -144,6 +144,8 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
                 else None
             ),
             session_config_narrows=request.session_config_narrows,
+            history_after=request.history_after,
+            history_after_id=optional(request, "history_after_id"),
         )
         human = begun.human_message
         return pb.BeginRunResponse(
@@ -154,6 +156,7 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
             resolved_actions=[a.to_proto() for a in begun.resolved_actions],
             action_messages=[m.to_proto() for m in begun.action_messages],
             history=[m.to_proto() for m in begun.history],
+            history_after=begun.history_after,
         )
 
     async def FinishRun(self, request: pb.FinishRunRequest, context: Any) -> pb.FinishRunResponse:

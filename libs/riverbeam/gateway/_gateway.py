@@ -349,18 +349,32 @@ class Gateway(LedgerReads):
     ) -> AsyncIterator[StreamChunk]:
         if self._frames is None:
             raise RiverbeamError(ErrorCode.STREAM_NOT_FOUND, "this router has no stream access")
-        run = await self._run_by_request(principal, request_id)
+        run = await self._request_run(request_id)
         cursor = after_seq
+        # The first subscription (the consumer and the wait for the first frame) is started
+        # while the access check reads the session; nothing is yielded before the check
+        # passes, and a refusal cancels it (which removes the consumer).
+        first: tuple[AsyncIterator[StreamChunk], asyncio.Future[StreamChunk]] | None = None
+        first = self._frames_after(request_id, run, cursor)
+        try:
+            run = await self._may_reach(principal, run)
+        except BaseException:
+            await _cancelled(first[1])
+            raise
         while True:
             finished = run.status != "running"
+            frames, head = first or self._frames_after(request_id, run, cursor)
+            first = None
             try:
-                async for frame in self._frames.follow(
-                    request_id,
-                    after_seq=cursor,
-                    # A finished run's frames are all stored: no need to wait for more.
-                    idle_timeout_s=self._settled_s if finished else self._recheck_s,
-                    wait_for_start_s=self._settled_s if finished else None,
-                ):
+                try:
+                    frame = await head
+                except StopAsyncIteration:
+                    return
+                cursor = frame.seq or cursor
+                yield frame
+                if frame.is_terminal:
+                    return
+                async for frame in frames:
                     cursor = frame.seq or cursor
                     yield frame
                     if frame.is_terminal:
@@ -387,6 +401,21 @@ class Gateway(LedgerReads):
                 if seq > cursor:
                     yield _terminal_from_run(run, request_id=request_id, seq=seq)
                 return
+
+    def _frames_after(
+        self, request_id: str, run: Run, cursor: int
+    ) -> tuple[AsyncIterator[StreamChunk], asyncio.Future[StreamChunk]]:
+        """The request's frames after `cursor`, their first one already being awaited."""
+        assert self._frames is not None
+        finished = run.status != "running"
+        frames = self._frames.follow(
+            request_id,
+            after_seq=cursor,
+            # A finished run's frames are all stored: no need to wait for more.
+            idle_timeout_s=self._settled_s if finished else self._recheck_s,
+            wait_for_start_s=self._settled_s if finished else None,
+        )
+        return frames, asyncio.ensure_future(anext(frames))
 
     @contextlib.asynccontextmanager
     async def _runner_lost(self, request_id: str | None) -> AsyncIterator[None]:
@@ -434,3 +463,10 @@ def _page_size(requested: int) -> int:
     if requested <= 0:
         return 100
     return min(requested, 1000)
+
+
+async def _cancelled(task: asyncio.Future[StreamChunk]) -> None:
+    """Cancel a first-frame wait and let it finish (its subscription is removed on the way)."""
+    task.cancel()
+    with contextlib.suppress(BaseException):
+        await task

@@ -172,12 +172,22 @@ class OwnershipChecks:
                 raise not_found
 
     async def _run_by_request(self, principal: Principal, request_id: str) -> Run:
-        not_found = RiverbeamError(
-            ErrorCode.REQUEST_NOT_FOUND, "no run for this request", request_id=request_id
-        )
+        return await self._may_reach(principal, await self._request_run(request_id))
+
+    async def _request_run(self, request_id: str) -> Run:
+        """The run of a request, whoever asks (BEM-032 when none): check it with _may_reach."""
         run = await self._store.get_run_by_request(request_id=request_id)
         if run is None:
-            raise not_found
+            raise RiverbeamError(
+                ErrorCode.REQUEST_NOT_FOUND, "no run for this request", request_id=request_id
+            )
+        return run
+
+    async def _may_reach(self, principal: Principal, run: Run) -> Run:
+        """`run` when the principal may follow and cancel it; else BEM-032, as for no run."""
+        not_found = RiverbeamError(
+            ErrorCode.REQUEST_NOT_FOUND, "no run for this request", request_id=run.request_id
+        )
         session = await self._maybe_session(run.session_id)
         try:
             # Whoever may read a session follows and cancels its requests.

@@ -1,13 +1,7 @@
 """The runtime: the invoke/resume pipeline, the RiverBeam facade, crash recovery."""
 
-from riverbeam.runtime._client import RunnerClient
-from riverbeam.runtime._facade import MemorySinks, RiverBeam
-from riverbeam.runtime._jetstream import JetStreamFrames, JetStreamSinks
-from riverbeam.runtime._local import LocalRunner
-from riverbeam.runtime._pipeline import DEFAULT_MODEL, Grant, Pipeline, PipelineOptions, PreparedRun
-from riverbeam.runtime._reaper import FenceRevoker, reap_once, run_reaper
-from riverbeam.runtime._sinks import CollectingSink, FrameSink, SinkFactory
-from riverbeam.runtime._wiring import AgentsHook, default_client, load_hook, wire_agents
+import importlib as _importlib
+import typing as _typing
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -32,3 +26,58 @@ __all__ = [
     "run_reaper",
     "wire_agents",
 ]
+
+if _typing.TYPE_CHECKING:
+    from riverbeam.runtime._client import RunnerClient
+    from riverbeam.runtime._facade import MemorySinks, RiverBeam
+    from riverbeam.runtime._jetstream import JetStreamFrames, JetStreamSinks
+    from riverbeam.runtime._local import LocalRunner
+    from riverbeam.runtime._pipeline import (
+        DEFAULT_MODEL,
+        Grant,
+        Pipeline,
+        PipelineOptions,
+        PreparedRun,
+    )
+    from riverbeam.runtime._reaper import FenceRevoker, reap_once, run_reaper
+    from riverbeam.runtime._sinks import CollectingSink, FrameSink, SinkFactory
+    from riverbeam.runtime._wiring import AgentsHook, default_client, load_hook, wire_agents
+
+# Each name's module, imported on first use (PEP 562): importing this package costs only
+# what the caller then uses.
+_LAZY: dict[str, str] = {
+    "RunnerClient": "riverbeam.runtime._client",
+    "MemorySinks": "riverbeam.runtime._facade",
+    "RiverBeam": "riverbeam.runtime._facade",
+    "JetStreamFrames": "riverbeam.runtime._jetstream",
+    "JetStreamSinks": "riverbeam.runtime._jetstream",
+    "LocalRunner": "riverbeam.runtime._local",
+    "DEFAULT_MODEL": "riverbeam.runtime._pipeline",
+    "Grant": "riverbeam.runtime._pipeline",
+    "Pipeline": "riverbeam.runtime._pipeline",
+    "PipelineOptions": "riverbeam.runtime._pipeline",
+    "PreparedRun": "riverbeam.runtime._pipeline",
+    "FenceRevoker": "riverbeam.runtime._reaper",
+    "reap_once": "riverbeam.runtime._reaper",
+    "run_reaper": "riverbeam.runtime._reaper",
+    "CollectingSink": "riverbeam.runtime._sinks",
+    "FrameSink": "riverbeam.runtime._sinks",
+    "SinkFactory": "riverbeam.runtime._sinks",
+    "AgentsHook": "riverbeam.runtime._wiring",
+    "default_client": "riverbeam.runtime._wiring",
+    "load_hook": "riverbeam.runtime._wiring",
+    "wire_agents": "riverbeam.runtime._wiring",
+}
+
+
+def __getattr__(name: str) -> _typing.Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -11,48 +11,8 @@
 Every argument is treated as hostile; failures are RiverbeamError with a BEM-3xx code.
 """
 
-from riverbeam.sandbox._client import FenceClient, SandboxClient, WorkspacesClient
-from riverbeam.sandbox._fences import FenceBook
-from riverbeam.sandbox._local import WorkingTree
-from riverbeam.sandbox._origin import OriginPolicy, check_origin_form
-from riverbeam.sandbox._paths import is_git_alias, parse_path
-from riverbeam.sandbox._placement import (
-    WORKSPACE_POLICIES,
-    Placement,
-    WorkspacePolicy,
-    place_run,
-    session_placement,
-    shared_placement,
-    user_placement,
-)
-from riverbeam.sandbox._refs import ProtectedRefs, ref_skeleton, validate_branch_name
-from riverbeam.sandbox._results import (
-    AddResult,
-    Change,
-    CommitInfo,
-    DiffReport,
-    FileContent,
-    FileStatus,
-    LogEntry,
-    PushResult,
-    StatusReport,
-    TreeListing,
-    WorkingTreeOps,
-    WorkspaceInfo,
-    WriteResult,
-)
-from riverbeam.sandbox._root import SandboxRoot
-from riverbeam.sandbox._runspaces import EnsuresWorkspaces, RunWorkspaces
-from riverbeam.sandbox._settings import GitIdentity, SandboxLimits, WorkspaceConfig
-from riverbeam.sandbox._tools import SANDBOX_TOOL_NAMES, WorkspaceResolver, sandbox_tools
-from riverbeam.sandbox._tree import DEFAULT_PROTECTED_REFS
-from riverbeam.sandbox._workspaces import (
-    WORKSPACE_NAME,
-    EnsuredWorkspace,
-    WorkspaceManager,
-    WorkspacePage,
-    validate_workspace_name,
-)
+import importlib as _importlib
+import typing as _typing
 
 __all__ = [
     "DEFAULT_PROTECTED_REFS",
@@ -103,3 +63,112 @@ __all__ = [
     "validate_branch_name",
     "validate_workspace_name",
 ]
+
+if _typing.TYPE_CHECKING:
+    from riverbeam.sandbox._client import FenceClient, SandboxClient, WorkspacesClient
+    from riverbeam.sandbox._fences import FenceBook
+    from riverbeam.sandbox._local import WorkingTree
+    from riverbeam.sandbox._origin import OriginPolicy, check_origin_form
+    from riverbeam.sandbox._paths import is_git_alias, parse_path
+    from riverbeam.sandbox._placement import (
+        WORKSPACE_POLICIES,
+        Placement,
+        WorkspacePolicy,
+        place_run,
+        session_placement,
+        shared_placement,
+        user_placement,
+    )
+    from riverbeam.sandbox._refs import ProtectedRefs, ref_skeleton, validate_branch_name
+    from riverbeam.sandbox._results import (
+        AddResult,
+        Change,
+        CommitInfo,
+        DiffReport,
+        FileContent,
+        FileStatus,
+        LogEntry,
+        PushResult,
+        StatusReport,
+        TreeListing,
+        WorkingTreeOps,
+        WorkspaceInfo,
+        WriteResult,
+    )
+    from riverbeam.sandbox._root import SandboxRoot
+    from riverbeam.sandbox._runspaces import EnsuresWorkspaces, RunWorkspaces
+    from riverbeam.sandbox._settings import GitIdentity, SandboxLimits, WorkspaceConfig
+    from riverbeam.sandbox._tools import SANDBOX_TOOL_NAMES, WorkspaceResolver, sandbox_tools
+    from riverbeam.sandbox._tree import DEFAULT_PROTECTED_REFS
+    from riverbeam.sandbox._workspaces import (
+        WORKSPACE_NAME,
+        EnsuredWorkspace,
+        WorkspaceManager,
+        WorkspacePage,
+        validate_workspace_name,
+    )
+
+# Each name's module, imported on first use (PEP 562): importing this package costs only
+# what the caller then uses.
+_LAZY: dict[str, str] = {
+    "FenceClient": "riverbeam.sandbox._client",
+    "SandboxClient": "riverbeam.sandbox._client",
+    "WorkspacesClient": "riverbeam.sandbox._client",
+    "FenceBook": "riverbeam.sandbox._fences",
+    "WorkingTree": "riverbeam.sandbox._local",
+    "OriginPolicy": "riverbeam.sandbox._origin",
+    "check_origin_form": "riverbeam.sandbox._origin",
+    "is_git_alias": "riverbeam.sandbox._paths",
+    "parse_path": "riverbeam.sandbox._paths",
+    "WORKSPACE_POLICIES": "riverbeam.sandbox._placement",
+    "Placement": "riverbeam.sandbox._placement",
+    "WorkspacePolicy": "riverbeam.sandbox._placement",
+    "place_run": "riverbeam.sandbox._placement",
+    "session_placement": "riverbeam.sandbox._placement",
+    "shared_placement": "riverbeam.sandbox._placement",
+    "user_placement": "riverbeam.sandbox._placement",
+    "ProtectedRefs": "riverbeam.sandbox._refs",
+    "ref_skeleton": "riverbeam.sandbox._refs",
+    "validate_branch_name": "riverbeam.sandbox._refs",
+    "AddResult": "riverbeam.sandbox._results",
+    "Change": "riverbeam.sandbox._results",
+    "CommitInfo": "riverbeam.sandbox._results",
+    "DiffReport": "riverbeam.sandbox._results",
+    "FileContent": "riverbeam.sandbox._results",
+    "FileStatus": "riverbeam.sandbox._results",
+    "LogEntry": "riverbeam.sandbox._results",
+    "PushResult": "riverbeam.sandbox._results",
+    "StatusReport": "riverbeam.sandbox._results",
+    "TreeListing": "riverbeam.sandbox._results",
+    "WorkingTreeOps": "riverbeam.sandbox._results",
+    "WorkspaceInfo": "riverbeam.sandbox._results",
+    "WriteResult": "riverbeam.sandbox._results",
+    "SandboxRoot": "riverbeam.sandbox._root",
+    "EnsuresWorkspaces": "riverbeam.sandbox._runspaces",
+    "RunWorkspaces": "riverbeam.sandbox._runspaces",
+    "GitIdentity": "riverbeam.sandbox._settings",
+    "SandboxLimits": "riverbeam.sandbox._settings",
+    "WorkspaceConfig": "riverbeam.sandbox._settings",
+    "SANDBOX_TOOL_NAMES": "riverbeam.sandbox._tools",
+    "WorkspaceResolver": "riverbeam.sandbox._tools",
+    "sandbox_tools": "riverbeam.sandbox._tools",
+    "DEFAULT_PROTECTED_REFS": "riverbeam.sandbox._tree",
+    "WORKSPACE_NAME": "riverbeam.sandbox._workspaces",
+    "EnsuredWorkspace": "riverbeam.sandbox._workspaces",
+    "WorkspaceManager": "riverbeam.sandbox._workspaces",
+    "WorkspacePage": "riverbeam.sandbox._workspaces",
+    "validate_workspace_name": "riverbeam.sandbox._workspaces",
+}
+
+
+def __getattr__(name: str) -> _typing.Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -8,29 +8,8 @@
 Every error is a RiverbeamError with a catalog code.
 """
 
-from riverbeam.store._base import BeamStore
-from riverbeam.store._checkpoints import (
-    RunCheckpoint,
-    checkpoint_from_proto,
-    checkpoint_state,
-    checkpoint_to_proto,
-)
-from riverbeam.store._client import StoreClient
-from riverbeam.store._memory import InMemoryStore
-from riverbeam.store._migrations import load_migrations
-from riverbeam.store._postgres import DEFAULT_SCHEMA, PgBeamStore, StepHook
-from riverbeam.store._retention import prune_idle_sessions, run_retention
-from riverbeam.store._types import (
-    BeginRunResult,
-    FinishStatus,
-    MessageKind,
-    NewAction,
-    NewMessage,
-    RecordedOutcome,
-    TakenOverRun,
-)
-from riverbeam.store._usage import GROUPS as USAGE_GROUPS
-from riverbeam.store._usage import UsageRow, usage_row_from_proto, usage_row_to_proto
+import importlib as _importlib
+import typing as _typing
 
 __all__ = [
     "DEFAULT_SCHEMA",
@@ -58,3 +37,70 @@ __all__ = [
     "usage_row_from_proto",
     "usage_row_to_proto",
 ]
+
+if _typing.TYPE_CHECKING:
+    from riverbeam.store._base import BeamStore
+    from riverbeam.store._checkpoints import (
+        RunCheckpoint,
+        checkpoint_from_proto,
+        checkpoint_state,
+        checkpoint_to_proto,
+    )
+    from riverbeam.store._client import StoreClient
+    from riverbeam.store._memory import InMemoryStore
+    from riverbeam.store._migrations import load_migrations
+    from riverbeam.store._postgres import DEFAULT_SCHEMA, PgBeamStore, StepHook
+    from riverbeam.store._retention import prune_idle_sessions, run_retention
+    from riverbeam.store._types import (
+        BeginRunResult,
+        FinishStatus,
+        MessageKind,
+        NewAction,
+        NewMessage,
+        RecordedOutcome,
+        TakenOverRun,
+    )
+    from riverbeam.store._usage import GROUPS as USAGE_GROUPS
+    from riverbeam.store._usage import UsageRow, usage_row_from_proto, usage_row_to_proto
+
+# Each name's module, imported on first use (PEP 562): importing this package costs only
+# what the caller then uses.
+_LAZY: dict[str, tuple[str, str]] = {
+    "BeamStore": ("riverbeam.store._base", "BeamStore"),
+    "RunCheckpoint": ("riverbeam.store._checkpoints", "RunCheckpoint"),
+    "checkpoint_from_proto": ("riverbeam.store._checkpoints", "checkpoint_from_proto"),
+    "checkpoint_state": ("riverbeam.store._checkpoints", "checkpoint_state"),
+    "checkpoint_to_proto": ("riverbeam.store._checkpoints", "checkpoint_to_proto"),
+    "StoreClient": ("riverbeam.store._client", "StoreClient"),
+    "InMemoryStore": ("riverbeam.store._memory", "InMemoryStore"),
+    "load_migrations": ("riverbeam.store._migrations", "load_migrations"),
+    "DEFAULT_SCHEMA": ("riverbeam.store._postgres", "DEFAULT_SCHEMA"),
+    "PgBeamStore": ("riverbeam.store._postgres", "PgBeamStore"),
+    "StepHook": ("riverbeam.store._postgres", "StepHook"),
+    "prune_idle_sessions": ("riverbeam.store._retention", "prune_idle_sessions"),
+    "run_retention": ("riverbeam.store._retention", "run_retention"),
+    "BeginRunResult": ("riverbeam.store._types", "BeginRunResult"),
+    "FinishStatus": ("riverbeam.store._types", "FinishStatus"),
+    "MessageKind": ("riverbeam.store._types", "MessageKind"),
+    "NewAction": ("riverbeam.store._types", "NewAction"),
+    "NewMessage": ("riverbeam.store._types", "NewMessage"),
+    "RecordedOutcome": ("riverbeam.store._types", "RecordedOutcome"),
+    "TakenOverRun": ("riverbeam.store._types", "TakenOverRun"),
+    "USAGE_GROUPS": ("riverbeam.store._usage", "GROUPS"),
+    "UsageRow": ("riverbeam.store._usage", "UsageRow"),
+    "usage_row_from_proto": ("riverbeam.store._usage", "usage_row_from_proto"),
+    "usage_row_to_proto": ("riverbeam.store._usage", "usage_row_to_proto"),
+}
+
+
+def __getattr__(name: str) -> _typing.Any:
+    where = _LAZY.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_importlib.import_module(where[0]), where[1])
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -119,6 +119,8 @@ class BeamStore(Protocol):
         session_config: TurnConfig | None = None,
         run_options: RunOptions | None = None,
         session_config_narrows: bool = False,
+        history_after: int = 0,
+        history_after_id: str | None = None,
     ) -> BeginRunResult:
         """Start a run, in one transaction.
 
@@ -133,6 +135,14 @@ class BeamStore(Protocol):
         refused as if it did not exist, checked under the session's row lock, so two users
         creating one new session at once cannot both get it. `require_org` adds the session's
         organisation to that check (a session or caller without an org id does not constrain).
+
+        `history_after` (with `history_after_id`) says the caller already holds the session's
+        messages up to that seq, the one at that seq having that message_id. When the stored
+        message at that seq has that id, `history` leaves out the messages numbered up to it
+        (the rest of the same window) and the result's `history_after` is that seq; otherwise
+        (another id, no such message: the session was deleted and made again, or never had
+        it) the whole window comes back and `history_after` is 0. Stored messages never
+        change, so a matching id means the caller's copies are the stored messages.
 
         `agent_version` is recorded on the run and on a new interaction (its pin). A resume
         of an interaction pinned to another version follows `version_policy` (`refuse`, the

@@ -11,7 +11,13 @@ from typing import Literal, get_args
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.store._types import FinishStatus, NewMessage, RecordedOutcome
-from riverbeam.types import ActionOutcome, ActionResponseEnvelope, Interaction, InteractionStatus
+from riverbeam.types import (
+    ActionOutcome,
+    ActionResponseEnvelope,
+    Interaction,
+    InteractionStatus,
+    Message,
+)
 
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
@@ -182,6 +188,15 @@ def history_limit(limit: int) -> int:
             ErrorCode.INVALID_ARGUMENT, "history_limit must not be negative", field="history_limit"
         )
     return min(limit, MAX_HISTORY_LIMIT)
+
+
+def known_history(messages: Sequence[Message], after: int, after_id: str | None) -> int:
+    """`after` when the session's message numbered `after` (messages: the session's, from seq
+    1, dense) has message_id `after_id`, else 0: what begin_run's history may leave out."""
+    if after <= 0 or after_id is None or after > len(messages):
+        return 0
+    held = messages[after - 1]
+    return after if held.seq == after and held.message_id == after_id else 0
 
 
 def action_responses(responses: Sequence[ActionResponseEnvelope]) -> None:

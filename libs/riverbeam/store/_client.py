@@ -20,6 +20,7 @@ from riverbeam.store._checkpoints import (
 )
 from riverbeam.store._client_ledger import LedgerClient
 from riverbeam.store._history_cache import MessageCache
+from riverbeam.store._session_history import HeldWindow, SessionHistory
 from riverbeam.store._types import (
     BeginRunResult,
     FinishStatus,
@@ -46,6 +47,7 @@ from riverbeam.types import (
     TokenUsage,
     ToolExecution,
     TurnConfig,
+    deep_copy,
 )
 from riverbeam.v1 import store_service_pb2 as pb
 from riverbeam.v1 import store_service_pb2_grpc as pb_grpc
@@ -106,6 +108,7 @@ class StoreClient(LedgerClient):
         self._wait_for_ready = wait_for_ready
         self._closed = False
         self._history = MessageCache()
+        self._sessions = SessionHistory()
 
     async def __aenter__(self) -> StoreClient:
         return self
@@ -213,6 +216,8 @@ class StoreClient(LedgerClient):
         session_config: TurnConfig | None = None,
         run_options: RunOptions | None = None,
         session_config_narrows: bool = False,
+        history_after: int = 0,
+        history_after_id: str | None = None,
     ) -> BeginRunResult:
         request = pb.BeginRunRequest(
             session_id=session_id,
@@ -238,18 +243,83 @@ class StoreClient(LedgerClient):
             run_options=None if run_options is None else run_options.to_proto(),
             session_config_narrows=session_config_narrows,
         )
+        # The window this runner received last turn: the store sends only what follows it.
+        # A caller naming its own history_after gets the store's answer as it is.
+        own = history_after > 0 and history_after_id is not None
+        held = None if own else self._sessions.anchor(session_id, history_limit)
+        if own:
+            request.history_after = history_after
+            request.history_after_id = history_after_id  # type: ignore[assignment]
+        elif held is not None and held.message_id is not None:
+            request.history_after = held.seq
+            request.history_after_id = held.message_id
         resp = await self._call(self._stub.BeginRun, request)
+        session = Session.from_proto(resp.session)
+        human = Message.from_proto(resp.human_message) if resp.HasField("human_message") else None
+        actions = [Message.from_proto(m) for m in resp.action_messages]
+        if own:
+            history = [Message.from_proto(m) for m in resp.history]
+            return BeginRunResult(
+                session=session,
+                interaction=Interaction.from_proto(resp.interaction),
+                run=Run.from_proto(resp.run),
+                human_message=human,
+                resolved_actions=[Action.from_proto(a) for a in resp.resolved_actions],
+                action_messages=actions,
+                history=history,
+                history_after=resp.history_after,
+            )
+        history = await self._history_window(
+            session,
+            held,
+            resp,
+            history_limit,
+            [m.seq for m in actions] + ([human.seq] if human is not None else []),
+        )
         return BeginRunResult(
-            session=Session.from_proto(resp.session),
+            session=session,
             interaction=Interaction.from_proto(resp.interaction),
             run=Run.from_proto(resp.run),
-            human_message=(
-                Message.from_proto(resp.human_message) if resp.HasField("human_message") else None
-            ),
+            human_message=human,
             resolved_actions=[Action.from_proto(a) for a in resp.resolved_actions],
-            action_messages=[Message.from_proto(m) for m in resp.action_messages],
-            history=[self._history.convert(m) for m in resp.history],
+            action_messages=actions,
+            history=history,
         )
+
+    async def _history_window(
+        self,
+        session: Session,
+        held: HeldWindow | None,
+        resp: pb.BeginRunResponse,
+        limit: int,
+        saved_seqs: list[int],
+    ) -> list[Message]:
+        """The step's whole history window (copies), from the held window and what was sent."""
+        sid = session.session_id
+        if resp.history_after:
+            delta = [Message.from_proto(m) for m in resp.history]
+        else:
+            delta = [self._history.convert(m) for m in resp.history]
+        window = self._sessions.window(held, resp.history_after, session.created_at, delta, limit)
+        if window is None:  # not joinable to what is held: read the window itself
+            self._sessions.forget(sid)
+            below = min(saved_seqs, default=session.last_seq + 1)
+            window = await self._read_window(sid, below, limit)
+        self._sessions.keep(sid, session.created_at, limit, window)
+        return [deep_copy(m) for m in window]
+
+    async def _read_window(self, session_id: str, below: int, limit: int) -> list[Message]:
+        """The newest `limit` messages numbered below `below`, oldest first (FetchMessages)."""
+        out: list[Message] = []
+        token: str | None = _checks.encode_page_token(max(0, below - 1 - limit))
+        while token is not None:
+            page, token = await self.list_messages(
+                session_id=session_id, page_size=max(limit, 1), page_token=token
+            )
+            out.extend(m for m in page if m.seq < below)
+            if page and page[-1].seq >= below - 1:
+                break
+        return out[-limit:] if limit > 0 else []
 
     async def finish_run(
         self,

@@ -197,6 +197,8 @@ class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRu
         session_config: TurnConfig | None = None,
         run_options: RunOptions | None = None,
         session_config_narrows: bool = False,
+        history_after: int = 0,
+        history_after_id: str | None = None,
     ) -> BeginRunResult:
         _checks.action_responses(action_responses)
         policy = _checks.version_policy(version_policy)
@@ -258,7 +260,9 @@ class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRu
                 options=recorded_options(run_options),
             )
             earlier = t.messages.get(session_id, [])
-            history = [_copy(m) for m in earlier[-limit:]] if limit else []
+            known = _checks.known_history(earlier, history_after, history_after_id)
+            start = max(len(earlier) - limit, known)
+            history = [_copy(m) for m in earlier[start:]] if limit else []
             t.sessions[session_id] = session
             t.interactions[interaction.interaction_id] = interaction
             t.actions.update((a.action_id, a) for a in resolved)
@@ -276,6 +280,7 @@ class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRu
                 resolved_actions=[_copy(a) for a in resolved],
                 action_messages=[_copy(m) for m in saved[: len(resolved)]],
                 history=history,
+                history_after=known if limit else 0,
             )
 
     @nul_safe

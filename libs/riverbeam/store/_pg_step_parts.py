@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import timedelta
 from typing import TYPE_CHECKING, NoReturn
 
 import asyncpg
@@ -11,8 +10,8 @@ import asyncpg
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.store import _checks, _rows
 from riverbeam.store._sql import Statements
-from riverbeam.store._types import NewAction, NewMessage
-from riverbeam.types import InteractionStatus, Message, Run
+from riverbeam.store._types import NewMessage
+from riverbeam.types import Message, Run
 
 if TYPE_CHECKING:
     from asyncpg.pool import PoolConnectionProxy
@@ -22,10 +21,8 @@ if TYPE_CHECKING:
 __all__ = [
     "check_fence",
     "insert_messages",
-    "recent_messages",
     "why_not_finished",
     "why_not_resolved",
-    "write_finish",
 ]
 
 
@@ -45,20 +42,6 @@ async def why_not_resolved(
     if row["status"] == "expired" or (row["status"] == "pending" and row["expired"]):
         raise RiverbeamError(ErrorCode.ACTION_EXPIRED, action_id=action_id)
     raise RiverbeamError(ErrorCode.ACTION_NOT_PENDING, action_id=action_id, status=row["status"])
-
-
-async def recent_messages(
-    conn: Connection, sql: Statements, session_id: str, *, below: int, limit: int
-) -> list[Message]:
-    """The session's newest `limit` messages numbered below `below`, oldest first.
-
-    One index-backed statement (ORDER BY seq DESC LIMIT on UNIQUE (session_id, seq)): it
-    reads `limit` rows whatever the session's length.
-    """
-    if limit == 0 or below <= 1:
-        return []
-    rows = await conn.fetch(sql.recent_messages, session_id, below - 1, limit)
-    return [_rows.message_of(r) for r in reversed(rows)]
 
 
 async def insert_messages(
@@ -117,40 +100,3 @@ async def why_not_finished(
         run_id=run_id,
         status=row["status"],
     )
-
-
-async def write_finish(
-    conn: Connection,
-    sql: Statements,
-    run: Run,
-    messages: Sequence[NewMessage],
-    pending_actions: Sequence[NewAction],
-    after: InteractionStatus,
-    expiry: timedelta | None = None,
-) -> None:
-    """What the finish step writes once its compare-and-set closed the run: the messages
-    (the session's next numbers), the interaction's status and the pending actions."""
-    bumped = await conn.fetchrow(sql.bump_session, run.session_id, len(messages))
-    assert bumped is not None
-    await insert_messages(
-        conn,
-        sql,
-        run.session_id,
-        run.interaction_id,
-        run.run_id,
-        messages,
-        first_seq=int(bumped["last_seq"]) - len(messages) + 1,
-    )
-    await conn.execute(sql.set_interaction_status, run.interaction_id, after)
-    if pending_actions:
-        await conn.execute(
-            sql.insert_actions,
-            run.session_id,
-            run.interaction_id,
-            run.run_id,
-            run.agent_name,
-            bumped["user_id"],
-            *_rows.action_columns(pending_actions),
-            expiry,
-            _rows.action_previews(pending_actions),
-        )

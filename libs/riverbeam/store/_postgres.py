@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
@@ -20,14 +21,11 @@ from riverbeam.store._pg_errors import translate_pg_errors
 from riverbeam.store._pg_leases import PgLeases
 from riverbeam.store._pg_ledger import PgLedger, write_entries
 from riverbeam.store._pg_memory import PgMemory
-from riverbeam.store._pg_run_config import record_run_options, set_session_config
+from riverbeam.store._pg_run_config import set_session_config
 from riverbeam.store._pg_step_parts import (
     check_fence,
-    insert_messages,
-    recent_messages,
     why_not_finished,
     why_not_resolved,
-    write_finish,
 )
 from riverbeam.store._sql import Statements
 from riverbeam.store._steps import (
@@ -196,6 +194,11 @@ class PgBeamStore(PgLeases, PgMemory, PgLedger, PgCheckpoints, PgChildRuns):
                     if self._before_commit is not None:
                         await self._before_commit(step, conn)
 
+    def _step(self, step: str) -> contextlib.AbstractAsyncContextManager[Connection]:
+        """A step of one statement: a plain connection (the statement is its own transaction),
+        or a transaction when a before_commit hook is set, so the hook runs before it commits."""
+        return self._connection() if self._before_commit is None else self._transaction(step)
+
     # ---- reads ---------------------------------------------------------------------------------
     @nul_safe
     async def get_session(self, *, session_id: str) -> Session:
@@ -300,6 +303,8 @@ class PgBeamStore(PgLeases, PgMemory, PgLedger, PgCheckpoints, PgChildRuns):
         session_config: TurnConfig | None = None,
         run_options: RunOptions | None = None,
         session_config_narrows: bool = False,
+        history_after: int = 0,
+        history_after_id: str | None = None,
     ) -> BeginRunResult:
         _checks.action_responses(action_responses)
         policy = _checks.version_policy(version_policy)
@@ -309,12 +314,11 @@ class PgBeamStore(PgLeases, PgMemory, PgLedger, PgCheckpoints, PgChildRuns):
         sql = self._sql
         n_messages = len(action_responses) + (1 if human_content else 0)
         async with self._transaction("begin_run") as conn:
-            if request_id is not None and await conn.fetchval(sql.request_used, request_id):
-                raise RiverbeamError(ErrorCode.REQUEST_ID_REUSED, request_id=request_id)
             # Creates or locks the session row: begin_runs of one session queue here, which
             # makes the owner check (in the statement) and the exclusive check race-free.
-            session_row = await conn.fetchrow(
-                sql.upsert_session,
+            new = None if resume else (interaction_id or new_id())
+            opened = await conn.fetchrow(
+                sql.begin_open,
                 session_id,
                 user_id,
                 profile_id,
@@ -322,24 +326,27 @@ class PgBeamStore(PgLeases, PgMemory, PgLedger, PgCheckpoints, PgChildRuns):
                 n_messages,
                 require_owner,
                 require_org,
+                request_id,
+                new,
+                agent_name,
+                agent_version,
+                not resume,
             )
-            if session_row is None:  # it exists and is not require_owner's
+            assert opened is not None
+            if opened["used"]:
+                raise RiverbeamError(ErrorCode.REQUEST_ID_REUSED, request_id=request_id)
+            if opened["session"] is None:  # it exists and is not require_owner's
                 raise RiverbeamError(ErrorCode.SESSION_NOT_FOUND, session_id=session_id)
             session = await set_session_config(
                 conn,
                 self._schema,
-                _rows.session_of(session_row),
+                _rows.session_of(opened["session"]),
                 session_config,
                 narrows=session_config_narrows,
             )
-
+            row = opened["interaction"]
             if resume:
                 row = await conn.fetchrow(sql.resume_interaction, interaction_id, session_id)
-            else:
-                new = interaction_id or new_id()
-                row = await conn.fetchrow(
-                    sql.open_interaction, new, session_id, agent_name, agent_version
-                )
             if row is None:
                 raise RiverbeamError(
                     ErrorCode.INTERACTION_NOT_RESUMABLE,
@@ -367,15 +374,21 @@ class PgBeamStore(PgLeases, PgMemory, PgLedger, PgCheckpoints, PgChildRuns):
                         conn, sql, response.action_id, interaction.interaction_id
                     )
                 resolved.append(_rows.action_of(row))
+            new_messages = [
+                action_result_message(a, r) for a, r in zip(resolved, action_responses, strict=True)
+            ]
+            if human_content:
+                new_messages.append(
+                    NewMessage(role="human", content=list(human_content), metadata=message_metadata)
+                )
             # After the compare-and-set of each answered action, so that of concurrent resumes
             # of one action the losers learn it was answered (066), not just that the winner's
-            # run is busy (030); a busy session still rolls the whole step back.
-            holder = await conn.fetchrow(sql.session_busy, session_id) if exclusive else None
-            if holder is not None:
-                raise _checks.session_busy(session_id, holder["run_id"], holder["request_id"])
-
-            run_row = await conn.fetchrow(
-                sql.insert_run,
+            # run is busy (030); a busy session still rolls the whole step back. The history is
+            # everything numbered before this step's first message (the session row is
+            # locked, so no other step adds messages meanwhile).
+            first_seq = session.last_seq - n_messages + 1
+            written = await conn.fetchrow(
+                sql.begin_write,
                 run_id,
                 interaction.interaction_id,
                 session_id,
@@ -384,38 +397,33 @@ class PgBeamStore(PgLeases, PgMemory, PgLedger, PgCheckpoints, PgChildRuns):
                 lease_owner,
                 ttl,
                 agent_version,
+                exclusive,
+                first_seq,
+                first_seq - 1,
+                limit,
+                max(history_after, 0) if history_after_id is not None else 0,
+                history_after_id,
+                *_rows.message_arrays(new_messages),
+                None if run_options is None or run_options.is_empty else _rows.dump(run_options),
             )
-            assert run_row is not None
-            run = await record_run_options(conn, self._schema, _rows.run_of(run_row), run_options)
-            new_messages = [
-                action_result_message(a, r) for a, r in zip(resolved, action_responses, strict=True)
-            ]
-            if human_content:
-                new_messages.append(
-                    NewMessage(role="human", content=list(human_content), metadata=message_metadata)
+            assert written is not None
+            if written["busy_run_id"] is not None:
+                raise _checks.session_busy(
+                    session_id, written["busy_run_id"], written["busy_request_id"]
                 )
-            saved = await insert_messages(
-                conn,
-                sql,
-                session_id,
-                interaction.interaction_id,
-                run_id,
-                new_messages,
-                first_seq=session.last_seq - n_messages + 1,
-            )
-            # Everything numbered before this step's first message (the session row is locked,
-            # so no other step adds messages meanwhile).
-            history = await recent_messages(
-                conn, sql, session_id, below=session.last_seq - n_messages + 1, limit=limit
-            )
+            assert written["run_id"] is not None
+            saved = [_rows.message_of(r) for r in written["saved"]]
+            history = [_rows.message_of(r) for r in written["history"]]
+            known = int(written["known"])
         return BeginRunResult(
             session=session,
             interaction=interaction,
-            run=run,
+            run=_rows.run_of(written),
             human_message=saved[-1] if human_content else None,
             resolved_actions=resolved,
             action_messages=saved[: len(resolved)],
             history=history,
+            history_after=known if limit else 0,
         )
 
     @nul_safe
@@ -441,9 +449,13 @@ class PgBeamStore(PgLeases, PgMemory, PgLedger, PgCheckpoints, PgChildRuns):
         after = _checks.interaction_after(final, interaction_status)
         epoch = _checks.lease_epoch(lease_epoch)
         sql, expiry = self._sql, _checks.action_ttl(action_ttl_s)
-        async with self._transaction("finish_run") as conn:
+        # One statement, its own transaction (a transaction around it only for the test hook),
+        # and, with ledger entries, the ledger's write after it in the same transaction: a
+        # refused batch refuses the whole step.
+        step = self._transaction("finish_run") if tool_executions else self._step("finish_run")
+        async with step as conn:
             row = await conn.fetchrow(
-                sql.finish_run,
+                sql.finish_step,
                 run_id,
                 lease_owner,
                 final,
@@ -453,12 +465,17 @@ class PgBeamStore(PgLeases, PgMemory, PgLedger, PgCheckpoints, PgChildRuns):
                 model_used,
                 _rows.dump(result),
                 epoch,
+                len(messages),
+                *_rows.message_arrays(messages),
+                after,
+                *_rows.action_columns(pending_actions),
+                expiry,
+                _rows.action_previews(pending_actions),
             )
             if row is None:
                 # A repeat of this owner's own finish at this epoch returns what it stored.
                 return await why_not_finished(conn, sql, run_id, lease_owner, epoch)
             run = _rows.run_of(row)
-            await write_finish(conn, sql, run, messages, pending_actions, after, expiry)
             await write_entries(conn, self._schema, run, tool_executions)
         return run
 

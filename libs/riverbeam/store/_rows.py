@@ -200,6 +200,12 @@ def message_columns(messages: Sequence[NewMessage], first_seq: int) -> list[list
     return [columns[0], [first_seq + i for i in range(len(messages))], *columns[1:]]
 
 
+def message_arrays(messages: Sequence[NewMessage]) -> list[list[Any]]:
+    """The nine unnest() arrays of message_values, one per column (empty lists for none)."""
+    rows = [message_values(m) for m in messages]
+    return [list(col) for col in zip(*rows, strict=True)] if rows else [[] for _ in range(9)]
+
+
 def action_columns(actions: Sequence[NewAction]) -> list[list[Any]]:
     """The unnest() arrays of insert_actions ($6..$10)."""
     return [

@@ -81,6 +81,9 @@ class Statements:
     remember: str
     recall: str
     delete_idle: str
+    begin_open: str
+    begin_write: str
+    finish_step: str
 
     @classmethod
     def for_schema(cls, q: str) -> Statements:
@@ -283,5 +286,101 @@ class Statements:
                 f" AND NOT EXISTS (SELECT 1 FROM {q}.runs r WHERE r.session_id = s.session_id"
                 " AND r.status = 'running' AND r.lease_expires_at > now()) RETURNING 1)"
                 " SELECT count(*) FROM gone"
+            ),
+            # begin_run's first statement: the request-id check, the session upsert (creates or
+            # locks the row; with $6 the owner check under the lock, as upsert_session) and,
+            # with $12, the new interaction (as open_interaction). Nothing is written when
+            # the request id was used; no interaction when the session is refused.
+            begin_open=(
+                f"WITH used AS (SELECT $8::text IS NOT NULL AND EXISTS"
+                f" (SELECT 1 FROM {q}.runs WHERE request_id = $8::text) AS used),"
+                f" s AS (INSERT INTO {q}.sessions AS t (session_id, user_id, profile_id, org_id, last_seq)"
+                " SELECT $1, $2, $3, $4, $5 FROM used WHERE NOT used.used"
+                " ON CONFLICT (session_id) DO UPDATE SET"
+                " user_id = COALESCE(t.user_id, EXCLUDED.user_id),"
+                " profile_id = COALESCE(t.profile_id, EXCLUDED.profile_id),"
+                " org_id = COALESCE(t.org_id, EXCLUDED.org_id),"
+                " last_seq = t.last_seq + EXCLUDED.last_seq, last_active_at = now()"
+                " WHERE $6::text IS NULL OR (t.user_id = $6::text"
+                " AND ($7::text IS NULL OR t.org_id IS NULL OR t.org_id = $7::text))"
+                " RETURNING t AS row),"
+                f" i AS (INSERT INTO {q}.interactions AS t (interaction_id, session_id, agent_name,"
+                " status, agent_version) SELECT $9, $1, $10, 'in_progress', $11 FROM s WHERE $12::bool"
+                " ON CONFLICT (interaction_id) DO UPDATE SET status = 'in_progress', updated_at = now()"
+                " WHERE t.session_id = EXCLUDED.session_id RETURNING t AS row)"
+                " SELECT used.used, (SELECT row FROM s) AS session, (SELECT row FROM i) AS interaction"
+                " FROM used"
+            ),
+            # begin_run's second statement, after the first locked the session row (so its
+            # snapshot holds every run and message of the session committed before the lock):
+            # with $9 the busy check, then the run (its options $24) and its messages (numbered
+            # from $10) only when not busy, and the history: the newest $12 messages numbered up to $11, oldest
+            # first, leaving out those up to $13 when the message at $13 has the id $14 (the
+            # caller holds them); `known` is $13 then, else 0.
+            begin_write=(
+                f"WITH busy AS (SELECT run_id, request_id FROM {q}.runs"
+                f" WHERE $9::bool AND session_id = $3 AND {_LIVE_RUN} LIMIT 1),"
+                f" r AS (INSERT INTO {q}.runs (run_id, interaction_id, session_id, agent_name, status,"
+                " request_id, lease_owner, lease_expires_at, agent_version, options)"
+                " SELECT $1, $2, $3, $4, 'running', $5, $6, now() + $7::interval, $8, $24::jsonb"
+                f" WHERE NOT EXISTS (SELECT 1 FROM busy) RETURNING {RUN_COLS}),"
+                f" m AS (INSERT INTO {q}.messages AS x ({insert_message_cols})"
+                " SELECT u.message_id, r.session_id, r.interaction_id, r.run_id, $10::bigint + u.n - 1,"
+                " u.role, u.type, u.content::jsonb, u.tool_call_id, u.tool_name, u.tool_args::jsonb,"
+                " u.tool_result::jsonb, u.metadata::jsonb"
+                " FROM r, unnest($15::text[], $16::text[], $17::text[], $18::text[], $19::text[],"
+                " $20::text[], $21::text[], $22::text[], $23::text[]) WITH ORDINALITY"
+                " AS u(message_id, role, type, content, tool_call_id, tool_name, tool_args,"
+                " tool_result, metadata, n)"
+                " RETURNING x AS row, x.seq),"
+                f" known AS (SELECT COALESCE((SELECT x.seq FROM {q}.messages x WHERE x.session_id = $3"
+                " AND x.seq = $13::bigint AND x.seq <= $11::bigint AND x.message_id = $14::text), 0)"
+                " AS seq),"
+                f" h AS (SELECT x AS row, x.seq FROM {q}.messages x WHERE x.session_id = $3"
+                " AND x.seq <= $11::bigint"
+                " AND x.seq > GREATEST($11::bigint - $12::bigint, (SELECT seq FROM known))"
+                " ORDER BY x.seq DESC LIMIT $12)"
+                " SELECT r.*, b.run_id AS busy_run_id, b.request_id AS busy_request_id,"
+                " (SELECT seq FROM known) AS known,"
+                " ARRAY(SELECT row FROM m ORDER BY seq) AS saved,"
+                " ARRAY(SELECT row FROM h ORDER BY seq) AS history"
+                " FROM (SELECT 1) AS one LEFT JOIN r ON true LEFT JOIN busy b ON true"
+            ),
+            # finish_run in one statement: the compare-and-set of finish_run, then (only when
+            # it took the row) the session's next $10 numbers, the messages, the
+            # interaction's status ($20) and the pending actions (previews $27). The CTEs of one statement
+            # run in no promised order, so each reads the one whose lock must come first:
+            # rows are locked run -> session -> interaction, as every other step does (a
+            # resume holds the session and then updates the interaction; taking the
+            # interaction before the session here would deadlock with it).
+            finish_step=(
+                f"WITH fin AS (UPDATE {q}.runs SET status = $3, finished_at = now(), error_code = $4,"
+                " error_message = $5, token_usage = $6::jsonb, model_used = $7, result = $8::jsonb"
+                " WHERE run_id = $1 AND lease_owner = $2 AND status = 'running'"
+                f" AND ($9::bigint IS NULL OR lease_epoch = $9::bigint) RETURNING {RUN_COLS}),"
+                f" bumped AS (UPDATE {q}.sessions s SET last_seq = s.last_seq + $10::bigint,"
+                " last_active_at = now() FROM fin WHERE s.session_id = fin.session_id"
+                " RETURNING s.last_seq, s.user_id),"
+                f" m AS (INSERT INTO {q}.messages ({insert_message_cols})"
+                " SELECT u.message_id, fin.session_id, fin.interaction_id, fin.run_id,"
+                " bumped.last_seq - $10::bigint + u.n, u.role, u.type, u.content::jsonb,"
+                " u.tool_call_id, u.tool_name, u.tool_args::jsonb, u.tool_result::jsonb,"
+                " u.metadata::jsonb"
+                " FROM fin, bumped, unnest($11::text[], $12::text[], $13::text[], $14::text[],"
+                " $15::text[], $16::text[], $17::text[], $18::text[], $19::text[]) WITH ORDINALITY"
+                " AS u(message_id, role, type, content, tool_call_id, tool_name, tool_args,"
+                " tool_result, metadata, n) RETURNING 1),"
+                f" st AS (UPDATE {q}.interactions i SET status = $20, updated_at = now()"
+                " FROM fin, bumped WHERE i.interaction_id = fin.interaction_id RETURNING 1),"
+                f" a AS (INSERT INTO {q}.actions (action_id, session_id, interaction_id, run_id,"
+                " kind, tool, args, tool_call_id, status, agent_name, user_id, expires_at, preview)"
+                " SELECT u.action_id, fin.session_id, fin.interaction_id, fin.run_id, u.kind, u.tool,"
+                " u.args::jsonb, u.tool_call_id, 'pending', fin.agent_name, bumped.user_id,"
+                " now() + $26::interval, u.preview::jsonb"
+                " FROM fin, bumped, unnest($21::text[], $22::text[], $23::text[], $24::text[],"
+                " $25::text[], $27::text[]) WITH ORDINALITY"
+                " AS u(action_id, kind, tool, args, tool_call_id, preview, n)"
+                " ORDER BY u.n RETURNING 1)"
+                " SELECT * FROM fin"
             ),
         )

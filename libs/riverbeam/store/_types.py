@@ -99,6 +99,9 @@ class BeginRunResult:
     action_messages: list[Message] = field(default_factory=list)
     # The session's newest `history_limit` messages saved before this step, oldest first.
     history: list[Message] = field(default_factory=list)
+    # When > 0, `history` leaves out the window's messages numbered up to this seq: the caller
+    # said it holds them (begin_run's history_after, its id matched). 0: the whole window.
+    history_after: int = 0
 
 
 @dataclass(frozen=True, slots=True)

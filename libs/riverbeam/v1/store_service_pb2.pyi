@@ -177,7 +177,7 @@ class FetchPendingActionsResponse(_message.Message):
     def __init__(self, actions: _Optional[_Iterable[_Union[_records_pb2.Action, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class BeginRunRequest(_message.Message):
-    __slots__ = ("session_id", "user_id", "profile_id", "org_id", "agent_name", "interaction_id", "run_id", "request_id", "human_content", "message_metadata", "lease_owner", "lease_ttl_s", "exclusive", "action_responses", "agent_version", "version_policy", "history_limit", "require_owner", "require_org", "session_config", "run_options", "session_config_narrows")
+    __slots__ = ("session_id", "user_id", "profile_id", "org_id", "agent_name", "interaction_id", "run_id", "request_id", "human_content", "message_metadata", "lease_owner", "lease_ttl_s", "exclusive", "action_responses", "agent_version", "version_policy", "history_limit", "require_owner", "require_org", "session_config", "run_options", "session_config_narrows", "history_after", "history_after_id")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     USER_ID_FIELD_NUMBER: _ClassVar[int]
     PROFILE_ID_FIELD_NUMBER: _ClassVar[int]
@@ -200,6 +200,8 @@ class BeginRunRequest(_message.Message):
     SESSION_CONFIG_FIELD_NUMBER: _ClassVar[int]
     RUN_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     SESSION_CONFIG_NARROWS_FIELD_NUMBER: _ClassVar[int]
+    HISTORY_AFTER_FIELD_NUMBER: _ClassVar[int]
+    HISTORY_AFTER_ID_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     user_id: str
     profile_id: str
@@ -222,10 +224,12 @@ class BeginRunRequest(_message.Message):
     session_config: _types_pb2.TurnConfig
     run_options: _types_pb2.RunOptions
     session_config_narrows: bool
-    def __init__(self, session_id: _Optional[str] = ..., user_id: _Optional[str] = ..., profile_id: _Optional[str] = ..., org_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., interaction_id: _Optional[str] = ..., run_id: _Optional[str] = ..., request_id: _Optional[str] = ..., human_content: _Optional[_Iterable[_Union[_types_pb2.ContentPart, _Mapping]]] = ..., message_metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., lease_owner: _Optional[str] = ..., lease_ttl_s: _Optional[float] = ..., exclusive: _Optional[bool] = ..., action_responses: _Optional[_Iterable[_Union[_types_pb2.ActionResponseEnvelope, _Mapping]]] = ..., agent_version: _Optional[str] = ..., version_policy: _Optional[str] = ..., history_limit: _Optional[int] = ..., require_owner: _Optional[str] = ..., require_org: _Optional[str] = ..., session_config: _Optional[_Union[_types_pb2.TurnConfig, _Mapping]] = ..., run_options: _Optional[_Union[_types_pb2.RunOptions, _Mapping]] = ..., session_config_narrows: _Optional[bool] = ...) -> None: ...
+    history_after: int
+    history_after_id: str
+    def __init__(self, session_id: _Optional[str] = ..., user_id: _Optional[str] = ..., profile_id: _Optional[str] = ..., org_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., interaction_id: _Optional[str] = ..., run_id: _Optional[str] = ..., request_id: _Optional[str] = ..., human_content: _Optional[_Iterable[_Union[_types_pb2.ContentPart, _Mapping]]] = ..., message_metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., lease_owner: _Optional[str] = ..., lease_ttl_s: _Optional[float] = ..., exclusive: _Optional[bool] = ..., action_responses: _Optional[_Iterable[_Union[_types_pb2.ActionResponseEnvelope, _Mapping]]] = ..., agent_version: _Optional[str] = ..., version_policy: _Optional[str] = ..., history_limit: _Optional[int] = ..., require_owner: _Optional[str] = ..., require_org: _Optional[str] = ..., session_config: _Optional[_Union[_types_pb2.TurnConfig, _Mapping]] = ..., run_options: _Optional[_Union[_types_pb2.RunOptions, _Mapping]] = ..., session_config_narrows: _Optional[bool] = ..., history_after: _Optional[int] = ..., history_after_id: _Optional[str] = ...) -> None: ...
 
 class BeginRunResponse(_message.Message):
-    __slots__ = ("session", "interaction", "run", "human_message", "resolved_actions", "action_messages", "history")
+    __slots__ = ("session", "interaction", "run", "human_message", "resolved_actions", "action_messages", "history", "history_after")
     SESSION_FIELD_NUMBER: _ClassVar[int]
     INTERACTION_FIELD_NUMBER: _ClassVar[int]
     RUN_FIELD_NUMBER: _ClassVar[int]
@@ -233,6 +237,7 @@ class BeginRunResponse(_message.Message):
     RESOLVED_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     ACTION_MESSAGES_FIELD_NUMBER: _ClassVar[int]
     HISTORY_FIELD_NUMBER: _ClassVar[int]
+    HISTORY_AFTER_FIELD_NUMBER: _ClassVar[int]
     session: _records_pb2.Session
     interaction: _records_pb2.Interaction
     run: _records_pb2.Run
@@ -240,7 +245,8 @@ class BeginRunResponse(_message.Message):
     resolved_actions: _containers.RepeatedCompositeFieldContainer[_records_pb2.Action]
     action_messages: _containers.RepeatedCompositeFieldContainer[_records_pb2.Message]
     history: _containers.RepeatedCompositeFieldContainer[_records_pb2.Message]
-    def __init__(self, session: _Optional[_Union[_records_pb2.Session, _Mapping]] = ..., interaction: _Optional[_Union[_records_pb2.Interaction, _Mapping]] = ..., run: _Optional[_Union[_records_pb2.Run, _Mapping]] = ..., human_message: _Optional[_Union[_records_pb2.Message, _Mapping]] = ..., resolved_actions: _Optional[_Iterable[_Union[_records_pb2.Action, _Mapping]]] = ..., action_messages: _Optional[_Iterable[_Union[_records_pb2.Message, _Mapping]]] = ..., history: _Optional[_Iterable[_Union[_records_pb2.Message, _Mapping]]] = ...) -> None: ...
+    history_after: int
+    def __init__(self, session: _Optional[_Union[_records_pb2.Session, _Mapping]] = ..., interaction: _Optional[_Union[_records_pb2.Interaction, _Mapping]] = ..., run: _Optional[_Union[_records_pb2.Run, _Mapping]] = ..., human_message: _Optional[_Union[_records_pb2.Message, _Mapping]] = ..., resolved_actions: _Optional[_Iterable[_Union[_records_pb2.Action, _Mapping]]] = ..., action_messages: _Optional[_Iterable[_Union[_records_pb2.Message, _Mapping]]] = ..., history: _Optional[_Iterable[_Union[_records_pb2.Message, _Mapping]]] = ..., history_after: _Optional[int] = ...) -> None: ...
 
 class FinishRunRequest(_message.Message):
     __slots__ = ("run_id", "lease_owner", "status", "messages", "pending_actions", "interaction_status", "error_code", "error_message", "token_usage", "model_used", "result", "lease_epoch", "action_ttl_s", "tool_executions")

@@ -1,0 +1,74 @@
+"""SessionHistory: the windows a runner holds, joined with what the store sends, bounded."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from riverbeam.store._session_history import SessionHistory
+from riverbeam.types import ContentPart, Message
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+T1 = datetime(2026, 1, 2, tzinfo=UTC)
+
+
+def _msgs(first: int, last: int, session: str = "s") -> list[Message]:
+    return [
+        Message(
+            message_id=f"{session}-{i}",
+            session_id=session,
+            seq=i,
+            role="human",
+            content=[ContentPart.of_text(str(i))],
+            created_at=T0,
+        )
+        for i in range(first, last + 1)
+    ]
+
+
+def test_a_held_window_joins_the_rest_and_keeps_the_newest() -> None:
+    held = SessionHistory()
+    held.keep("s", T0, 4, _msgs(3, 6))
+    anchor = held.anchor("s", 4)
+    assert anchor is not None and (anchor.seq, anchor.message_id) == (6, "s-6")
+    window = held.window(anchor, 6, T0, _msgs(7, 8), 4)
+    assert window is not None and [m.seq for m in window] == [5, 6, 7, 8]
+
+
+def test_what_cannot_be_joined_is_refused() -> None:
+    held = SessionHistory()
+    held.keep("s", T0, 4, _msgs(3, 6))
+    anchor = held.anchor("s", 4)
+    assert held.window(anchor, 6, T1, _msgs(7, 8), 4) is None  # another created_at
+    assert held.window(anchor, 5, T0, _msgs(6, 8), 4) is None  # another seq than held
+    assert held.window(anchor, 6, T0, _msgs(8, 9), 4) is None  # a gap
+    assert held.window(None, 6, T0, _msgs(7, 8), 4) is None
+    whole = held.window(anchor, 0, T0, _msgs(1, 8), 4)  # the store sent the whole window
+    assert whole is not None and [m.seq for m in whole] == [5, 6, 7, 8]
+
+
+def test_a_larger_limit_is_not_anchored_unless_the_window_starts_the_session() -> None:
+    held = SessionHistory()
+    held.keep("s", T0, 4, _msgs(3, 6))
+    assert held.anchor("s", 5) is None
+    assert held.anchor("s", 3) is not None
+    held.keep("t", T0, 4, _msgs(1, 2, "t"))
+    assert held.anchor("t", 200) is not None
+    held.keep("u", T0, 4, [])
+    assert held.anchor("u", 4) is None and len(held) == 2
+
+
+def test_bounded_by_messages_least_recently_used_session_first() -> None:
+    held = SessionHistory(max_messages=10)
+    held.keep("a", T0, 4, _msgs(1, 4, "a"))
+    held.keep("b", T0, 4, _msgs(1, 4, "b"))
+    assert held.anchor("a", 4) is not None  # a is now the most recently used
+    held.keep("c", T0, 4, _msgs(1, 4, "c"))
+    assert held.anchor("b", 4) is None
+    assert held.anchor("a", 4) is not None and held.anchor("c", 4) is not None
+    assert held.message_count == 8
+    held.keep("a", T0, 2, _msgs(3, 4, "a"))  # replacing a window replaces its count
+    assert held.message_count == 6
+    held.forget("c")
+    assert held.message_count == 2 and len(held) == 1
+    held.keep("d", T0, 20, _msgs(1, 11, "d"))  # larger than the whole bound: not held
+    assert held.anchor("d", 20) is None
