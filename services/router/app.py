@@ -58,6 +58,7 @@ async def build(settings: RouterSettings) -> AsyncIterator[ServiceApp]:
                 max_content_bytes=settings.max_content_bytes,
                 max_metadata_bytes=settings.max_metadata_bytes,
             ),
+            recovery_wait_s=settings.router_recovery_wait_s,
         )
         servicer = RiverbeamServicer(gateway)
         guard = StreamGuard(nats, config)

@@ -635,6 +635,14 @@ class ErrorCode(enum.Enum):
         _S.INVALID_ARGUMENT,
         'send payload {"decision": "retry" | "skip" | "done"} (done may add "result")',
     )
+    RUN_STILL_RECOVERING = ErrorSpec(
+        "BEM-270",
+        "the runner holding this run stopped and the run is still being continued",
+        504,
+        _S.DEADLINE_EXCEEDED,
+        "another replica continues it: read it with GetRun (run_id) or FollowStream "
+        "(request_id); do not invoke again",
+    )
     ACTION_STATE_MOVED = ErrorSpec(
         "BEM-275",
         "the workspace changed since the approval's preview",
