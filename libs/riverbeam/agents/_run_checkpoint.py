@@ -4,7 +4,9 @@ completed step, and how a run that lost its runner continues from the last one.
 The run saves (through `context.checkpoint`, when the pipeline gives one) at the loop's
 start (the messages built), after each model turn that asked for tools (the round's calls,
 none answered yet), after each repair request, after each tool result, and, before a tool
-that is not rerun-safe starts, the round with that call marked `started`.
+that is not rerun-safe starts, the round with that call marked `started`. A resume's
+approved calls, which run before the loop, are a round of their own
+(riverbeam.agents._run_resume_checkpoint).
 
 Continuing (`context.recovered`): the state is restored; the round's unanswered calls are
 made, except a `started` call of a tool that is not rerun-safe (`ToolSpec.rerun_safe`): its
@@ -112,6 +114,7 @@ class Checkpointing:
     _record: Callable[..., None]
     _record_held: Callable[[PendingToolCall, list[ToolDecision]], None]
     _result: Callable[..., AgentResult]
+    _resume_recovered: Callable[[], AsyncIterator[Any]]
 
     # ---- saving -------------------------------------------------------------------------------
     async def _checkpoint(self) -> None:
@@ -216,6 +219,12 @@ class Checkpointing:
         self.setup()
         self._restore(state)
         round = self.round
+        if round is not None and round.get("resume"):
+            # It died while its resume ran the approved calls (_run_resume_checkpoint.py).
+            async with closing_events(self._resume_recovered()) as frames:
+                async for frame in frames:
+                    yield frame
+            return
         if round is not None:
             answered = set(round.get("answered") or [])
             calls = [_call_of(c) for c in round["calls"] if c["id"] not in answered]

@@ -643,6 +643,14 @@ class ErrorCode(enum.Enum):
         "another replica continues it: read it with GetRun (run_id) or FollowStream "
         "(request_id); do not invoke again",
     )
+    RESUME_CALL_NOT_RUN = ErrorSpec(
+        "BEM-271",
+        "approved call not run: an earlier approved call's outcome is unknown",
+        409,
+        _S.ABORTED,
+        "its runner stopped during the earlier call; answer that outcome_unknown action, "
+        "then ask for this one again",
+    )
     ACTION_STATE_MOVED = ErrorSpec(
         "BEM-275",
         "the workspace changed since the approval's preview",
