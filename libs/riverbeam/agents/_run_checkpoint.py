@@ -27,6 +27,7 @@ from riverbeam.agents._chat import tool_message
 from riverbeam.agents._completion import ChatMessage, PendingToolCall, ToolCalls, closing_events
 from riverbeam.agents._guardrails import GuardrailEvent
 from riverbeam.agents._io import AgentContext, AgentInput, ResumedAction
+from riverbeam.agents._limits import Deadline, RunLimits
 from riverbeam.agents._run_tools import skipped
 from riverbeam.agents._toolcall import BoundTool
 from riverbeam.core.errors import ErrorCode, RiverbeamError
@@ -104,6 +105,8 @@ class Checkpointing:
     layer: dict[str, Any]
     events: list[GuardrailEvent]
     tools: dict[str, BoundTool]
+    deadline: Deadline | None
+    limits: RunLimits
     _build: dict[str, Any]
     setup: Callable[[], None]
     _system_prompt: Callable[[], str]
@@ -145,6 +148,8 @@ class Checkpointing:
             "layer": self.layer,
             "events": [e.as_json() for e in self.events],
             "round": self.round,
+            # The time limit goes on from here when the run is continued (not from zero).
+            "elapsed_s": self.deadline.elapsed_s() if self.deadline is not None else 0.0,
         }
 
     async def _round_started(self, text: str, calls: tuple[PendingToolCall, ...]) -> None:
@@ -183,6 +188,9 @@ class Checkpointing:
             )
         self.messages = list(state["messages"])
         self.loop_start = int(state["loop_start"])
+        self.deadline = Deadline(
+            self.limits.time_limit_s, elapsed_before_s=float(state.get("elapsed_s") or 0.0)
+        )
         self.records = [ToolCallRecord.model_validate(r) for r in state.get("records") or []]
         self.usage = TokenUsage.model_validate(state.get("usage") or {})
         self.context.usage.add(self.usage)
