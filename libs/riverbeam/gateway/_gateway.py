@@ -30,7 +30,7 @@ from riverbeam.auth import (
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
 from riverbeam.gateway._ledger import LedgerReads
-from riverbeam.gateway._lost_runner import await_lost_run
+from riverbeam.gateway._lost_runner import await_lost_run, cancel_when_continued
 from riverbeam.gateway._ownership import not_found_error, owner_refusal
 from riverbeam.gateway._ports import FramesPort, RunnerPort
 from riverbeam.gateway._usage import UsageReport, usage_report
@@ -89,6 +89,7 @@ class Gateway(LedgerReads):
         # How long a unary invoke whose runner died waits for another replica to finish the
         # run (RIVERBEAM_ROUTER_RECOVERY_WAIT_S); 0: answer BEM-034 at once.
         self._recovery_wait_s = recovery_wait_s
+        self._cancelling: set[asyncio.Task[None]] = set()
         self._agents: dict[str, AgentMetadata] = {}
         self._agents_at = 0.0
         self._agents_lock = asyncio.Lock()
@@ -425,7 +426,18 @@ class Gateway(LedgerReads):
                 run_id=run.run_id,
                 request_id=request_id,
             ) from None
-        return await await_lost_run(self._store, run, budget_s=budget)
+        try:
+            return await await_lost_run(self._store, run, budget_s=budget)
+        except asyncio.CancelledError:
+            # The caller went away: its run is cancelled once a replica holds it again.
+            task = asyncio.ensure_future(
+                cancel_when_continued(
+                    self._store, self._runner, run, budget_s=self._recovery_wait_s
+                )
+            )
+            self._cancelling.add(task)
+            task.add_done_callback(self._cancelling.discard)
+            raise
 
 
 def _terminal_from_run(run: Run, *, request_id: str, seq: int) -> StreamChunk:

@@ -12,17 +12,23 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Protocol
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError, by_code
 from riverbeam.store import BeamStore
 from riverbeam.types import AgentResult, Run
 
-__all__ = ["answer_from_run", "await_lost_run"]
+__all__ = ["CALLER_GONE", "answer_from_run", "await_lost_run", "cancel_when_continued"]
 
 log = logging.getLogger("riverbeam.gateway")
 
 FIRST_POLL_S = 0.1
 MAX_POLL_S = 2.0
+CALLER_GONE = "caller cancelled the request"
+
+
+class Canceller(Protocol):
+    async def cancel_run(self, request_id: str, *, reason: str | None = None) -> bool: ...
 
 
 def answer_from_run(run: Run) -> AgentResult:
@@ -70,3 +76,31 @@ async def await_lost_run(store: BeamStore, run: Run, *, budget_s: float) -> Agen
         extra={"run_id": run.run_id, "status": run.status, "holders": list(run.holders)},
     )
     return answer_from_run(run)
+
+
+async def cancel_when_continued(
+    store: BeamStore, runner: Canceller, run: Run, *, budget_s: float
+) -> None:
+    """The caller went away while waiting: cancel its run, as its own runner would have.
+
+    The run can only be cancelled once a replica holds it again (its epoch moved past the lost
+    runner's), and the new holder only registers it as it starts to continue it, so the cancel
+    (idempotent; it travels to whichever replica holds the run) is sent again on each poll
+    until the run has ended or `budget_s` is over.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + max(budget_s, 0.0)
+    lost_epoch = run.lease_epoch or 1
+    delay = FIRST_POLL_S
+    request_id = run.request_id or ""
+    while loop.time() < deadline:
+        try:
+            run = await store.get_run(run_id=run.run_id)
+            if run.status != "running":
+                return
+            if (run.lease_epoch or 1) > lost_epoch:
+                await runner.cancel_run(request_id, reason=CALLER_GONE)
+        except RiverbeamError as err:
+            log.warning("cancel of %s after its caller left not sent: %s", run.run_id, err)
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, MAX_POLL_S)

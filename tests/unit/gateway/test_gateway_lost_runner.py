@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -156,3 +157,71 @@ async def test_a_run_never_begun_is_the_transport_error() -> None:
     with pytest.raises(RiverbeamError) as info:
         await gw.invoke(principal, request())
     assert info.value.code is ErrorCode.SERVICE_UNAVAILABLE and info.value.transport
+
+
+class CountingStore(InMemoryStore):
+    """Counts the run reads of the router's polls."""
+
+    def __init__(self, clock: Any) -> None:
+        super().__init__(clock=clock)
+        self.reads = 0
+        self.read = asyncio.Condition()
+
+    async def get_run(self, *, run_id: str) -> Any:
+        run = await super().get_run(run_id=run_id)
+        async with self.read:
+            self.reads += 1
+            self.read.notify_all()
+        return run
+
+    async def reads_past(self, count: int) -> None:
+        async with asyncio.timeout(5.0):  # a hang guard
+            async with self.read:
+                await self.read.wait_for(lambda: self.reads > count)
+
+
+class CancelRecorder(DyingRunner):
+    def __init__(self, store: InMemoryStore) -> None:
+        super().__init__(store, None)
+        self.cancels: list[tuple[str, str | None]] = []
+        self.cancelled = asyncio.Event()
+
+    async def cancel_run(self, request_id: str, *, reason: str | None = None) -> bool:
+        self.cancels.append((request_id, reason))
+        self.cancelled.set()
+        return True
+
+
+async def test_a_caller_that_leaves_while_waiting_cancels_the_run_once_it_is_held_again() -> None:
+    now = [datetime.now(UTC)]
+    store = CountingStore(lambda: now[0])
+    runner = CancelRecorder(store)
+    gw, principal = gateway(runner)
+    req = request().model_copy(update={"request_id": str(uuid.uuid4())})
+    call = asyncio.create_task(gw.invoke(principal, req))
+    await store.reads_past(0)  # the router is polling the run
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    # Nobody holds the run yet: there is nothing to cancel, and nothing is sent.
+    reads = store.reads
+    await store.reads_past(reads + 1)
+    assert runner.cancels == []
+
+    now[0] += timedelta(seconds=60)  # the dead runner's lease expired
+    [taken] = await store.take_over_expired_runs(new_owner="runner-b", lease_ttl_s=30)
+    async with asyncio.timeout(5.0):
+        await runner.cancelled.wait()
+    assert runner.cancels[0] == (req.request_id, "caller cancelled the request")
+
+    # Once the run has ended, the router stops.
+    await store.finish_run(
+        run_id=taken.run.run_id,
+        lease_owner="runner-b",
+        status="cancelled",
+        error_code="BEM-033",
+        lease_epoch=taken.run.lease_epoch,
+    )
+    async with asyncio.timeout(5.0):
+        await asyncio.gather(*gw._cancelling)
+    assert not gw._cancelling
