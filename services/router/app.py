@@ -72,6 +72,7 @@ async def build(settings: RouterSettings) -> AsyncIterator[ServiceApp]:
             for task in watching:
                 task.cancel()
             await asyncio.gather(*watching, return_exceptions=True)
+            await gateway.close()
             await runner.aclose()
             await store.aclose()
 

@@ -94,6 +94,12 @@ class Gateway(LedgerReads):
         self._agents_at = 0.0
         self._agents_lock = asyncio.Lock()
 
+    async def close(self) -> None:
+        """Stop watching for runs to cancel for callers that left (router shutdown)."""
+        for task in list(self._cancelling):
+            task.cancel()
+        await asyncio.gather(*self._cancelling, return_exceptions=True)
+
     def authenticate(self, authorization: str | None) -> Principal:
         return self._auth.authenticate(authorization)
 
