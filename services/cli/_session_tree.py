@@ -204,6 +204,10 @@ def _run_label(r: Run) -> Text:
         details.append(r.model_used)
     if r.error_code:
         details.append(f"{r.error_code}: {r.error_message or ''}".strip())
+    if r.takeovers:
+        # Continued by another replica after its runner stopped (docs/durability.md).
+        plural = "" if r.takeovers == 1 else "s"
+        details.append(f"held by {' → '.join(r.holders)} ({r.takeovers} takeover{plural})")
     if details:
         label.append(" · " + " · ".join(details), style="dim")
     return label

@@ -58,6 +58,7 @@ async def build(settings: RouterSettings) -> AsyncIterator[ServiceApp]:
                 max_content_bytes=settings.max_content_bytes,
                 max_metadata_bytes=settings.max_metadata_bytes,
             ),
+            recovery_wait_s=settings.router_recovery_wait_s,
         )
         servicer = RiverbeamServicer(gateway)
         guard = StreamGuard(nats, config)
@@ -71,6 +72,7 @@ async def build(settings: RouterSettings) -> AsyncIterator[ServiceApp]:
             for task in watching:
                 task.cancel()
             await asyncio.gather(*watching, return_exceptions=True)
+            await gateway.close()
             await runner.aclose()
             await store.aclose()
 

@@ -29,7 +29,7 @@ import pytest_asyncio
 from e2e_kit import GUARD_S, ChatProcess, assert_sequenced, pg_schema, running_stack
 
 from riverbeam.client import RiverbeamClient
-from riverbeam.types import ActionResponseEnvelope, Run, StreamAck, StreamChunk
+from riverbeam.types import ActionResponseEnvelope, AgentResult, Run, StreamAck, StreamChunk
 from services.cli._up import LocalStack
 from tests.support.chat_server import call, delayed, text, tool_calls
 
@@ -223,3 +223,34 @@ async def test_a_side_effecting_tool_in_flight_waits_for_a_person(durable: Durab
             assert after[-1].result.text == f"after {tag}"
             # A second run of the call only because a person said retry.
             assert durable.started("slow_effect", tag) == (2 if decision == "retry" else 1)
+
+
+@module_loop
+async def test_a_unary_caller_gets_the_result_of_its_continued_run(durable: Durable) -> None:
+    """stream=false: the caller's call was to the killed replica; the router answers it with
+    the result the other replica recorded (docs/durability.md, "A unary caller outlives its
+    runner")."""
+    async with durable.client() as client:
+        answer = "answered after all"
+        before = len(await durable.chat.completions())
+        await durable.chat.push(delayed(text(answer), 60), text(answer))
+        session_id = str(uuid.uuid4())
+        waiting = asyncio.ensure_future(
+            client.invoke("durable", "think unary", session_id=session_id, timeout_s=SETTLE_S)
+        )
+        try:
+            await durable.chat.wait_for_completions(before + 1)
+            [human] = await client.list_messages(session_id)  # begin-run precedes the model call
+            assert human.run_id is not None
+            killed = await durable.kill_holder(client, human.run_id)
+            async with asyncio.timeout(SETTLE_S):
+                result = await waiting
+        finally:
+            if not waiting.done():
+                waiting.cancel()
+        assert isinstance(result, AgentResult)
+        assert (result.text, result.run_id) == (answer, human.run_id)
+        run = await client.get_run(human.run_id)
+        assert run.status == "completed" and run.holders[0] == RUNNER_IDS[killed]
+        assert len(run.holders) == 2
+        await durable.stack.restart(killed)

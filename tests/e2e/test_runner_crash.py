@@ -99,7 +99,14 @@ async def replicas(
             overrides[name] = {"RIVERBEAM_RUNNER_ID": runner_id}
         # Every call to one replica (pick_first), as the tests below rely on; the default
         # balancing is round-robin.
-        overrides["router"] = {"RIVERBEAM_RUNNER_BALANCING": "pick_first"}
+        # The router answers a unary caller whose runner died with BEM-034 at once instead of
+        # waiting for another replica to end the run (RIVERBEAM_ROUTER_RECOVERY_WAIT_S=0): the
+        # test of it kills the last replica, so nobody would (the wait is shown by
+        # tests/integration/runtime/test_runtime_unary_recovery.py).
+        overrides["router"] = {
+            "RIVERBEAM_RUNNER_BALANCING": "pick_first",
+            "RIVERBEAM_ROUTER_RECOVERY_WAIT_S": "0",
+        }
         async with running_stack(
             database_url=pg_url,
             nats_url=nats_url,

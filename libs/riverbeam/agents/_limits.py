@@ -80,10 +80,18 @@ class Deadline:
     the frames is not what gets cancelled.
     """
 
-    def __init__(self, limit_s: float | None) -> None:
+    def __init__(self, limit_s: float | None, *, elapsed_before_s: float = 0.0) -> None:
+        """`elapsed_before_s`: what the run already used (a run continued from a checkpoint,
+        whose time limit goes on from there instead of starting again)."""
         self.limit_s = limit_s
-        self.when = None if limit_s is None else asyncio.get_running_loop().time() + limit_s
+        self.elapsed_before_s = max(elapsed_before_s, 0.0)
+        now = asyncio.get_running_loop().time()
+        self.when = None if limit_s is None else now + limit_s - self.elapsed_before_s
         self.started = time.monotonic()
+
+    def elapsed_s(self) -> float:
+        """The run's time so far, the time used before a continuation included."""
+        return self.elapsed_before_s + (time.monotonic() - self.started)
 
     def expired_error(self) -> RiverbeamError:
         return RiverbeamError(
@@ -98,9 +106,14 @@ class Deadline:
             raise self.expired_error()
 
     async def run(self, step: Awaitable[_T]) -> _T:
-        """Await `step` within the deadline."""
+        """Await `step` within the deadline (none is started once it passed)."""
         if self.when is None:
             return await step
+        if asyncio.get_running_loop().time() >= self.when:
+            close = getattr(step, "close", None)
+            if callable(close):
+                close()  # never started (no "never awaited" warning)
+            raise self.expired_error()
         try:
             async with asyncio.timeout_at(self.when):
                 return await step

@@ -26,7 +26,7 @@ from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from riverbeam.agents._chat import assistant_message, resume_call_id
+from riverbeam.agents._chat import assistant_message
 from riverbeam.agents._compaction import (
     CompactionOptions,
     Summary,
@@ -51,7 +51,7 @@ from riverbeam.agents._guardrails import (
 )
 from riverbeam.agents._handoff import hand_off
 from riverbeam.agents._input_guard import GuardedInput
-from riverbeam.agents._io import AgentContext, AgentInput, ResumedAction
+from riverbeam.agents._io import AgentContext, AgentInput
 from riverbeam.agents._layer_config import AgentLayerConfig
 from riverbeam.agents._ledger import ToolLedger
 from riverbeam.agents._limits import Deadline, RunLimits, smallest
@@ -62,6 +62,7 @@ from riverbeam.agents._policies import (
 )
 from riverbeam.agents._run_checkpoint import Checkpointing, unknown_outcome_answer
 from riverbeam.agents._run_context import ContextFit
+from riverbeam.agents._run_resume_checkpoint import ResumeCheckpointing, declined, resumed_call
 from riverbeam.agents._run_tools import ToolRound
 from riverbeam.agents._tool import ToolSpec
 from riverbeam.agents._toolcall import BoundTool
@@ -101,21 +102,11 @@ _LIMIT_CODES = {
 }
 
 
-def _declined(action: ResumedAction) -> dict[str, Any]:
-    status = action.response.status
-    return {
-        "declined": True,
-        "status": status,
-        "message": f"The person declined this call ({status}); it was not run. Do not call it again "
-        "unless they ask.",
-    }
-
-
 def _render(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
 
 
-class RigRun(ToolRound, ContextFit, Checkpointing):
+class RigRun(ToolRound, ContextFit, Checkpointing, ResumeCheckpointing):
     """The state of one run of a RigAgentRunner."""
 
     def __init__(self, runner: RigAgentRunner, input: AgentInput, context: AgentContext) -> None:
@@ -231,8 +222,14 @@ class RigRun(ToolRound, ContextFit, Checkpointing):
         yield self.factory.placeholder()
         yield self.factory.thinking()
         self.setup()
-        answers: dict[str, Any] = {}
-        resumed: list[PendingToolCall] = []
+        async with closing_events(self._turn({}, [])) as frames:
+            async for frame in frames:
+                yield frame
+
+    async def _turn(
+        self, answers: dict[str, Any], resumed: list[PendingToolCall]
+    ) -> AsyncIterator[Any]:
+        """The resume's calls (those not answered yet), then the conversation and the loop."""
         reheld: list[PendingToolCall] = []
         if self.input.actions:
             async with closing_events(self._resume(answers, resumed, reheld)) as frames:
@@ -307,12 +304,11 @@ class RigRun(ToolRound, ContextFit, Checkpointing):
         was done) is prepared for approval again, with a fresh preview, and put in `reheld`:
         the run then pauses again instead of going on.
         """
+        await self._resume_round(answers, resumed)  # checkpointed (_run_resume_checkpoint)
         for action in self.input.actions:
-            call = PendingToolCall(
-                name=action.tool,
-                args=dict(action.args),
-                id=action.tool_call_id or resume_call_id(action.action_id),
-            )
+            call = resumed_call(action)
+            if call.id in answers:
+                continue  # answered before its runner stopped
             resumed.append(call)
             if (
                 action.kind == "outcome_unknown"
@@ -328,7 +324,7 @@ class RigRun(ToolRound, ContextFit, Checkpointing):
                 answers[call.id] = told
                 continue
             if not action.approved:
-                result = _declined(action)
+                result = declined(action)
                 yield self.factory.tool_result(
                     tool_call_id=call.id, tool_name=call.name, tool_result=result
                 )
@@ -344,8 +340,10 @@ class RigRun(ToolRound, ContextFit, Checkpointing):
             ) as frames:
                 async for frame in frames:
                     yield frame
+            await self._call_answered(call.id)
             if moved:
                 await self._hold_again(call, reheld)
+        self._resume_round_done()
 
     async def _hold_again(self, call: PendingToolCall, reheld: list[PendingToolCall]) -> None:
         """Hold an approved call whose previewed state moved, with a fresh preview."""

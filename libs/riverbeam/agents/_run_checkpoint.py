@@ -4,7 +4,9 @@ completed step, and how a run that lost its runner continues from the last one.
 The run saves (through `context.checkpoint`, when the pipeline gives one) at the loop's
 start (the messages built), after each model turn that asked for tools (the round's calls,
 none answered yet), after each repair request, after each tool result, and, before a tool
-that is not rerun-safe starts, the round with that call marked `started`.
+that is not rerun-safe starts, the round with that call marked `started`. A resume's
+approved calls, which run before the loop, are a round of their own
+(riverbeam.agents._run_resume_checkpoint).
 
 Continuing (`context.recovered`): the state is restored; the round's unanswered calls are
 made, except a `started` call of a tool that is not rerun-safe (`ToolSpec.rerun_safe`): its
@@ -25,6 +27,7 @@ from riverbeam.agents._chat import tool_message
 from riverbeam.agents._completion import ChatMessage, PendingToolCall, ToolCalls, closing_events
 from riverbeam.agents._guardrails import GuardrailEvent
 from riverbeam.agents._io import AgentContext, AgentInput, ResumedAction
+from riverbeam.agents._limits import Deadline, RunLimits
 from riverbeam.agents._run_tools import skipped
 from riverbeam.agents._toolcall import BoundTool
 from riverbeam.core.errors import ErrorCode, RiverbeamError
@@ -102,6 +105,8 @@ class Checkpointing:
     layer: dict[str, Any]
     events: list[GuardrailEvent]
     tools: dict[str, BoundTool]
+    deadline: Deadline | None
+    limits: RunLimits
     _build: dict[str, Any]
     setup: Callable[[], None]
     _system_prompt: Callable[[], str]
@@ -112,6 +117,7 @@ class Checkpointing:
     _record: Callable[..., None]
     _record_held: Callable[[PendingToolCall, list[ToolDecision]], None]
     _result: Callable[..., AgentResult]
+    _resume_recovered: Callable[[], AsyncIterator[Any]]
 
     # ---- saving -------------------------------------------------------------------------------
     async def _checkpoint(self) -> None:
@@ -142,6 +148,8 @@ class Checkpointing:
             "layer": self.layer,
             "events": [e.as_json() for e in self.events],
             "round": self.round,
+            # The time limit goes on from here when the run is continued (not from zero).
+            "elapsed_s": self.deadline.elapsed_s() if self.deadline is not None else 0.0,
         }
 
     async def _round_started(self, text: str, calls: tuple[PendingToolCall, ...]) -> None:
@@ -180,6 +188,9 @@ class Checkpointing:
             )
         self.messages = list(state["messages"])
         self.loop_start = int(state["loop_start"])
+        self.deadline = Deadline(
+            self.limits.time_limit_s, elapsed_before_s=float(state.get("elapsed_s") or 0.0)
+        )
         self.records = [ToolCallRecord.model_validate(r) for r in state.get("records") or []]
         self.usage = TokenUsage.model_validate(state.get("usage") or {})
         self.context.usage.add(self.usage)
@@ -216,6 +227,12 @@ class Checkpointing:
         self.setup()
         self._restore(state)
         round = self.round
+        if round is not None and round.get("resume"):
+            # It died while its resume ran the approved calls (_run_resume_checkpoint.py).
+            async with closing_events(self._resume_recovered()) as frames:
+                async for frame in frames:
+                    yield frame
+            return
         if round is not None:
             answered = set(round.get("answered") or [])
             calls = [_call_of(c) for c in round["calls"] if c["id"] not in answered]

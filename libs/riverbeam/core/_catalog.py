@@ -635,6 +635,22 @@ class ErrorCode(enum.Enum):
         _S.INVALID_ARGUMENT,
         'send payload {"decision": "retry" | "skip" | "done"} (done may add "result")',
     )
+    RUN_STILL_RECOVERING = ErrorSpec(
+        "BEM-270",
+        "the runner holding this run stopped and the run is still being continued",
+        504,
+        _S.DEADLINE_EXCEEDED,
+        "another replica continues it: read it with GetRun (run_id) or FollowStream "
+        "(request_id); do not invoke again",
+    )
+    RESUME_CALL_NOT_RUN = ErrorSpec(
+        "BEM-271",
+        "approved call not run: an earlier approved call's outcome is unknown",
+        409,
+        _S.ABORTED,
+        "its runner stopped during the earlier call; answer that outcome_unknown action, "
+        "then ask for this one again",
+    )
     ACTION_STATE_MOVED = ErrorSpec(
         "BEM-275",
         "the workspace changed since the approval's preview",

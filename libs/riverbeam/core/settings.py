@@ -155,6 +155,11 @@ class RouterSettings(CommonSettings):
     models_file: Path | None = None
     max_content_bytes: int = 1024 * 1024
     max_metadata_bytes: int = 64 * 1024
+    # A unary invoke whose runner died mid-call waits this long (within the caller's
+    # deadline) for another replica to continue the run to its end, then answers with it
+    # (BEM-270 if it is still running). It should exceed the runners' lease TTL + reap
+    # interval (15 s + 5 s by default) plus the time a run takes. 0: BEM-034 at once.
+    router_recovery_wait_s: float = Field(default=120.0, ge=0)
 
 
 class ConsoleSettings(CommonSettings):

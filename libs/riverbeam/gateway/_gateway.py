@@ -31,6 +31,7 @@ from riverbeam.auth import (
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
 from riverbeam.gateway._ledger import LedgerReads
+from riverbeam.gateway._lost_runner import await_lost_run, cancel_when_continued
 from riverbeam.gateway._ownership import not_found_error, owner_refusal
 from riverbeam.gateway._ports import FramesPort, RunnerPort
 from riverbeam.gateway._usage import UsageReport, usage_report
@@ -72,6 +73,7 @@ class Gateway(LedgerReads):
         agents_ttl_s: float = 5.0,
         follow_recheck_s: float = 15.0,
         follow_settled_s: float = 1.0,
+        recovery_wait_s: float = 120.0,
     ) -> None:
         self._auth = authenticator
         self._runner = runner
@@ -85,9 +87,19 @@ class Gateway(LedgerReads):
         # stored frames are read with this idle limit.
         self._recheck_s = follow_recheck_s
         self._settled_s = follow_settled_s
+        # How long a unary invoke whose runner died waits for another replica to finish the
+        # run (RIVERBEAM_ROUTER_RECOVERY_WAIT_S); 0: answer BEM-034 at once.
+        self._recovery_wait_s = recovery_wait_s
+        self._cancelling: set[asyncio.Task[None]] = set()
         self._agents: dict[str, AgentMetadata] = {}
         self._agents_at = 0.0
         self._agents_lock = asyncio.Lock()
+
+    async def close(self) -> None:
+        """Stop watching for runs to cancel for callers that left (router shutdown)."""
+        for task in list(self._cancelling):
+            task.cancel()
+        await asyncio.gather(*self._cancelling, return_exceptions=True)
 
     def authenticate(self, authorization: str | None) -> Principal:
         return self._auth.authenticate(authorization)
@@ -203,11 +215,14 @@ class Gateway(LedgerReads):
                 "stripped": list(clean.stripped),
             },
         )
-        async with self._runner_lost(req.request_id):
+        deadline = None if timeout_s is None else asyncio.get_running_loop().time() + timeout_s
+        try:
             with owner_refusal():
                 return await self._runner.run_invoke(
                     req, model=decision.model, grant=grant, timeout_s=timeout_s
                 )
+        except RiverbeamError as err:
+            return await self._runner_lost(err, req, deadline=deadline)
 
     async def resume(
         self, principal: Principal, payload: ResumePayload, *, timeout_s: float | None = None
@@ -417,26 +432,48 @@ class Gateway(LedgerReads):
         )
         return frames, asyncio.ensure_future(anext(frames))
 
-    @contextlib.asynccontextmanager
-    async def _runner_lost(self, request_id: str | None) -> AsyncIterator[None]:
-        """A runner that dies mid-call is a lost run (BEM-034) when its run was begun."""
+    async def _runner_lost(
+        self, err: RiverbeamError, req: InvokeRequest, *, deadline: float | None
+    ) -> AgentResult:
+        """A runner that died mid-call leaves a run that another replica may continue.
+
+        When the run was begun, the caller is answered from its record once it ends (within
+        the caller's deadline and the router's recovery wait; see _lost_runner); any other
+        error, or a run never begun, is raised as it came. A streaming request (whose ack was
+        lost right after the begin step) gets BEM-034 at once: its stream goes on.
+        """
+        request_id = req.request_id
+        if not (err.transport and err.code is ErrorCode.SERVICE_UNAVAILABLE) or not request_id:
+            raise err
         try:
-            yield
-        except RiverbeamError as err:
-            if not (err.transport and err.code is ErrorCode.SERVICE_UNAVAILABLE) or not request_id:
-                raise
-            try:
-                run = await self._store.get_run_by_request(request_id=request_id)
-            except RiverbeamError:
-                raise err from None
-            if run is None:
-                raise
+            run = await self._store.get_run_by_request(request_id=request_id)
+        except RiverbeamError:
+            raise err from None
+        if run is None:
+            raise err
+        budget = self._recovery_wait_s
+        if deadline is not None:
+            # Answer a little before the caller gives up, so it hears why.
+            budget = min(budget, deadline - asyncio.get_running_loop().time() - 0.5)
+        if req.stream or (budget <= 0 and run.status == "running"):
             raise RiverbeamError(
                 ErrorCode.RUN_LOST,
-                "the runner holding this run stopped; the run will be marked failed",
+                "the runner holding this run stopped; the run will be continued or failed",
                 run_id=run.run_id,
                 request_id=request_id,
             ) from None
+        try:
+            return await await_lost_run(self._store, run, budget_s=budget)
+        except asyncio.CancelledError:
+            # The caller went away: its run is cancelled once a replica holds it again.
+            task = asyncio.ensure_future(
+                cancel_when_continued(
+                    self._store, self._runner, run, budget_s=self._recovery_wait_s
+                )
+            )
+            self._cancelling.add(task)
+            task.add_done_callback(self._cancelling.discard)
+            raise
 
 
 def _terminal_from_run(run: Run, *, request_id: str, seq: int) -> StreamChunk:

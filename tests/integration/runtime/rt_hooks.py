@@ -4,6 +4,8 @@ register   "hold": one frame, then blocks forever; "worker": a RigAgentRunner wh
            asks for a tool that blocks forever; "assistant": the echo agent.
 only_one   "solo", the echo agent under another name (to see that a hook replaces the
            built-in wiring).
+register_stalling / register_steady
+           "steady" (no tools): its model call never returns / answers STEADY_ANSWER.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from riverbeam.agents import PendingToolCall, RigAgentRunner, ScriptedClient, Te
 from riverbeam.runtime import RiverBeam
 from riverbeam.types import TokenUsage
 from tests.integration.runtime.rt_kit import BlockingTool, HoldAgent
+from tests.support.recovery_kit import GatedClient
 
 WORKER_USAGE = TokenUsage(prompt_tokens=11, completion_tokens=7, total_tokens=18)
 
@@ -37,3 +40,21 @@ def register(beam: RiverBeam) -> None:
 
 async def only_one(beam: RiverBeam) -> None:
     beam.register_echo_agent("solo")
+
+
+# ---- a unary invoke whose runner dies in a model call (test_runtime_unary_recovery) -------------
+STEADY_ANSWER = "answered by the replica that took over"
+
+
+def register_stalling(beam: RiverBeam) -> None:
+    """ "steady" on the runner that will die: its first model call never returns."""
+    client = GatedClient([Text("never reached")])
+    client.hold_at = 0
+    beam.register_agent(RigAgentRunner.new("steady", client, [], None))
+
+
+def register_steady(beam: RiverBeam) -> None:
+    """ "steady" on the replica that takes over: the model call made again answers."""
+    beam.register_agent(
+        RigAgentRunner.new("steady", ScriptedClient([Text(STEADY_ANSWER)]), [], None)
+    )

@@ -182,3 +182,20 @@ def test_help_lists_every_command(cli: Cli) -> None:
         "pending", "agents", "models", "session",
     ):  # fmt: skip
         assert command in result.stdout
+
+
+def test_session_shows_the_holders_of_a_run_taken_over(cli: Cli) -> None:
+    run = cli.fake.runs[RUN_WAITING]
+    cli.fake.runs[RUN_WAITING] = run.model_copy(
+        update={"holders": ["runner-a", "runner-b", "runner-c"]}
+    )
+    result = cli("session", SESSION)
+    assert result.exit_code == ExitCode.OK, result.output
+    [line] = [line for line in result.stdout.splitlines() if f"run {RUN_WAITING}" in line]
+    assert "held by runner-a → runner-b → runner-c (2 takeovers)" in line
+    # A run its first runner finished names no holders.
+    [done] = [line for line in result.stdout.splitlines() if f"run {RUN_DONE}" in line]
+    assert "held by" not in done
+    view = json.loads(cli("session", SESSION, "--json").stdout)
+    runs = {r["run"]["run_id"]: r["run"] for i in view["interactions"] for r in i["runs"]}
+    assert runs[RUN_WAITING]["holders"] == ["runner-a", "runner-b", "runner-c"]
