@@ -22,8 +22,9 @@ RunLimits, AgentLayerConfig                             run limits, deployment d
 CompactionOptions, TokenCounter, EstimatingCounter      context compaction
 """
 
-import importlib as _importlib
 import typing as _typing
+
+from riverbeam._lazy import lazy_exports
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -226,7 +227,7 @@ if _typing.TYPE_CHECKING:
 
 # Each name's module, imported on first use (PEP 562): importing this package costs only
 # what the caller then uses.
-_LAZY: dict[str, tuple[str, str]] = {
+_LAZY: dict[str, str | tuple[str, str]] = {
     "Agent": ("riverbeam.agents._agent", "Agent"),
     "check_modalities": ("riverbeam.agents._agent", "check_modalities"),
     "build_messages": ("riverbeam.agents._chat", "build_messages"),
@@ -329,15 +330,4 @@ _LAZY: dict[str, tuple[str, str]] = {
     "json_params": ("riverbeam.agents._tool", "json_params"),
 }
 
-
-def __getattr__(name: str) -> _typing.Any:
-    where = _LAZY.get(name)
-    if where is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(_importlib.import_module(where[0]), where[1])
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -1,7 +1,8 @@
 """The runtime: the invoke/resume pipeline, the RiverBeam facade, crash recovery."""
 
-import importlib as _importlib
 import typing as _typing
+
+from riverbeam._lazy import lazy_exports
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -45,7 +46,7 @@ if _typing.TYPE_CHECKING:
 
 # Each name's module, imported on first use (PEP 562): importing this package costs only
 # what the caller then uses.
-_LAZY: dict[str, str] = {
+_LAZY: dict[str, str | tuple[str, str]] = {
     "RunnerClient": "riverbeam.runtime._client",
     "MemorySinks": "riverbeam.runtime._facade",
     "RiverBeam": "riverbeam.runtime._facade",
@@ -69,15 +70,4 @@ _LAZY: dict[str, str] = {
     "wire_agents": "riverbeam.runtime._wiring",
 }
 
-
-def __getattr__(name: str) -> _typing.Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(_importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -11,8 +11,9 @@
 Every argument is treated as hostile; failures are RiverbeamError with a BEM-3xx code.
 """
 
-import importlib as _importlib
 import typing as _typing
+
+from riverbeam._lazy import lazy_exports
 
 __all__ = [
     "DEFAULT_PROTECTED_REFS",
@@ -110,7 +111,7 @@ if _typing.TYPE_CHECKING:
 
 # Each name's module, imported on first use (PEP 562): importing this package costs only
 # what the caller then uses.
-_LAZY: dict[str, str] = {
+_LAZY: dict[str, str | tuple[str, str]] = {
     "FenceClient": "riverbeam.sandbox._client",
     "SandboxClient": "riverbeam.sandbox._client",
     "WorkspacesClient": "riverbeam.sandbox._client",
@@ -160,15 +161,4 @@ _LAZY: dict[str, str] = {
     "validate_workspace_name": "riverbeam.sandbox._workspaces",
 }
 
-
-def __getattr__(name: str) -> _typing.Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(_importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

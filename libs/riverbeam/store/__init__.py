@@ -8,8 +8,9 @@
 Every error is a RiverbeamError with a catalog code.
 """
 
-import importlib as _importlib
 import typing as _typing
+
+from riverbeam._lazy import lazy_exports
 
 __all__ = [
     "DEFAULT_SCHEMA",
@@ -65,7 +66,7 @@ if _typing.TYPE_CHECKING:
 
 # Each name's module, imported on first use (PEP 562): importing this package costs only
 # what the caller then uses.
-_LAZY: dict[str, tuple[str, str]] = {
+_LAZY: dict[str, str | tuple[str, str]] = {
     "BeamStore": ("riverbeam.store._base", "BeamStore"),
     "RunCheckpoint": ("riverbeam.store._checkpoints", "RunCheckpoint"),
     "checkpoint_from_proto": ("riverbeam.store._checkpoints", "checkpoint_from_proto"),
@@ -92,15 +93,4 @@ _LAZY: dict[str, tuple[str, str]] = {
     "usage_row_to_proto": ("riverbeam.store._usage", "usage_row_to_proto"),
 }
 
-
-def __getattr__(name: str) -> _typing.Any:
-    where = _LAZY.get(name)
-    if where is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(_importlib.import_module(where[0]), where[1])
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
