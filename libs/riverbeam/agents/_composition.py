@@ -9,7 +9,8 @@ in the pipeline it has a run record of its own linked to the caller's (parent_ru
 frames go out on the caller's stream marked with its agent and run, and its tokens are
 recorded on it and added to the caller's. Its answer is the tool's result. A Crew runs
 agents the same way, sequentially, in parallel with a join, or routed. Handoff is in
-_handoff.py. Not done yet: approval inside a called agent (BEM-235).
+_handoff.py. A called agent that pauses for approval pauses its caller (_child_hold.py,
+_child_resume.py).
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, Literal
 
 from riverbeam import __version__
+from riverbeam.agents._child_hold import ChildHold
 from riverbeam.agents._frames import FrameFactory
-from riverbeam.agents._io import AgentContext, AgentInput
+from riverbeam.agents._io import AgentContext, AgentInput, ResumedAction
 from riverbeam.agents._registry import AgentRegistry
 from riverbeam.agents._run_child import MAX_AGENT_DEPTH, run_agent
 from riverbeam.agents._tool import TOOL_NAME_PATTERN, ToolCallContext, ToolSpec, json_params
@@ -79,12 +81,32 @@ class AgentTool:
 
         Raises:
             RiverbeamError: BEM-020 when the agent is not registered, BEM-087 when it failed
-                (its code in the details), BEM-234 when the
-                calls nest deeper than MAX_AGENT_DEPTH, BEM-235 when it stopped for an approval.
+                (its code in the details), BEM-234 when the calls nest deeper than
+                MAX_AGENT_DEPTH.
+            ChildHeld: it paused for a person's approval (the caller's run pauses too).
         """
         result = await run_agent(
             self._registry, self.agent, str(args.get("task", "")), call.input, call.context
         )
+        return self._answer(result)
+
+    async def resume_child(
+        self, hold: ChildHold, actions: Sequence[ResumedAction], call: ToolCallContext
+    ) -> Any:
+        """Continue the agent that paused with the answered actions (see _child_resume.py)."""
+        result = await run_agent(
+            self._registry,
+            hold.agent,
+            hold.task,
+            call.input,
+            call.context,
+            content=[],
+            history=hold.messages(call.input.session_id or "local"),
+            actions=actions,
+        )
+        return self._answer(result)
+
+    def _answer(self, result: AgentResult) -> dict[str, Any]:
         return {
             "agent": self.agent,
             "answer": result.text,
