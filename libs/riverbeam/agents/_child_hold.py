@@ -52,6 +52,8 @@ class ChildHold:
         history: Its conversation so far (Message fields as JSON, in order).
         parent_tool: The caller's tool that called it (ask_<agent>, or the crew step's agent).
         parent_tool_call_id: The caller's call of that tool.
+        state: What the caller needs besides the child to go on (a crew: its request and
+            the answers of the steps that had finished); None for an agent's tool call.
     """
 
     agent: str
@@ -61,10 +63,15 @@ class ChildHold:
     history: tuple[dict[str, Any], ...]
     parent_tool: str = ""
     parent_tool_call_id: str = ""
+    state: dict[str, Any] | None = None
 
-    def linked(self, tool: str, tool_call_id: str) -> ChildHold:
+    def linked(
+        self, tool: str, tool_call_id: str, state: dict[str, Any] | None = None
+    ) -> ChildHold:
         """The hold, as the call `tool_call_id` of the caller's `tool`."""
-        return dataclasses.replace(self, parent_tool=tool, parent_tool_call_id=tool_call_id)
+        return dataclasses.replace(
+            self, parent_tool=tool, parent_tool_call_id=tool_call_id, state=state
+        )
 
     def as_json(self) -> dict[str, Any]:
         """What ActionRequired.child stores (the actions are the entries themselves)."""
@@ -75,7 +82,7 @@ class ChildHold:
             "parent_tool": self.parent_tool,
             "parent_tool_call_id": self.parent_tool_call_id,
             "history": list(self.history),
-        }
+        } | ({"state": self.state} if self.state is not None else {})
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ChildHold | None:
@@ -86,7 +93,9 @@ class ChildHold:
         history = data.get("history")
         if not isinstance(history, list) or not all(isinstance(m, dict) for m in history):
             return None
+        state = data.get("state")
         return cls(
+            state=state if isinstance(state, dict) else None,
             agent=data["agent"],
             run_id=data["run_id"],
             task=data["task"],
@@ -106,6 +115,11 @@ class ChildHold:
             )
             for i, entry in enumerate(self.history)
         ]
+
+    def parent_actions(self) -> list[ActionRequired]:
+        """The child's held calls as the caller's actions, each carrying this hold."""
+        link = self.as_json()
+        return [action.model_copy(update={"child": link}) for action in self.actions]
 
     def parent_call(self) -> PendingToolCall:
         """The caller's call this hold answers."""
@@ -178,10 +192,7 @@ def held_actions(
     for call in held:
         hold = holds.get(call.id)
         if hold is not None:
-            link = hold.as_json()
-            out.extend(
-                (call.id, action.model_copy(update={"child": link})) for action in hold.actions
-            )
+            out.extend((call.id, action) for action in hold.parent_actions())
             continue
         action = ActionRequired(
             action_id=new_id(),

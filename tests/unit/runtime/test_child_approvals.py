@@ -7,6 +7,7 @@ import uuid
 
 from riverbeam.agents import (
     AgentTool,
+    Crew,
     PendingToolCall,
     RigAgentRunner,
     ScriptedClient,
@@ -220,3 +221,71 @@ async def test_a_grandchilds_approval_resumes_through_the_child() -> None:
     done = beam.sinks.frames(ack.request_id)[-1].result  # type: ignore[attr-defined]
     assert done.text == "all ok" and push.calls == [{"v": "x"}]
     assert done.tool_calls[0].result["answer"] == "leaf ok"
+
+
+def _crew_beam(kind: str) -> tuple[RiverBeam, CountingTool, CountingTool]:
+    beam = RiverBeam()
+    first, second = CountingTool("push", confirm=True), CountingTool("tag", confirm=True)
+    drafter = ScriptedClient(
+        [ToolCalls([PendingToolCall("push", {"v": "d"}, id="d1")]), Text("drafted")]
+    )
+    reviewer = ScriptedClient(
+        [ToolCalls([PendingToolCall("tag", {"v": "r"}, id="r1")]), Text("reviewed")]
+    )
+    beam.register_agent(RigAgentRunner.new("drafter", drafter, [first], None))
+    beam.register_agent(RigAgentRunner.new("reviewer", reviewer, [second], None))
+    beam.register_agent(RigAgentRunner.new("merger", ScriptedClient([Text("merged")]), [], None))
+    join = "merger" if kind == "parallel" else None
+    beam.register_agent(
+        Crew("lead", kind, beam.registry(), agents=["drafter", "reviewer"], join=join)  # type: ignore[arg-type]
+    )
+    return beam, first, second
+
+
+async def test_a_sequential_crew_pauses_at_each_member_and_resumes_where_it_stopped() -> None:
+    beam, push, tag = _crew_beam("sequential")
+    sid = str(uuid.uuid4())
+    first = await _paused(beam, sid)
+    (drafting,) = first.action_required
+    assert first.interrupted and drafting.tool == "push" and drafting.child is not None
+    assert drafting.child["parent_tool"] == "drafter"
+    assert (await beam.get_run(first.run_id or "")).status == "interrupted"
+    ack = await beam.resume(_resume(first, sid, approval(drafting.action_id)))
+    await beam.wait_idle()
+    second = beam.sinks.frames(ack.request_id)[-1].result  # type: ignore[attr-defined]
+    assert second.interrupted and push.calls == [{"v": "d"}] and tag.calls == []
+    (reviewing,) = second.action_required
+    assert reviewing.tool == "tag" and reviewing.child is not None
+    # The drafter's answer is kept for the resume: it is not asked again.
+    assert reviewing.child["state"]["answers"] == {"crew-1": "drafted"}
+    ack = await beam.resume(_resume(first, sid, approval(reviewing.action_id)))
+    await beam.wait_idle()
+    done = beam.sinks.frames(ack.request_id)[-1].result  # type: ignore[attr-defined]
+    assert done.text == "reviewed" and not done.interrupted
+    assert push.calls == [{"v": "d"}] and tag.calls == [{"v": "r"}]
+    assert [c.tool_name for c in done.tool_calls] == ["reviewer"]
+    assert done.tool_calls[0].args == {"task": "drafted"}
+
+
+async def test_a_parallel_crew_asks_every_paused_member_at_once() -> None:
+    beam, push, tag = _crew_beam("parallel")
+    sid = str(uuid.uuid4())
+    first = await _paused(beam, sid)
+    assert first.interrupted
+    by_tool = {a.tool: a for a in first.action_required}
+    assert set(by_tool) == {"push", "tag"}
+    keys = {a.child["parent_tool_call_id"] for a in first.action_required if a.child}
+    assert keys == {"crew-1", "crew-2"}
+    ack = await beam.resume(
+        _resume(
+            first,
+            sid,
+            approval(by_tool["push"].action_id),
+            approval(by_tool["tag"].action_id, status="cancelled"),
+        )
+    )
+    await beam.wait_idle()
+    done = beam.sinks.frames(ack.request_id)[-1].result  # type: ignore[attr-defined]
+    assert done.text == "merged" and not done.interrupted
+    assert push.calls == [{"v": "d"}] and tag.calls == []
+    assert sorted(c.tool_name for c in done.tool_calls) == ["drafter", "merger", "reviewer"]
