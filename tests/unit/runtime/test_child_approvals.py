@@ -8,6 +8,7 @@ import uuid
 from riverbeam.agents import (
     AgentTool,
     Crew,
+    HandoffTool,
     PendingToolCall,
     RigAgentRunner,
     ScriptedClient,
@@ -289,3 +290,28 @@ async def test_a_parallel_crew_asks_every_paused_member_at_once() -> None:
     assert done.text == "merged" and not done.interrupted
     assert push.calls == [{"v": "d"}] and tag.calls == []
     assert sorted(c.tool_name for c in done.tool_calls) == ["drafter", "merger", "reviewer"]
+
+
+async def test_a_handoff_targets_approval_in_the_handed_turn_is_still_refused() -> None:
+    # Not built yet (docs/agents.md#handoff): the run fails with BEM-235, nothing pending.
+    beam = RiverBeam()
+    billing = ScriptedClient([ToolCalls([PendingToolCall("push", {"v": "x"})])])
+    beam.register_agent(
+        RigAgentRunner.new("billing", billing, [CountingTool("push", confirm=True)], None)
+    )
+    triage = ScriptedClient([ToolCalls([PendingToolCall("transfer_to_billing", {"reason": "r"})])])
+    beam.register_agent(
+        RigAgentRunner.new("triage", triage, [HandoffTool(beam.registry(), "billing")], None)
+    )
+    sid = str(uuid.uuid4())
+    try:
+        await beam.invoke(text_request("triage", "x", sid))
+    except RiverbeamError as err:
+        assert err.code is ErrorCode.AGENT_ERROR_FRAME
+    else:
+        raise AssertionError("the handoff should have failed")
+    [human] = [m for m in await beam.list_messages(sid) if m.role == "human"]
+    runs = await beam.store.list_runs(interaction_id=human.interaction_id or "")
+    [child] = [r for r in runs if r.parent_run_id]
+    assert (child.status, child.error_code) == ("failed", "BEM-235")
+    assert await beam.store.list_pending_actions(session_id=sid) == ([], None)
