@@ -7,6 +7,7 @@ from typing import Any
 
 from riverbeam.runtime._frames import OpenToolCall
 from riverbeam.store import NewAction, NewMessage
+from riverbeam.store._types import child_link
 from riverbeam.types import AgentResult, ContentPart, InvokeRequest, Session
 
 __all__ = [
@@ -105,6 +106,7 @@ def pending_actions(result: AgentResult) -> list[NewAction]:
             args=dict(a.args),
             tool_call_id=a.tool_call_id,
             preview=a.preview,
+            child=child_link(a.child),
         )
         for a in result.action_required
     ]

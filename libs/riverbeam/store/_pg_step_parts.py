@@ -153,4 +153,5 @@ async def write_finish(
             *_rows.action_columns(pending_actions),
             expiry,
             _rows.action_previews(pending_actions),
+            _rows.action_children(pending_actions),
         )

@@ -158,6 +158,7 @@ def action_of(row: Row) -> Action:
         user_id=row["user_id"],
         expires_at=row["expires_at"],
         preview=_preview(row["preview"]),
+        child=_load(row["child"]),
     )
 
 
@@ -214,3 +215,8 @@ def action_columns(actions: Sequence[NewAction]) -> list[list[Any]]:
 def action_previews(actions: Sequence[NewAction]) -> list[str | None]:
     """The unnest() array of insert_actions' previews ($12)."""
     return [None if a.preview is None else dump(a.preview) for a in actions]
+
+
+def action_children(actions: Sequence[NewAction]) -> list[str | None]:
+    """The unnest() array of insert_actions' child links ($13)."""
+    return [None if a.child is None else dump(a.child) for a in actions]

@@ -30,7 +30,7 @@ MESSAGE_COLS = (
 ACTION_COLS = (
     "pos, action_id, session_id, interaction_id, run_id, kind, tool, args, tool_call_id, status,"
     " created_at, resolved_at, response, outcome, result, error, agent_name, user_id, expires_at,"
-    " preview"
+    " preview, child"
 )
 MEMORY_COLS = "pos, entry_id, org_id, scope_name, scope_id, content, metadata, created_at"
 
@@ -206,12 +206,12 @@ class Statements:
             ),
             insert_actions=(
                 f"INSERT INTO {q}.actions (action_id, session_id, interaction_id, run_id, kind, tool,"
-                " args, tool_call_id, status, agent_name, user_id, expires_at, preview)"
+                " args, tool_call_id, status, agent_name, user_id, expires_at, preview, child)"
                 " SELECT u.action_id, $1, $2, $3, u.kind, u.tool, u.args::jsonb, u.tool_call_id,"
-                " 'pending', $4, $5, now() + $11::interval, u.preview::jsonb"
+                " 'pending', $4, $5, now() + $11::interval, u.preview::jsonb, u.child::jsonb"
                 " FROM unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::text[],"
-                " $12::text[])"
-                " WITH ORDINALITY AS u(action_id, kind, tool, args, tool_call_id, preview, n)"
+                " $12::text[], $13::text[])"
+                " WITH ORDINALITY AS u(action_id, kind, tool, args, tool_call_id, preview, child, n)"
                 " ORDER BY u.n"
             ),
             record_outcome=(

@@ -62,6 +62,8 @@ async def test_an_approval_in_a_child_pauses_the_tree_and_resumes_it_once(stack:
     ]
     (pending,) = await alice.list_pending_actions()
     assert (pending.action_id, pending.tool) == (held.action_id, "ship")
+    assert pending.child is not None
+    assert (pending.child["agent"], pending.child["parent_tool"]) == ("helper", "ask_helper")
 
     ack = await alice.approve(paused.session_id, paused.interaction_id, action_id=held.action_id)
     frames = await collect(alice.follow(ack.request_id))

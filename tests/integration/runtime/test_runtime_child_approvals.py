@@ -85,6 +85,10 @@ async def test_a_childs_approval_pauses_the_tree_and_the_resume_completes_it(
                     assert sorted(r.status for r in runs) == ["interrupted", "interrupted"]
                     pending, _ = await store.list_pending_actions(session_id=session)
                     assert [a.action_id for a in pending] == [held.action_id]
+                    assert pending[0].child is not None
+                    assert pending[0].child["parent_tool_call_id"] == "p1"
+                    assert pending[0].child["run_id"] == held.child["run_id"]
+                    assert "history" not in pending[0].child
 
                     resume = ResumePayload.parse(
                         {

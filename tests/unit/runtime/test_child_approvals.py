@@ -84,6 +84,13 @@ async def test_the_callers_run_pauses_with_the_childs_held_call() -> None:
     # The person sees it in the ordinary inbox.
     stored = await beam.get_action(pending.action_id)
     assert (stored.status, stored.tool, stored.args) == ("pending", "push", {"v": "main"})
+    # The stored action says which call it belongs to (the conversation stays in the reply).
+    assert stored.child == {
+        "agent": "helper",
+        "run_id": child.run_id,
+        "parent_tool": "ask_helper",
+        "parent_tool_call_id": "p1",
+    }
     # The state to continue the child is in the reply written by the same finish step.
     [reply] = [m for m in await beam.list_messages(sid) if m.role == "ai"]
     [entry] = (reply.metadata or {})["action_required"]
