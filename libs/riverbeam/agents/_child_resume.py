@@ -22,12 +22,30 @@ from riverbeam.agents._io import ResumedAction
 from riverbeam.agents._tool import ToolCallContext
 from riverbeam.agents._toolcall import error_result
 from riverbeam.core.errors import ErrorCode, RiverbeamError
-from riverbeam.types import ToolDecision
+from riverbeam.types import AgentResult, ToolDecision
 
 if TYPE_CHECKING:
     from riverbeam.agents._run import RigRun
 
-__all__ = ["ChildTool", "child_action", "paused_again_text", "resume_child"]
+__all__ = ["ChildTool", "answered_calls", "child_action", "paused_again_text", "resume_child"]
+
+
+def answered_calls(child: AgentResult, ids: set[str]) -> list[dict[str, Any]]:
+    """The answered actions' calls as the continued child (or its children) ran them.
+
+    The caller's result keeps them in metadata.agent_layer.child_calls (tool_call_id,
+    tool_name, result), so the pipeline records each approved call's outcome on its action.
+    """
+    out: list[dict[str, Any]] = [
+        {"tool_call_id": c.tool_call_id, "tool_name": c.tool_name, "result": c.result}
+        for c in child.tool_calls
+        if c.tool_call_id in ids
+    ]
+    layer = (child.metadata or {}).get("agent_layer")
+    nested = layer.get("child_calls") if isinstance(layer, dict) else None
+    if isinstance(nested, list):
+        out += [c for c in nested if isinstance(c, dict) and c.get("tool_call_id") in ids]
+    return out
 
 
 @runtime_checkable
@@ -36,8 +54,9 @@ class ChildTool(Protocol):
 
     async def resume_child(
         self, hold: ChildHold, actions: Sequence[ResumedAction], call: ToolCallContext
-    ) -> Any:
-        """Continue the paused child with the answered actions; the call's result.
+    ) -> tuple[Any, AgentResult]:
+        """Continue the paused child with the answered actions; the call's result, and the
+        child's.
 
         Raises:
             ChildHeld: the child paused again.
@@ -108,11 +127,13 @@ async def resume_child(
                 agent=hold.agent,
             )
         await run.ledger.start(ledger_entry)
-        result = await run._within(
+        result, child = await run._within(
             bound.tool.resume_child(
                 hold, group, ToolCallContext(run.input, run.context, run.agent_name, call.id)
             )
         )
+        ids = {a.tool_call_id for a in group if a.tool_call_id}
+        run.layer.setdefault("child_calls", []).extend(answered_calls(child, ids))
     except ChildHeld as paused:
         run.child_holds[call.id] = paused.hold.linked(call.name, call.id)
         reheld.append(call)

@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from riverbeam import __version__
 from riverbeam.agents._child_hold import ChildHeld, ChildHold, group_child_actions
+from riverbeam.agents._child_resume import answered_calls
 from riverbeam.agents._frames import FrameFactory
 from riverbeam.agents._io import AgentContext, AgentInput, ResumedAction
 from riverbeam.agents._registry import AgentRegistry
@@ -101,7 +102,7 @@ class AgentTool:
 
     async def resume_child(
         self, hold: ChildHold, actions: Sequence[ResumedAction], call: ToolCallContext
-    ) -> Any:
+    ) -> tuple[Any, AgentResult]:
         """Continue the agent that paused with the answered actions (see _child_resume.py)."""
         result = await run_agent(
             self._registry,
@@ -113,7 +114,7 @@ class AgentTool:
             history=hold.messages(call.input.session_id or "local"),
             actions=actions,
         )
-        return self._answer(result)
+        return self._answer(result), result
 
     def _answer(self, result: AgentResult) -> dict[str, Any]:
         return {
@@ -229,7 +230,17 @@ class Crew:
             return
         if text:
             yield factory.chunk(text)
-        yield factory.done(self._result(input, context, text, steps, started))
+        metadata = {"agent_layer": {"child_calls": progress.child_calls}}
+        yield factory.done(
+            self._result(
+                input,
+                context,
+                text,
+                steps,
+                started,
+                metadata=metadata if progress.child_calls else None,
+            )
+        )
 
     def _result(
         self,
@@ -281,6 +292,8 @@ class Crew:
                     history=hold.messages(input.session_id or "local"),
                     actions=actions,
                 )
+                ids = {a.tool_call_id for a in actions if a.tool_call_id}
+                progress.child_calls += answered_calls(result, ids)
             else:
                 result = await run_agent(self._registry, name, task, input, context)
         except ChildHeld as held:
@@ -379,6 +392,8 @@ class CrewProgress:
     request: str
     answers: dict[str, str] = field(default_factory=dict)
     resumes: dict[str, tuple[ChildHold, list[ResumedAction]]] = field(default_factory=dict)
+    # The answered actions' calls as the members ran them (metadata.agent_layer.child_calls).
+    child_calls: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
     def of(cls, crew: str, input: AgentInput, context: AgentContext) -> CrewProgress:

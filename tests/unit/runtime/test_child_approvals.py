@@ -140,7 +140,10 @@ async def test_approving_runs_the_childs_call_once_and_the_caller_completes() ->
     [new_child] = [r for r in runs if r.parent_run_id == resumed_run]
     assert new_child.agent_name == "helper" and new_child.status == "completed"
     assert (await beam.get_interaction(first.interaction_id or "")).status == "completed"
-    assert (await beam.get_action(pending.action_id)).status == "resolved"
+    action = await beam.get_action(pending.action_id)
+    # The approval ledger records what the child's call did.
+    assert (action.status, action.outcome) == ("resolved", "approved_ran")
+    assert action.result == {"tool": "push", "got": "main"}
 
 
 async def test_declining_tells_the_childs_model_and_runs_nothing() -> None:
@@ -228,6 +231,8 @@ async def test_a_grandchilds_approval_resumes_through_the_child() -> None:
     await beam.wait_idle()
     done = beam.sinks.frames(ack.request_id)[-1].result  # type: ignore[attr-defined]
     assert done.text == "all ok" and push.calls == [{"v": "x"}]
+    action = await beam.get_action(pending.action_id)
+    assert (action.outcome, action.result) == ("approved_ran", {"tool": "push", "got": "x"})
     assert done.tool_calls[0].result["answer"] == "leaf ok"
 
 
@@ -297,6 +302,10 @@ async def test_a_parallel_crew_asks_every_paused_member_at_once() -> None:
     assert done.text == "merged" and not done.interrupted
     assert push.calls == [{"v": "d"}] and tag.calls == []
     assert sorted(c.tool_name for c in done.tool_calls) == ["drafter", "merger", "reviewer"]
+    pushed = await beam.get_action(by_tool["push"].action_id)
+    assert (pushed.outcome, pushed.result) == ("approved_ran", {"tool": "push", "got": "d"})
+    tagged = await beam.get_action(by_tool["tag"].action_id)
+    assert (tagged.status, tagged.outcome) == ("cancelled", "declined")
 
 
 async def test_a_handoff_targets_approval_in_the_handed_turn_is_still_refused() -> None:
