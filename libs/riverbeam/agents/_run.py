@@ -584,12 +584,12 @@ class RigRun(ToolRound, ContextFit, Checkpointing):
         return self._result("".join(self.streamed))
 
     def _interrupted(self, text: str, held: list[PendingToolCall]) -> AgentResult:
-        names = ", ".join(call.name for call in held)
         for call in held:
             decisions = self.held_decisions.get(call.id, [])
             self._record_held(call, decisions)
         pairs = held_actions(held, self.child_holds)
         required = [action for _, action in pairs]
+        names = ", ".join(action.tool for action in required)  # a called agent's: its calls
         for call_id, action in pairs:
             self.ledger.hold(call_id, action.action_id)
         return self._result(

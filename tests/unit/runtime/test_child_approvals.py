@@ -70,6 +70,7 @@ async def test_the_callers_run_pauses_with_the_childs_held_call() -> None:
     sid = str(uuid.uuid4())
     first = await _paused(beam, sid)
     assert first.interrupted and push.calls == []
+    assert first.text == "Waiting for approval to run: push."
     (pending,) = first.action_required
     assert (pending.tool, pending.args, pending.tool_call_id) == ("push", {"v": "main"}, "h2")
     assert pending.child is not None
