@@ -332,3 +332,30 @@ async def test_a_handoff_targets_approval_in_the_handed_turn_is_still_refused() 
     [child] = [r for r in runs if r.parent_run_id]
     assert (child.status, child.error_code) == ("failed", "BEM-235")
     assert await beam.store.list_pending_actions(session_id=sid) == ([], None)
+
+
+async def test_a_crew_called_as_a_tool_pauses_its_caller_and_resumes_through_it() -> None:
+    beam, push, tag = _crew_beam("sequential")
+    # The crew registered as "lead" becomes the tool of a top agent.
+    top = ScriptedClient(
+        [ToolCalls([PendingToolCall("ask_lead", {"task": "go"}, id="t1")]), Text("top done")]
+    )
+    beam.register_agent(RigAgentRunner.new("top", top, [AgentTool(beam.registry(), "lead")], None))
+    sid = str(uuid.uuid4())
+    first = await beam.invoke(text_request("top", "ship it", sid))
+    assert isinstance(first, AgentResult) and first.interrupted
+    (drafting,) = first.action_required
+    assert drafting.tool == "push" and drafting.child is not None
+    assert drafting.child["agent"] == "lead" and drafting.child["parent_tool_call_id"] == "t1"
+    body = {"agent_name": "top", "session_id": sid, "interaction_id": first.interaction_id}
+    ack = await beam.resume({**body, "actions": [approval(drafting.action_id)]})
+    await beam.wait_idle()
+    second = beam.sinks.frames(ack.request_id)[-1].result  # type: ignore[attr-defined]
+    assert second.interrupted and push.calls == [{"v": "d"}] and tag.calls == []
+    (reviewing,) = second.action_required
+    ack = await beam.resume({**body, "actions": [approval(reviewing.action_id)]})
+    await beam.wait_idle()
+    done = beam.sinks.frames(ack.request_id)[-1].result  # type: ignore[attr-defined]
+    assert done.text == "top done" and not done.interrupted
+    assert done.tool_calls[0].result["answer"] == "reviewed"
+    assert push.calls == [{"v": "d"}] and tag.calls == [{"v": "r"}]
