@@ -11,6 +11,7 @@ RiverbeamConfig, AgentConfig, load_config, ...          riverbeam.yaml
 McpHub, McpTool                                         tools of MCP servers
 AgentTool, Crew, HandoffTool, ChildRunHost             agents composed: as tools, as crews,
                                                         by handoff; child runs
+ChildHeld, ChildHold, ChildTool                         a called agent paused for approval
 AgentInput, AgentContext, ResumedAction, MemoryWriter   what an agent receives
 OutputSpec, ResponseSchema                              structured output with repair
 Guardrail, GuardrailConfig, MaxLength, DenyPatterns,
@@ -24,6 +25,8 @@ CompactionOptions, TokenCounter, EstimatingCounter      context compaction
 
 from riverbeam.agents._agent import Agent, check_modalities
 from riverbeam.agents._chat import build_messages
+from riverbeam.agents._child_hold import ChildHeld, ChildHold
+from riverbeam.agents._child_resume import ChildTool
 from riverbeam.agents._child_runs import ChildRunHost
 from riverbeam.agents._compaction import CompactionOptions
 from riverbeam.agents._completion import (
@@ -130,7 +133,10 @@ __all__ = [
     "ApprovePathOutside",
     "ApproveTools",
     "ChatMessage",
+    "ChildHeld",
+    "ChildHold",
     "ChildRunHost",
+    "ChildTool",
     "CompactionOptions",
     "Completion",
     "CompletionClient",

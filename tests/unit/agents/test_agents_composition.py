@@ -9,6 +9,7 @@ import pytest
 
 from riverbeam.agents import (
     AgentTool,
+    ChildHeld,
     PendingToolCall,
     RigAgentRunner,
     RigOptions,
@@ -17,7 +18,6 @@ from riverbeam.agents import (
     ToolCalls,
     ToolSpec,
 )
-from riverbeam.agents._child_hold import ChildHeld
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.settings import RunnerSettings
 from riverbeam.runtime import RiverBeam, wire_agents
