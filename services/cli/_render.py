@@ -290,7 +290,7 @@ def pending_view(
         for a in members:
             table.add_row(
                 a.action_id,
-                a.tool,
+                _tool_label(a),
                 compact_json(a.args, 80),
                 f"{a.created_at:%Y-%m-%d %H:%M}",
                 time_left(a.expires_at, now),
@@ -304,6 +304,12 @@ def pending_view(
                 blocks.append(preview_block(a.preview, diff=diff, indent="  "))
         blocks.append(command)
     return Group(*blocks)
+
+
+def _tool_label(action: Action) -> str:
+    """The action's tool, and the called agent whose call it is (`git_push (in helper)`)."""
+    agent = (action.child or {}).get("agent")
+    return f"{action.tool} (in {agent})" if isinstance(agent, str) and agent else action.tool
 
 
 def agents_table(agents: Sequence[AgentMetadata]) -> Table:

@@ -1,5 +1,5 @@
-"""Multi-agent composition across processes: riverbeam.yaml agents calling agents, a handoff
-and a crew, through the router, with the four services as processes on real NATS and Postgres.
+"""Multi-agent composition across processes: riverbeam.yaml agents calling agents, a handoff,
+a crew and an approval inside a called agent, through the router, with the four services as processes on real NATS and Postgres.
 """
 
 from __future__ import annotations
@@ -33,10 +33,34 @@ agents:
     instructions: Hand billing questions to the helper.
     tools: []
     handoffs: [helper]
+  - name: shouter
+    instructions: Shout what you are given.
+    tools: [{kind: python, entry: "loud_tools:Shout"}]
+    policies: [{kind: confirm, tools: [shout]}]
+  - name: boss
+    instructions: Ask the shouter, then answer.
+    tools: [{kind: agent, agent: shouter}]
 crews:
   - name: pair
     kind: sequential
     agents: [helper, lead]
+"""
+
+
+LOUD_TOOLS = """\
+from riverbeam.agents import ToolSpec, json_params
+
+
+class Shout:
+    def spec(self):
+        return ToolSpec(
+            name="shout",
+            description="Upper-case a text.",
+            parameters=json_params({"text": {"type": "string"}}, ["text"]),
+        )
+
+    async def invoke(self, args, input):
+        return args["text"].upper()
 """
 
 
@@ -45,6 +69,7 @@ async def test_composition_through_the_router(tmp_path: Path, pg_url: str, nats_
     project.mkdir()
     config = project / "riverbeam.yaml"
     config.write_text(textwrap.dedent(CONFIG))
+    (project / "loud_tools.py").write_text(textwrap.dedent(LOUD_TOOLS))
     async with (
         pg_schema(pg_url, "e2e_composition") as schema,
         ChatProcess(tmp_path / "chat") as chat,
@@ -118,3 +143,34 @@ async def test_composition_through_the_router(tmp_path: Path, pg_url: str, nats_
             crewed = await client.invoke("pair", "go")
             assert isinstance(crewed, AgentResult) and crewed.text == "step two"
             assert [c.tool_name for c in crewed.tool_calls] == ["helper", "lead"]
+
+            # An approval inside the called agent pauses the tree; approving resumes it once.
+            await chat.push(
+                tool_calls([call("ask_shouter", {"task": "shout hi"}, id="p1")]),
+                tool_calls([call("shout", {"text": "hi"}, id="s1")]),
+            )
+            paused = await client.invoke("boss", "make it loud")
+            assert isinstance(paused, AgentResult) and paused.interrupted
+            assert paused.session_id and paused.interaction_id
+            (held,) = paused.action_required
+            assert (held.tool, held.args) == ("shout", {"text": "hi"})
+            assert held.child is not None and held.child["agent"] == "shouter"
+            pending = await client.list_pending_actions(session_id=paused.session_id)
+            assert [a.action_id for a in pending] == [held.action_id]
+            asked = len(await chat.completions())
+            await chat.push(text("It shouted HI."), text("The shouter says HI."))
+            resumed = await client.approve(
+                paused.session_id, paused.interaction_id, action_id=held.action_id
+            )
+            frames = [f async for f in client.follow(resumed.request_id, timeout_s=GUARD_S)]
+            assert frames[-1].type == "done" and frames[-1].result is not None
+            assert frames[-1].result.text == "The shouter says HI."
+            assert frames[-1].result.tool_calls[0].result["answer"] == "It shouted HI."
+            # The approved call ran once, its result shown to the shouter's model.
+            later = (await chat.completions())[asked:]
+            assert len(later) == 2
+            shown = [m for m in later[0]["body"]["messages"] if m["role"] == "tool"]
+            assert [(m["tool_call_id"], m["content"]) for m in shown] == [("s1", "HI")]
+            assert (await client.get_run(paused.run_id or "")).status == "interrupted"
+            assert (await client.get_run(resumed.run_id or "")).status == "completed"
+            assert await client.list_pending_actions(session_id=paused.session_id) == []

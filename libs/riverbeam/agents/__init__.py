@@ -11,6 +11,7 @@ RiverbeamConfig, AgentConfig, load_config, ...          riverbeam.yaml
 McpHub, McpTool                                         tools of MCP servers
 AgentTool, Crew, HandoffTool, ChildRunHost             agents composed: as tools, as crews,
                                                         by handoff; child runs
+ChildHeld, ChildHold, ChildTool                         a called agent paused for approval
 AgentInput, AgentContext, ResumedAction, MemoryWriter   what an agent receives
 OutputSpec, ResponseSchema                              structured output with repair
 Guardrail, GuardrailConfig, MaxLength, DenyPatterns,
@@ -45,7 +46,10 @@ __all__ = [
     "ApprovePathOutside",
     "ApproveTools",
     "ChatMessage",
+    "ChildHeld",
+    "ChildHold",
     "ChildRunHost",
+    "ChildTool",
     "CompactionOptions",
     "Completion",
     "CompletionClient",
@@ -132,6 +136,8 @@ __all__ = [
 if _typing.TYPE_CHECKING:
     from riverbeam.agents._agent import Agent, check_modalities
     from riverbeam.agents._chat import build_messages
+    from riverbeam.agents._child_hold import ChildHeld, ChildHold
+    from riverbeam.agents._child_resume import ChildTool
     from riverbeam.agents._child_runs import ChildRunHost
     from riverbeam.agents._compaction import CompactionOptions
     from riverbeam.agents._completion import (
@@ -231,6 +237,9 @@ _LAZY: dict[str, str | tuple[str, str]] = {
     "Agent": ("riverbeam.agents._agent", "Agent"),
     "check_modalities": ("riverbeam.agents._agent", "check_modalities"),
     "build_messages": ("riverbeam.agents._chat", "build_messages"),
+    "ChildHeld": ("riverbeam.agents._child_hold", "ChildHeld"),
+    "ChildHold": ("riverbeam.agents._child_hold", "ChildHold"),
+    "ChildTool": ("riverbeam.agents._child_resume", "ChildTool"),
     "ChildRunHost": ("riverbeam.agents._child_runs", "ChildRunHost"),
     "CompactionOptions": ("riverbeam.agents._compaction", "CompactionOptions"),
     "ChatMessage": ("riverbeam.agents._completion", "ChatMessage"),

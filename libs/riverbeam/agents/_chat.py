@@ -10,7 +10,9 @@ does end with this very turn, it is not added again). Records map to chat messag
     role ai with tool_call_id and tool_name   -> a call in an assistant message's tool_calls
                                                  (what the agent's `tool` action frames say)
     role ai with metadata.action_required     -> an assistant message (its text) making the
-                                                 calls that waited for approval
+                                                 calls that waited for approval (for a called
+                                                 agent's held call, the run's call of that
+                                                 agent: entry.child.parent_tool_call_id)
     role tool with tool_call_id               -> the {"role": "tool"} answer to that call; if
                                                  the call was not recorded on its own, a tool
                                                  record with tool_name and tool_args stands
@@ -235,6 +237,16 @@ def _held_calls(message: Message) -> list[PendingToolCall]:
     calls: list[PendingToolCall] = []
     for entry in entries:
         if not isinstance(entry, dict) or not isinstance(entry.get("tool"), str):
+            continue
+        child = entry.get("child")
+        if isinstance(child, dict) and isinstance(child.get("parent_tool_call_id"), str):
+            # A called agent's held call: this run's own call was of the agent's tool.
+            task = {"task": child.get("task", "")}
+            calls.append(
+                PendingToolCall(
+                    name=str(child.get("parent_tool")), args=task, id=child["parent_tool_call_id"]
+                )
+            )
             continue
         call_id = entry.get("tool_call_id") or resume_call_id(str(entry.get("action_id", "")))
         args = entry.get("args") if isinstance(entry.get("args"), dict) else {}

@@ -9,7 +9,8 @@ in the pipeline it has a run record of its own linked to the caller's (parent_ru
 frames go out on the caller's stream marked with its agent and run, and its tokens are
 recorded on it and added to the caller's. Its answer is the tool's result. A Crew runs
 agents the same way, sequentially, in parallel with a join, or routed. Handoff is in
-_handoff.py. Not done yet: approval inside a called agent (BEM-235).
+_handoff.py. A called agent that pauses for approval pauses its caller (_child_hold.py,
+_child_resume.py).
 """
 
 from __future__ import annotations
@@ -19,18 +20,29 @@ import contextlib
 import re
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from riverbeam import __version__
+from riverbeam.agents._child_hold import ChildHeld, ChildHold, group_child_actions
+from riverbeam.agents._child_resume import answered_calls
 from riverbeam.agents._frames import FrameFactory
-from riverbeam.agents._io import AgentContext, AgentInput
+from riverbeam.agents._io import AgentContext, AgentInput, ResumedAction
 from riverbeam.agents._registry import AgentRegistry
 from riverbeam.agents._run_child import MAX_AGENT_DEPTH, run_agent
 from riverbeam.agents._tool import TOOL_NAME_PATTERN, ToolCallContext, ToolSpec, json_params
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.types import AgentMetadata, AgentResult, ContentPart, StreamChunk, ToolCallRecord
 
-__all__ = ["MAX_AGENT_DEPTH", "AgentTool", "Crew", "CrewKind", "run_agent"]
+__all__ = [
+    "MAX_AGENT_DEPTH",
+    "AgentTool",
+    "Crew",
+    "CrewKind",
+    "CrewPaused",
+    "CrewProgress",
+    "run_agent",
+]
 
 
 class AgentTool:
@@ -79,12 +91,32 @@ class AgentTool:
 
         Raises:
             RiverbeamError: BEM-020 when the agent is not registered, BEM-087 when it failed
-                (its code in the details), BEM-234 when the
-                calls nest deeper than MAX_AGENT_DEPTH, BEM-235 when it stopped for an approval.
+                (its code in the details), BEM-234 when the calls nest deeper than
+                MAX_AGENT_DEPTH.
+            ChildHeld: it paused for a person's approval (the caller's run pauses too).
         """
         result = await run_agent(
             self._registry, self.agent, str(args.get("task", "")), call.input, call.context
         )
+        return self._answer(result)
+
+    async def resume_child(
+        self, hold: ChildHold, actions: Sequence[ResumedAction], call: ToolCallContext
+    ) -> tuple[Any, AgentResult]:
+        """Continue the agent that paused with the answered actions (see _child_resume.py)."""
+        result = await run_agent(
+            self._registry,
+            hold.agent,
+            hold.task,
+            call.input,
+            call.context,
+            content=[],
+            history=hold.messages(call.input.session_id or "local"),
+            actions=actions,
+        )
+        return self._answer(result), result
+
+    def _answer(self, result: AgentResult) -> dict[str, Any]:
         return {
             "agent": self.agent,
             "answer": result.text,
@@ -172,63 +204,142 @@ class Crew:
         yield factory.thinking()
         steps: list[ToolCallRecord] = []
         try:
-            text = await self._run(input, context, steps)
+            progress = CrewProgress.of(self.name, input, context)
+            text = await self._run(input, context, steps, progress)
+        except CrewPaused as paused:
+            # A member waits for approval: so does the crew (docs/agents.md).
+            state = progress.as_state()
+            holds = [h.linked(h.parent_tool, h.parent_tool_call_id, state) for h in paused.holds]
+            waiting = ", ".join(
+                f"{h.agent} ({', '.join(a.tool for a in h.actions)})" for h in holds
+            )
+            yield factory.done(
+                self._result(
+                    input,
+                    context,
+                    f"Waiting for approval: {waiting}.",
+                    steps,
+                    started,
+                    interrupted=True,
+                    action_required=[a for hold in holds for a in hold.parent_actions()],
+                )
+            )
+            return
         except RiverbeamError as error:
             yield factory.error(error)
             return
         if text:
             yield factory.chunk(text)
+        metadata = {"agent_layer": {"child_calls": progress.child_calls}}
         yield factory.done(
-            AgentResult(
-                content=[ContentPart.of_text(text)] if text else [],
-                agent_name=self.name,
-                session_id=input.session_id or None,
-                request_id=input.request_id,
-                interaction_id=input.interaction_id,
-                run_id=input.run_id or None,
-                token_usage=context.usage.snapshot(),
-                tool_calls=steps,
-                latency_ms=(time.monotonic() - started) * 1000,
+            self._result(
+                input,
+                context,
+                text,
+                steps,
+                started,
+                metadata=metadata if progress.child_calls else None,
             )
+        )
+
+    def _result(
+        self,
+        input: AgentInput,
+        context: AgentContext,
+        text: str,
+        steps: list[ToolCallRecord],
+        started: float,
+        **fields: Any,
+    ) -> AgentResult:
+        return AgentResult(
+            content=[ContentPart.of_text(text)] if text else [],
+            agent_name=self.name,
+            session_id=input.session_id or None,
+            request_id=input.request_id,
+            interaction_id=input.interaction_id,
+            run_id=input.run_id or None,
+            token_usage=context.usage.snapshot(),
+            tool_calls=steps,
+            latency_ms=(time.monotonic() - started) * 1000,
+            **fields,
         )
 
     async def _step(
         self,
+        key: str,
         name: str,
         task: str,
         input: AgentInput,
         context: AgentContext,
         steps: list[ToolCallRecord],
+        progress: CrewProgress,
     ) -> str:
+        """One member's answer: recorded before a pause, continued, or run now."""
+        if key in progress.answers:  # it finished before the crew paused
+            return progress.answers[key]
         began = time.monotonic()
-        result = await run_agent(self._registry, name, task, input, context)
+        resume = progress.resumes.get(key)
+        try:
+            if resume is not None:
+                hold, actions = resume
+                result = await run_agent(
+                    self._registry,
+                    hold.agent,
+                    hold.task,
+                    input,
+                    context,
+                    content=[],
+                    history=hold.messages(input.session_id or "local"),
+                    actions=actions,
+                )
+                ids = {a.tool_call_id for a in actions if a.tool_call_id}
+                progress.child_calls += answered_calls(result, ids)
+            else:
+                result = await run_agent(self._registry, name, task, input, context)
+        except ChildHeld as held:
+            raise CrewPaused([held.hold.linked(name, key)]) from None
         steps.append(
             ToolCallRecord(
                 tool_name=name,
                 args={"task": task},
-                tool_call_id=f"crew-{len(steps) + 1}",
+                tool_call_id=key,
                 result=result.text,
                 latency_ms=(time.monotonic() - began) * 1000,
             )
         )
+        progress.answers[key] = result.text
         return result.text
 
     async def _run(
-        self, input: AgentInput, context: AgentContext, steps: list[ToolCallRecord]
+        self,
+        input: AgentInput,
+        context: AgentContext,
+        steps: list[ToolCallRecord],
+        progress: CrewProgress,
     ) -> str:
-        request = input.text
+        request = progress.request
+
+        async def step(key: str, name: str, task: str, into: list[ToolCallRecord]) -> str:
+            return await self._step(key, name, task, input, context, into, progress)
+
         if self.kind == "sequential":
             text = request
-            for name in self.agents:
-                text = await self._step(name, text, input, context, steps)
+            for i, name in enumerate(self.agents):
+                text = await step(f"crew-{i + 1}", name, text, steps)
             return text
         if self.kind == "parallel":
             records: list[list[ToolCallRecord]] = [[] for _ in self.agents]
+
+            async def settle(i: int, name: str) -> str | CrewPaused:
+                try:
+                    return await step(f"crew-{i + 1}", name, request, records[i])
+                except CrewPaused as paused:  # the others go on: all pauses are asked at once
+                    return paused
+
             try:
                 async with asyncio.TaskGroup() as group:
                     tasks = [
-                        group.create_task(self._step(name, request, input, context, records[i]))
-                        for i, name in enumerate(self.agents)
+                        group.create_task(settle(i, name)) for i, name in enumerate(self.agents)
                     ]
             except ExceptionGroup as group_error:  # one failed: the others were cancelled
                 first = group_error.exceptions[0]
@@ -237,16 +348,19 @@ class Crew:
                 raise
             for record in records:
                 steps.extend(record)
+            answers = [task.result() for task in tasks]
+            paused = [a for a in answers if isinstance(a, CrewPaused)]
+            if paused:
+                raise CrewPaused([hold for p in paused for hold in p.holds])
             merged = "\n\n".join(
-                f"## {name}\n{task.result()}" for name, task in zip(self.agents, tasks, strict=True)
+                f"## {name}\n{answer}" for name, answer in zip(self.agents, answers, strict=True)
             )
             if self.join is None:
                 return merged
-            return await self._step(
-                self.join, f"Request: {request}\n\nAnswers:\n\n{merged}", input, context, steps
-            )
+            task = f"Request: {request}\n\nAnswers:\n\n{merged}"
+            return await step(f"crew-{len(self.agents) + 1}", self.join, task, steps)
         assert self.router is not None
-        choice = await self._step(self.router, request, input, context, steps)
+        choice = await step("crew-1", self.router, request, steps)
         chosen = _pick(choice, self.routes) or self.fallback
         if chosen is None:
             raise RiverbeamError(
@@ -255,7 +369,58 @@ class Crew:
                 f"{sorted(self.routes)}, and the crew has no fallback",
                 crew=self.name,
             )
-        return await self._step(chosen, request, input, context, steps)
+        return await step("crew-2", chosen, request, steps)
+
+
+class CrewPaused(Exception):
+    """Members of a crew paused for approval (the crew's run pauses with them)."""
+
+    def __init__(self, holds: list[ChildHold]) -> None:
+        super().__init__(", ".join(hold.agent for hold in holds))
+        self.holds = holds
+
+
+@dataclass(slots=True)
+class CrewProgress:
+    """Where a crew's run is: its request, the steps' answers, the paused steps to continue.
+
+    A crew that paused stores its request and the answers of the steps that had finished
+    in each hold's state; its resume takes those answers instead of running the steps
+    again, continues each paused step with its answered actions, and runs the rest.
+    """
+
+    request: str
+    answers: dict[str, str] = field(default_factory=dict)
+    resumes: dict[str, tuple[ChildHold, list[ResumedAction]]] = field(default_factory=dict)
+    # The answered actions' calls as the members ran them (metadata.agent_layer.child_calls).
+    child_calls: list[dict[str, Any]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, crew: str, input: AgentInput, context: AgentContext) -> CrewProgress:
+        if not input.actions:
+            return cls(input.text)
+        groups = group_child_actions(input.actions, context.history)
+        if not groups or sum(len(g) for _, g in groups.values()) != len(input.actions):
+            raise RiverbeamError(
+                ErrorCode.CHILD_RESUME_INVALID,
+                f"crew {crew} has no paused member these actions belong to",
+                crew=crew,
+                actions=[a.action_id for a in input.actions],
+            )
+        progress = cls("")
+        for hold, actions in groups.values():
+            state = hold.state or {}
+            progress.request = str(state.get("request", progress.request))
+            answers = state.get("answers")
+            if isinstance(answers, dict):
+                progress.answers.update({str(k): str(v) for k, v in answers.items()})
+            progress.resumes[hold.parent_tool_call_id] = (hold, actions)
+        for key in progress.resumes:
+            progress.answers.pop(key, None)
+        return progress
+
+    def as_state(self) -> dict[str, Any]:
+        return {"request": self.request, "answers": dict(self.answers)}
 
 
 def _pick(answer: str, routes: Mapping[str, str]) -> str | None:

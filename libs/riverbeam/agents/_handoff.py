@@ -135,6 +135,8 @@ async def hand_off(run: RigRun, request: HandoffRequest) -> AsyncIterator[Stream
         run.context,
         content=run.input.content,
         history=run.context.history,
+        # The target answers the user's turn: its pause is not one of this run's (BEM-235).
+        may_hold=False,
     )
     text = result.text
     if text:

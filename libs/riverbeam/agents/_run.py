@@ -27,6 +27,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from riverbeam.agents._chat import assistant_message
+from riverbeam.agents._child_hold import ChildHold, group_child_actions, held_actions
+from riverbeam.agents._child_resume import child_action, paused_again_text, resume_child
 from riverbeam.agents._compaction import (
     CompactionOptions,
     Summary,
@@ -68,7 +70,6 @@ from riverbeam.agents._tool import ToolSpec
 from riverbeam.agents._toolcall import BoundTool
 from riverbeam.agents._turn_config import EffectiveTurn, effective_turn
 from riverbeam.core.errors import ErrorCode, RiverbeamError
-from riverbeam.core.ids import new_id
 from riverbeam.routing import token_cost
 from riverbeam.telemetry import model_span
 from riverbeam.telemetry._metrics import (
@@ -78,8 +79,6 @@ from riverbeam.telemetry._metrics import (
     RUN_LIMITS_HIT,
 )
 from riverbeam.types import (
-    ActionPreview,
-    ActionRequired,
     AgentResult,
     ContentPart,
     Message,
@@ -145,6 +144,7 @@ class RigRun(ToolRound, ContextFit, Checkpointing, ResumeCheckpointing):
         self.hold_text = False
         self.turn = EffectiveTurn(tuple(spec.name for spec in runner.tool_specs))
         self.held_decisions: dict[str, list[ToolDecision]] = {}
+        self.child_holds: dict[str, ChildHold] = {}
         self.ledger = context.tool_ledger or ToolLedger.of_input(input)
         # Context compaction (see _compaction.py and _run_context.py).
         self.compaction = self.options.compaction or CompactionOptions()
@@ -236,11 +236,7 @@ class RigRun(ToolRound, ContextFit, Checkpointing, ResumeCheckpointing):
                 async for frame in frames:
                     yield frame
             if reheld:
-                names = ", ".join(call.name for call in reheld)
-                text = (
-                    f"The workspace changed since the preview, so nothing was done. Waiting for "
-                    f"approval of a fresh preview to run: {names}."
-                )
+                text = paused_again_text(reheld, self.child_holds)
                 yield self.factory.done(self._interrupted(text, reheld))
                 return
             if self.options.resume_returns_tool_output:
@@ -305,7 +301,15 @@ class RigRun(ToolRound, ContextFit, Checkpointing, ResumeCheckpointing):
         the run then pauses again instead of going on.
         """
         await self._resume_round(answers, resumed)  # checkpointed (_run_resume_checkpoint)
+        children = group_child_actions(self.input.actions, self.history)
         for action in self.input.actions:
+            if child_action(action, children):  # continued with its child (_child_resume.py)
+                async with closing_events(
+                    resume_child(self, action, children, answers, resumed, reheld)
+                ) as frames:
+                    async for frame in frames:
+                        yield frame
+                continue
             call = resumed_call(action)
             if call.id in answers:
                 continue  # answered before its runner stopped
@@ -343,6 +347,8 @@ class RigRun(ToolRound, ContextFit, Checkpointing, ResumeCheckpointing):
             await self._call_answered(call.id)
             if moved:
                 await self._hold_again(call, reheld)
+            elif call.id in self.child_holds:  # an approved call of an agent that paused
+                reheld.append(call)
         self._resume_round_done()
 
     async def _hold_again(self, call: PendingToolCall, reheld: list[PendingToolCall]) -> None:
@@ -576,25 +582,14 @@ class RigRun(ToolRound, ContextFit, Checkpointing, ResumeCheckpointing):
         return self._result("".join(self.streamed))
 
     def _interrupted(self, text: str, held: list[PendingToolCall]) -> AgentResult:
-        names = ", ".join(call.name for call in held)
         for call in held:
             decisions = self.held_decisions.get(call.id, [])
             self._record_held(call, decisions)
-        required = [
-            ActionRequired(
-                action_id=new_id(),
-                kind="confirmation",
-                tool=call.name,
-                args=call.args,
-                tool_call_id=call.id,
-                preview=None
-                if call.preview is None
-                else ActionPreview.model_validate(call.preview),
-            )
-            for call in held
-        ]
-        for action in required:
-            self.ledger.hold(action.tool_call_id or "", action.action_id)
+        pairs = held_actions(held, self.child_holds)
+        required = [action for _, action in pairs]
+        names = ", ".join(action.tool for action in required)  # a called agent's: its calls
+        for call_id, action in pairs:
+            self.ledger.hold(call_id, action.action_id)
         return self._result(
             text or f"Waiting for approval to run: {names}.",
             interrupted=True,

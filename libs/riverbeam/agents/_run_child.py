@@ -14,9 +14,10 @@ import logging
 from collections.abc import Sequence
 
 from riverbeam.agents._agent import Agent
+from riverbeam.agents._child_hold import ChildHeld, ChildHold, child_history
 from riverbeam.agents._child_runs import ChildRunHost, ChildStatus
 from riverbeam.agents._completion import closing_events
-from riverbeam.agents._io import AgentContext, AgentInput, UsageMeter
+from riverbeam.agents._io import AgentContext, AgentInput, ResumedAction, UsageMeter
 from riverbeam.agents._registry import AgentRegistry
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
@@ -41,6 +42,8 @@ async def run_agent(
     *,
     content: Sequence[ContentPart] | None = None,
     history: Sequence[Message] | None = None,
+    actions: Sequence[ResumedAction] = (),
+    may_hold: bool = True,
 ) -> AgentResult:
     """Run a registered agent on `task` (or on `content`) inside the parent's run.
 
@@ -54,11 +57,17 @@ async def run_agent(
             user's own turn).
         history: The conversation the agent sees (a handoff passes the session's); none
             by default: a called agent sees only its task.
+        actions: The answered actions a paused child is continued with (its history is
+            then the ChildHold's, and content empty; see _child_hold.py).
+        may_hold: False: a pause for approval is BEM-235 (the child run recorded `failed`),
+            as for a handoff target.
 
     Raises:
         RiverbeamError: BEM-020 (not registered), BEM-087 (it failed; its code in the
-            details), BEM-086, BEM-234 (nested deeper than MAX_AGENT_DEPTH), BEM-235 (it
-            stopped for an approval), BEM-035/121 (the caller lost its run).
+            details), BEM-086, BEM-234 (nested deeper than MAX_AGENT_DEPTH), BEM-035/121
+            (the caller lost its run), BEM-235 (it paused and may_hold is False).
+        ChildHeld: it stopped for a person's approval; its run is recorded `interrupted`
+            and the hold says what continuing it needs.
     """
     agent = registry.get(name)
     depth = int(parent.metadata.get(DEPTH_KEY, 0)) + 1
@@ -79,6 +88,7 @@ async def run_agent(
         request_id=parent.request_id,
         metadata={**parent.metadata, DEPTH_KEY: depth},
         auth_context=parent.auth_context,
+        actions=list(actions),
     )
     usage = UsageMeter()
     child_context = AgentContext(
@@ -95,6 +105,8 @@ async def run_agent(
         await host.begin(run_id=run_id, agent_name=name, agent_version=agent.metadata().version)
     try:
         result = await _drive(agent, name, child_input, child_context, host)
+        if result.interrupted and not may_hold:
+            raise _refused(name, result)
     except asyncio.CancelledError:
         if host is not None:
             await _finish_shielded(host, run_id, "cancelled", usage, None)
@@ -105,6 +117,20 @@ async def run_agent(
         raise
     finally:
         context.usage.add(usage.snapshot())
+    if result.interrupted:
+        if host is not None:
+            await host.finish(
+                run_id=run_id, status="interrupted", usage=usage.snapshot(), result=result
+            )
+        raise ChildHeld(
+            ChildHold(
+                agent=name,
+                run_id=run_id,
+                task=task,
+                actions=tuple(result.action_required),
+                history=child_history(history or (), task, result),
+            )
+        )
     if host is not None:
         await host.finish(run_id=run_id, status="completed", usage=usage.snapshot(), result=result)
     return result
@@ -138,16 +164,18 @@ async def _drive(
         raise RiverbeamError(
             ErrorCode.STREAM_WITHOUT_DONE, f"agent {name} ended without an answer", agent=name
         )
-    if result.interrupted:
-        raise RiverbeamError(
-            ErrorCode.CHILD_APPROVAL_UNSUPPORTED,
-            f"agent {name} stopped to ask for approval of "
-            f"{', '.join(a.tool for a in result.action_required)}; approvals inside an agent "
-            "called by another agent are not supported yet",
-            agent=name,
-            tools=[a.tool for a in result.action_required],
-        )
     return result
+
+
+def _refused(name: str, result: AgentResult) -> RiverbeamError:
+    tools = [a.tool for a in result.action_required]
+    return RiverbeamError(
+        ErrorCode.CHILD_APPROVAL_UNSUPPORTED,
+        f"agent {name} stopped to ask for approval of {', '.join(tools)}; an approval in "
+        "the turn of an agent the conversation was handed to is not supported yet",
+        agent=name,
+        tools=tools,
+    )
 
 
 async def _finish_shielded(

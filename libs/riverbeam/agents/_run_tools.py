@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from riverbeam.agents._chat import tool_message
+from riverbeam.agents._child_hold import ChildHeld, ChildHold
 from riverbeam.agents._completion import ChatMessage, PendingToolCall, ToolCalls, closing_events
 from riverbeam.agents._frames import FrameFactory
 from riverbeam.agents._guardrails import Guardrail, GuardrailEvent, guard_json
@@ -67,6 +68,8 @@ class ToolRound:
     records: list[ToolCallRecord]
     messages: list[ChatMessage]
     held_decisions: dict[str, list[ToolDecision]]
+    # Calls of called agents that paused for approval, by call id (_child_hold.py).
+    child_holds: dict[str, ChildHold]
     calls_made: int
     agent_name: str
     tool_timeout_s: float | None
@@ -145,6 +148,9 @@ class ToolRound:
             ) as frames:
                 async for frame in frames:
                     yield frame
+            if call.id in self.child_holds:  # a called agent paused: this call waits too
+                held.append(call)
+                continue
             self.messages.append(tool_message(call.id, results[call.id]))
             await self._call_answered(call.id)
 
@@ -262,15 +268,20 @@ class ToolRound:
             await self._call_starting(call, bound)
             # A side-effecting call is on record as started before it runs (or not at all).
             await self.ledger.start(entry)
-            async with tool_span(call.name, call.id):
-                outcome = await self._within(
-                    bound.run(
-                        call.args,
-                        ToolCallContext(self.input, self.context, self.agent_name, call.id),
-                        default_timeout_s=self.tool_timeout_s,
-                        args_error=call.args_error,
+            try:
+                async with tool_span(call.name, call.id):
+                    outcome = await self._within(
+                        bound.run(
+                            call.args,
+                            ToolCallContext(self.input, self.context, self.agent_name, call.id),
+                            default_timeout_s=self.tool_timeout_s,
+                            args_error=call.args_error,
+                        )
                     )
-                )
+            except ChildHeld as paused:
+                # No result: the call is held, its ledger entry too (RigRun._interrupted).
+                self.child_holds[call.id] = paused.hold.linked(call.name, call.id)
+                return
             if outcome.error is None:
                 self.ledger.finish(entry, "succeeded", result=outcome.result)
             else:

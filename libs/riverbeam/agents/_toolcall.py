@@ -14,6 +14,7 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
 from pydantic import BaseModel
 
+from riverbeam.agents._child_hold import ChildHeld
 from riverbeam.agents._tool import ContextualTool, Tool, ToolCallContext, ToolSpec
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 
@@ -119,7 +120,8 @@ class BoundTool:
         default_timeout_s: float | None,
         args_error: str | None = None,
     ) -> ToolOutcome:
-        """Validate and invoke, within the tool's time limit. Only cancellation escapes.
+        """Validate and invoke, within the tool's time limit. Only cancellation and ChildHeld
+        (a called agent paused for approval) escape.
 
         A ContextualTool gets invoke_in_context(args, call); any other tool invoke(args, input).
         """
@@ -152,6 +154,8 @@ class BoundTool:
             )
         except RiverbeamError as exc:
             error = exc.with_details({"tool": self.name}) if "tool" not in exc.details else exc
+        except ChildHeld:
+            raise  # a called agent paused for approval: the caller's run pauses (_child_hold.py)
         except Exception as exc:
             log.exception("tool %s failed", self.name)
             error = RiverbeamError(

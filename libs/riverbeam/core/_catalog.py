@@ -357,11 +357,11 @@ class ErrorCode(enum.Enum):
     )
     CHILD_APPROVAL_UNSUPPORTED = ErrorSpec(
         "BEM-235",
-        "an agent called by another agent stopped for a person's approval",
+        "an agent the conversation was handed to stopped for a person's approval in that turn",
         501,
         _S.UNIMPLEMENTED,
-        "approvals inside a child run do not interrupt the parent yet: give the called "
-        "agent no confirm-required tools, or call it directly (docs/agents.md#agent-as-tool)",
+        "an approval in a handoff target's first turn does not interrupt the run yet: give "
+        "the target no confirm-required tools, or call it as a tool (docs/agents.md#handoff)",
     )
     HANDOFF_INVALID = ErrorSpec(
         "BEM-236",
@@ -376,6 +376,14 @@ class ErrorCode(enum.Enum):
         "child run refused: no such child run, or it belongs to another parent",
         409,
         _S.FAILED_PRECONDITION,
+    )
+    CHILD_RESUME_INVALID = ErrorSpec(
+        "BEM-238",
+        "answered actions belong to a called agent this agent can no longer continue",
+        409,
+        _S.FAILED_PRECONDITION,
+        "the agent's tool that called the paused agent is gone (the agent changed since it "
+        "paused); start a new interaction (docs/agents.md#approvals-inside-a-called-agent)",
     )
     MCP_UNAVAILABLE = ErrorSpec(
         "BEM-240",

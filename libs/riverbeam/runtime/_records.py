@@ -7,10 +7,12 @@ from typing import Any
 
 from riverbeam.runtime._frames import OpenToolCall
 from riverbeam.store import NewAction, NewMessage
-from riverbeam.types import AgentResult, ContentPart, InvokeRequest, Session
+from riverbeam.store._types import child_link
+from riverbeam.types import AgentResult, ContentPart, InvokeRequest, Session, ToolCallRecord
 
 __all__ = [
     "agent_options",
+    "called_agents_calls",
     "finish_messages",
     "partial_result",
     "pending_actions",
@@ -105,8 +107,26 @@ def pending_actions(result: AgentResult) -> list[NewAction]:
             args=dict(a.args),
             tool_call_id=a.tool_call_id,
             preview=a.preview,
+            child=child_link(a.child),
         )
         for a in result.action_required
+    ]
+
+
+def called_agents_calls(result: AgentResult) -> list[ToolCallRecord]:
+    """The answered actions' calls that called agents ran (metadata.agent_layer.child_calls)."""
+    layer = (result.metadata or {}).get("agent_layer")
+    entries = layer.get("child_calls") if isinstance(layer, dict) else None
+    if not isinstance(entries, list):
+        return []
+    return [
+        ToolCallRecord(
+            tool_name=str(e.get("tool_name") or "tool"),
+            tool_call_id=e["tool_call_id"],
+            result=e.get("result"),
+        )
+        for e in entries
+        if isinstance(e, dict) and isinstance(e.get("tool_call_id"), str)
     ]
 
 

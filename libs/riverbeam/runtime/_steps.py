@@ -13,7 +13,7 @@ from typing import TypeVar
 from riverbeam.agents._io import ResumedAction
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.fencing import Fence
-from riverbeam.runtime._records import tool_failure
+from riverbeam.runtime._records import called_agents_calls, tool_failure
 from riverbeam.runtime._sinks import SinkFactory
 from riverbeam.store import BeamStore, BeginRunResult
 from riverbeam.telemetry._metrics import RUNS_TOTAL
@@ -191,7 +191,9 @@ async def record_outcomes(
 
     `failure` is the run's error when it failed: an approved call that did not run gets it.
     """
-    ran = {c.tool_call_id: c for c in result.tool_calls if c.tool_call_id}
+    # A called agent's approved calls ran in its child run (agents/_child_resume.py).
+    calls = [*called_agents_calls(result), *result.tool_calls]
+    ran = {c.tool_call_id: c for c in calls if c.tool_call_id}
     for action in resumed:
         if not action.approved:
             continue

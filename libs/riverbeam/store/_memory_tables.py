@@ -295,6 +295,7 @@ class Tables:
                 user_id=user_id,
                 expires_at=None if expiry is None else now + expiry,
                 preview=action.preview,
+                child=action.child,
             ).model_copy(deep=True)
             self.action_pos[action.action_id] = next(self.positions)
 

@@ -471,6 +471,7 @@ class PgBeamStore(PgLeases, PgMemory, PgLedger, PgCheckpoints, PgChildRuns):
                 *_rows.action_columns(pending_actions),
                 expiry,
                 _rows.action_previews(pending_actions),
+                _rows.action_children(pending_actions),
             )
             if row is None:
                 # A repeat of this owner's own finish at this epoch returns what it stored.

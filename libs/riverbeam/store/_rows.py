@@ -158,6 +158,7 @@ def action_of(row: Row) -> Action:
         user_id=row["user_id"],
         expires_at=row["expires_at"],
         preview=_preview(row["preview"]),
+        child=_load(row["child"]),
     )
 
 
@@ -207,7 +208,7 @@ def message_arrays(messages: Sequence[NewMessage]) -> list[list[Any]]:
 
 
 def action_columns(actions: Sequence[NewAction]) -> list[list[Any]]:
-    """The unnest() arrays of insert_actions ($6..$10)."""
+    """The unnest() arrays of finish_step's pending actions ($21..$25)."""
     return [
         [a.action_id for a in actions],
         [a.kind for a in actions],
@@ -218,5 +219,10 @@ def action_columns(actions: Sequence[NewAction]) -> list[list[Any]]:
 
 
 def action_previews(actions: Sequence[NewAction]) -> list[str | None]:
-    """The unnest() array of insert_actions' previews ($12)."""
+    """The unnest() array of finish_step's action previews ($27)."""
     return [None if a.preview is None else dump(a.preview) for a in actions]
+
+
+def action_children(actions: Sequence[NewAction]) -> list[str | None]:
+    """The unnest() array of finish_step's action child links ($28)."""
+    return [None if a.child is None else dump(a.child) for a in actions]

@@ -30,7 +30,7 @@ MESSAGE_COLS = (
 ACTION_COLS = (
     "pos, action_id, session_id, interaction_id, run_id, kind, tool, args, tool_call_id, status,"
     " created_at, resolved_at, response, outcome, result, error, agent_name, user_id, expires_at,"
-    " preview"
+    " preview, child"
 )
 MEMORY_COLS = "pos, entry_id, org_id, scope_name, scope_id, content, metadata, created_at"
 
@@ -71,7 +71,6 @@ class Statements:
     run_status: str
     bump_session: str
     set_interaction_status: str
-    insert_actions: str
     record_outcome: str
     append_message: str
     renew_lease: str
@@ -207,16 +206,6 @@ class Statements:
             set_interaction_status=(
                 f"UPDATE {q}.interactions SET status = $2, updated_at = now() WHERE interaction_id = $1"
             ),
-            insert_actions=(
-                f"INSERT INTO {q}.actions (action_id, session_id, interaction_id, run_id, kind, tool,"
-                " args, tool_call_id, status, agent_name, user_id, expires_at, preview)"
-                " SELECT u.action_id, $1, $2, $3, u.kind, u.tool, u.args::jsonb, u.tool_call_id,"
-                " 'pending', $4, $5, now() + $11::interval, u.preview::jsonb"
-                " FROM unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::text[],"
-                " $12::text[])"
-                " WITH ORDINALITY AS u(action_id, kind, tool, args, tool_call_id, preview, n)"
-                " ORDER BY u.n"
-            ),
             record_outcome=(
                 f"UPDATE {q}.actions SET outcome = $2, result = $3::jsonb, error = $4"
                 " WHERE action_id = $1 AND status = 'resolved' AND outcome = 'approved_unknown'"
@@ -348,7 +337,7 @@ class Statements:
             ),
             # finish_run in one statement: the compare-and-set of finish_run, then (only when
             # it took the row) the session's next $10 numbers, the messages, the
-            # interaction's status ($20) and the pending actions (previews $27). The CTEs of one statement
+            # interaction's status ($20) and the pending actions (previews $27, child links $28). The CTEs of one statement
             # run in no promised order, so each reads the one whose lock must come first:
             # rows are locked run -> session -> interaction, as every other step does (a
             # resume holds the session and then updates the interaction; taking the
@@ -373,13 +362,14 @@ class Statements:
                 f" st AS (UPDATE {q}.interactions i SET status = $20, updated_at = now()"
                 " FROM fin, bumped WHERE i.interaction_id = fin.interaction_id RETURNING 1),"
                 f" a AS (INSERT INTO {q}.actions (action_id, session_id, interaction_id, run_id,"
-                " kind, tool, args, tool_call_id, status, agent_name, user_id, expires_at, preview)"
+                " kind, tool, args, tool_call_id, status, agent_name, user_id, expires_at, preview,"
+                " child)"
                 " SELECT u.action_id, fin.session_id, fin.interaction_id, fin.run_id, u.kind, u.tool,"
                 " u.args::jsonb, u.tool_call_id, 'pending', fin.agent_name, bumped.user_id,"
-                " now() + $26::interval, u.preview::jsonb"
+                " now() + $26::interval, u.preview::jsonb, u.child::jsonb"
                 " FROM fin, bumped, unnest($21::text[], $22::text[], $23::text[], $24::text[],"
-                " $25::text[], $27::text[]) WITH ORDINALITY"
-                " AS u(action_id, kind, tool, args, tool_call_id, preview, n)"
+                " $25::text[], $27::text[], $28::text[]) WITH ORDINALITY"
+                " AS u(action_id, kind, tool, args, tool_call_id, preview, child, n)"
                 " ORDER BY u.n RETURNING 1)"
                 " SELECT * FROM fin"
             ),

@@ -21,6 +21,7 @@ from riverbeam.types import (
     Session,
     WireModel,
 )
+from riverbeam.types._base import OptionalJsonObject
 from riverbeam.v1 import store_service_pb2, types_pb2
 
 __all__ = [
@@ -72,6 +73,8 @@ class NewAction(WireModel):
     tool_call_id: str | None = None
     # What approving would do (the sandbox's preview), stored with the action.
     preview: ActionPreview | None = None
+    # A called agent's held call: the link to the run's call it belongs to (child_link).
+    child: OptionalJsonObject = None
 
     @classmethod
     def from_required(cls, required: ActionRequired) -> NewAction:
@@ -83,7 +86,22 @@ class NewAction(WireModel):
             args=dict(required.args),
             tool_call_id=required.tool_call_id,
             preview=required.preview,
+            child=child_link(required.child),
         )
+
+
+CHILD_LINK_KEYS = ("agent", "run_id", "parent_tool", "parent_tool_call_id")
+
+
+def child_link(child: dict[str, Any] | None) -> dict[str, Any] | None:
+    """What a stored action keeps of ActionRequired.child: which call it belongs to.
+
+    The child's conversation and a crew's state stay in the reply's metadata (written in
+    the same finish step), not in the inbox's rows.
+    """
+    if child is None:
+        return None
+    return {k: child[k] for k in CHILD_LINK_KEYS if k in child}
 
 
 @dataclass(frozen=True, slots=True)

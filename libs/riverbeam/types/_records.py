@@ -169,6 +169,9 @@ class Action(WireModel):
     # What approving would do, computed when the call was held; approval is bound to its
     # state (BEM-275). None for a tool without previews.
     preview: ActionPreview | None = None
+    # A called agent's held call: which call of the run it belongs to (agent, run_id of the
+    # interrupted child run, parent_tool, parent_tool_call_id). None for the run's own calls.
+    child: OptionalJsonObject = None
 
 
 class MemoryEntry(WireModel):

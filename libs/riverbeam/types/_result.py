@@ -133,6 +133,9 @@ class ActionRequired(WireModel):
     tool_call_id: str | None = None
     # What approving would do (git_push, write_file); None for a tool without previews.
     preview: ActionPreview | None = None
+    # A called agent's held call: the link to the caller's call and the child's state
+    # (riverbeam.agents._child_hold.ChildHold.as_json). None for the run's own calls.
+    child: OptionalJsonObject = None
 
 
 class AgentResult(WireModel):

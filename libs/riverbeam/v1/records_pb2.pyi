@@ -183,7 +183,7 @@ class Message(_message.Message):
     def __init__(self, message_id: _Optional[str] = ..., session_id: _Optional[str] = ..., interaction_id: _Optional[str] = ..., run_id: _Optional[str] = ..., seq: _Optional[int] = ..., role: _Optional[str] = ..., type: _Optional[str] = ..., content: _Optional[_Iterable[_Union[_types_pb2.ContentPart, _Mapping]]] = ..., tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., tool_args: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., tool_result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class Action(_message.Message):
-    __slots__ = ("action_id", "session_id", "interaction_id", "run_id", "kind", "tool", "args", "tool_call_id", "status", "created_at", "resolved_at", "response", "outcome", "result", "error", "agent_name", "user_id", "expires_at", "preview")
+    __slots__ = ("action_id", "session_id", "interaction_id", "run_id", "kind", "tool", "args", "tool_call_id", "status", "created_at", "resolved_at", "response", "outcome", "result", "error", "agent_name", "user_id", "expires_at", "preview", "child")
     ACTION_ID_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     INTERACTION_ID_FIELD_NUMBER: _ClassVar[int]
@@ -203,6 +203,7 @@ class Action(_message.Message):
     USER_ID_FIELD_NUMBER: _ClassVar[int]
     EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
     PREVIEW_FIELD_NUMBER: _ClassVar[int]
+    CHILD_FIELD_NUMBER: _ClassVar[int]
     action_id: str
     session_id: str
     interaction_id: str
@@ -222,7 +223,8 @@ class Action(_message.Message):
     user_id: str
     expires_at: _timestamp_pb2.Timestamp
     preview: _types_pb2.ActionPreview
-    def __init__(self, action_id: _Optional[str] = ..., session_id: _Optional[str] = ..., interaction_id: _Optional[str] = ..., run_id: _Optional[str] = ..., kind: _Optional[str] = ..., tool: _Optional[str] = ..., args: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., tool_call_id: _Optional[str] = ..., status: _Optional[_Union[ActionStatus, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., resolved_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., response: _Optional[_Union[_types_pb2.ActionResponseEnvelope, _Mapping]] = ..., outcome: _Optional[_Union[ActionOutcome, str]] = ..., result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., error: _Optional[str] = ..., agent_name: _Optional[str] = ..., user_id: _Optional[str] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., preview: _Optional[_Union[_types_pb2.ActionPreview, _Mapping]] = ...) -> None: ...
+    child: _struct_pb2.Struct
+    def __init__(self, action_id: _Optional[str] = ..., session_id: _Optional[str] = ..., interaction_id: _Optional[str] = ..., run_id: _Optional[str] = ..., kind: _Optional[str] = ..., tool: _Optional[str] = ..., args: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., tool_call_id: _Optional[str] = ..., status: _Optional[_Union[ActionStatus, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., resolved_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., response: _Optional[_Union[_types_pb2.ActionResponseEnvelope, _Mapping]] = ..., outcome: _Optional[_Union[ActionOutcome, str]] = ..., result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., error: _Optional[str] = ..., agent_name: _Optional[str] = ..., user_id: _Optional[str] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., preview: _Optional[_Union[_types_pb2.ActionPreview, _Mapping]] = ..., child: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class MemoryEntry(_message.Message):
     __slots__ = ("scope_name", "scope_id", "entry_id", "content", "metadata", "created_at", "org_id")

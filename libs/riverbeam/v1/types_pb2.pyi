@@ -157,20 +157,22 @@ class ToolDecision(_message.Message):
     def __init__(self, policy: _Optional[str] = ..., action: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
 
 class ActionRequired(_message.Message):
-    __slots__ = ("action_id", "kind", "tool", "args", "tool_call_id", "preview")
+    __slots__ = ("action_id", "kind", "tool", "args", "tool_call_id", "preview", "child")
     ACTION_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     TOOL_FIELD_NUMBER: _ClassVar[int]
     ARGS_FIELD_NUMBER: _ClassVar[int]
     TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
     PREVIEW_FIELD_NUMBER: _ClassVar[int]
+    CHILD_FIELD_NUMBER: _ClassVar[int]
     action_id: str
     kind: str
     tool: str
     args: _struct_pb2.Struct
     tool_call_id: str
     preview: ActionPreview
-    def __init__(self, action_id: _Optional[str] = ..., kind: _Optional[str] = ..., tool: _Optional[str] = ..., args: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., tool_call_id: _Optional[str] = ..., preview: _Optional[_Union[ActionPreview, _Mapping]] = ...) -> None: ...
+    child: _struct_pb2.Struct
+    def __init__(self, action_id: _Optional[str] = ..., kind: _Optional[str] = ..., tool: _Optional[str] = ..., args: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., tool_call_id: _Optional[str] = ..., preview: _Optional[_Union[ActionPreview, _Mapping]] = ..., child: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class PreviewCommit(_message.Message):
     __slots__ = ("id", "summary", "author")

@@ -9,6 +9,7 @@ import pytest
 
 from riverbeam.agents import (
     AgentTool,
+    ChildHeld,
     PendingToolCall,
     RigAgentRunner,
     RigOptions,
@@ -82,14 +83,18 @@ async def test_a_failing_or_approval_needing_child_is_reported_to_the_model() ->
         )
     )
     tool = AgentTool(beam.registry(), "pusher")
-    with pytest.raises(RiverbeamError) as info:
+    # A child that pauses for approval is no error: its caller pauses with it
+    # (tests/unit/runtime/test_child_approvals.py).
+    with pytest.raises(ChildHeld) as info:
         from riverbeam.agents import AgentContext, AgentInput, ToolCallContext
 
         parent = AgentInput(content=[], session_id="s", run_id="r", agent_name="lead")
         await tool.invoke_in_context(
             {"task": "push"}, ToolCallContext(parent, AgentContext(), "lead")
         )
-    assert info.value.code is ErrorCode.CHILD_APPROVAL_UNSUPPORTED
+    hold = info.value.hold
+    assert hold.agent == "pusher" and [a.tool for a in hold.actions] == ["push"]
+    assert hold.history[0] == {"role": "human", "content": [{"type": "text", "text": "push"}]}
 
 
 async def test_agent_tools_from_config_are_checked_against_the_registry(tmp_path: Path) -> None:

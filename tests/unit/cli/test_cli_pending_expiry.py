@@ -40,3 +40,18 @@ def test_the_inbox_shows_the_time_left() -> None:
     )
     text = out.getvalue()
     assert "expires" in text and "3m 0s left" in text and "never" in text
+
+
+def test_the_inbox_names_the_called_agent_a_held_call_belongs_to() -> None:
+    held = Action(
+        action_id="a-child",
+        session_id="s",
+        interaction_id="i",
+        run_id="r",
+        tool="git_push",
+        created_at=NOW,
+        child={"agent": "helper", "run_id": "c", "parent_tool": "ask_helper"},
+    )
+    out = io.StringIO()
+    Console(file=out, width=200, color_system=None).print(pending_view([held], now=NOW))
+    assert "git_push (in helper)" in out.getvalue()

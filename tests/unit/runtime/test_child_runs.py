@@ -18,7 +18,6 @@ from riverbeam.agents import (
     Text,
     ToolCalls,
 )
-from riverbeam.core.errors import ErrorCode
 from riverbeam.runtime import RiverBeam
 from riverbeam.runtime._facade import MemorySinks
 from riverbeam.types import AgentMetadata, AgentResult, StreamAck, StreamChunk, TokenUsage
@@ -124,22 +123,26 @@ async def test_a_failed_child_is_recorded_failed_and_the_caller_goes_on() -> Non
     assert child.token_usage is not None and child.token_usage.total_tokens == 4
 
 
-async def test_approval_inside_a_child_is_refused_with_bem_235() -> None:
+async def test_approval_inside_a_child_pauses_the_caller_and_the_child() -> None:
+    # It used to be refused (BEM-235); test_child_approvals.py covers the resume.
     beam = _beam(
         [ToolCalls([PendingToolCall("push", {"v": "main"})], usage=HELPER)],
         helper_tools=[CountingTool("push", confirm=True)],
     )
     result = await beam.invoke(text_request("lead", "x"))
-    assert isinstance(result, AgentResult)
-    (call,) = result.tool_calls
-    assert call.result["error"]["code"] == ErrorCode.CHILD_APPROVAL_UNSUPPORTED.code
+    assert isinstance(result, AgentResult) and result.interrupted
+    assert result.tool_calls == []  # the call of the helper waits, it has no result yet
+    (held,) = result.action_required
+    assert held.tool == "push" and held.child is not None
     parent = await beam.get_run(result.run_id or "")
-    assert parent.status == "completed"
+    assert parent.status == "interrupted"
     runs = await beam.store.list_runs(interaction_id=parent.interaction_id)
     [child] = [r for r in runs if r.parent_run_id]
-    assert (child.status, child.error_code) == ("failed", "BEM-235")
-    # Nothing waits for an approval that nobody could answer.
-    assert await beam.store.list_pending_actions(session_id=parent.session_id) == ([], None)
+    assert (child.status, child.error_code) == ("interrupted", None)
+    assert child.token_usage is not None and child.token_usage.total_tokens == 4
+    # The held call waits in the inbox, to be answered through the ordinary resume.
+    pending, _ = await beam.store.list_pending_actions(session_id=parent.session_id)
+    assert [a.action_id for a in pending] == [held.action_id]
 
 
 async def test_every_crew_step_is_a_child_run_of_the_crew_run() -> None:
