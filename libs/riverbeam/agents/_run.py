@@ -62,6 +62,7 @@ from riverbeam.agents._policies import (
     ToolPolicy,
     with_confirm_required,
 )
+from riverbeam.agents._run_accounting import ModelAccounting, observe_model
 from riverbeam.agents._run_checkpoint import Checkpointing, unknown_outcome_answer
 from riverbeam.agents._run_context import ContextFit
 from riverbeam.agents._run_resume_checkpoint import ResumeCheckpointing, declined, resumed_call
@@ -70,12 +71,8 @@ from riverbeam.agents._tool import ToolSpec
 from riverbeam.agents._toolcall import BoundTool
 from riverbeam.agents._turn_config import EffectiveTurn, effective_turn
 from riverbeam.core.errors import ErrorCode, RiverbeamError
-from riverbeam.routing import token_cost
 from riverbeam.telemetry import model_span
 from riverbeam.telemetry._metrics import (
-    MODEL_COST,
-    MODEL_LATENCY,
-    MODEL_TOKENS,
     RUN_LIMITS_HIT,
 )
 from riverbeam.types import (
@@ -105,7 +102,7 @@ def _render(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
 
 
-class RigRun(ToolRound, ContextFit, Checkpointing, ResumeCheckpointing):
+class RigRun(ToolRound, ContextFit, Checkpointing, ResumeCheckpointing, ModelAccounting):
     """The state of one run of a RigAgentRunner."""
 
     def __init__(self, runner: RigAgentRunner, input: AgentInput, context: AgentContext) -> None:
@@ -469,7 +466,7 @@ class RigRun(ToolRound, ContextFit, Checkpointing, ResumeCheckpointing):
                 if usage is not None:
                     self.runner.counter.calibrate(estimated, usage.prompt_tokens)
         served = completion.model if completion is not None and completion.model else label
-        _observe_model(served, time.perf_counter() - started, completion, self._cost(completion))
+        observe_model(served, time.perf_counter() - started, completion, self._cost(completion))
         self._completion = completion
 
     def _model_stream(self, specs: list[ToolSpec]) -> AsyncIterator[CompletionEvent]:
@@ -511,44 +508,6 @@ class RigRun(ToolRound, ContextFit, Checkpointing, ResumeCheckpointing):
         return guarded, output
 
     # ---- bookkeeping --------------------------------------------------------------------------
-    def _cost(self, completion: Text | ToolCalls | None) -> float:
-        """What the call cost at the routed model's list price (0 for the placeholder)."""
-        resolved = self.context.model_config_resolved
-        if resolved is None or completion is None or completion.usage is None:
-            return 0.0
-        return token_cost(
-            resolved,
-            prompt_tokens=completion.usage.prompt_tokens,
-            completion_tokens=completion.usage.completion_tokens,
-        )
-
-    def _requested_model(self) -> str:
-        """The model this call asks for: the router's choice, else the client's own default."""
-        pinned = getattr(self.runner.client, "pin_model", False)
-        default = getattr(self.runner.client, "default_model", None)
-        if pinned and isinstance(default, str):
-            return default
-        return (
-            self.resolved
-            or self.model_used
-            or (default if isinstance(default, str) else None)
-            or "unknown"
-        )
-
-    def _provider(self) -> str | None:
-        resolved = self.context.model_config_resolved
-        if resolved is not None:
-            return resolved.provider
-        name = getattr(self.runner.client, "provider_name", None)
-        return name if isinstance(name, str) else None
-
-    def _account(self, completion: Text | ToolCalls) -> None:
-        if completion.usage is not None:
-            self.usage = self.usage + completion.usage
-            self.context.usage.add(completion.usage)
-        self.model_used = completion.model or self._requested_model()
-        self.context.usage.model = self.model_used
-
     def _metadata(self) -> dict[str, Any] | None:
         layer = dict(self.layer)
         if self.summary is not None:
@@ -604,15 +563,3 @@ class RigRun(ToolRound, ContextFit, Checkpointing, ResumeCheckpointing):
             "decisions": [d.to_json_dict() for d in decisions],
         }
         self.layer.setdefault("held", []).append(entry)
-
-
-def _observe_model(
-    model: str, seconds: float, completion: Text | ToolCalls | None, cost: float = 0.0
-) -> None:
-    """Model latency, tokens and cost, for Prometheus."""
-    MODEL_LATENCY.labels(model).observe(seconds)
-    if cost:
-        MODEL_COST.labels(model).inc(cost)
-    if completion is not None and completion.usage is not None:
-        MODEL_TOKENS.labels(model, "input").inc(completion.usage.prompt_tokens)
-        MODEL_TOKENS.labels(model, "output").inc(completion.usage.completion_tokens)

@@ -21,24 +21,26 @@ import time
 from typing import Any
 
 from riverbeam.agents import AgentRegistry, check_modalities
-from riverbeam.agents._io import AgentContext, AgentInput, ResumedAction, UsageMeter
+from riverbeam.agents._io import AgentInput, ResumedAction, UsageMeter
 from riverbeam.agents._ledger import ToolLedger
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.fencing import fenced
 from riverbeam.core.ids import new_id
+from riverbeam.runtime._agent_context import agent_context, org_of
 from riverbeam.runtime._checkpointing import (
     attach_checkpoints,
     prepare_recovery,
     run_recovered,
 )
 from riverbeam.runtime._child_runs import child_runs_of
-from riverbeam.runtime._context import memory_scopes, trim_to_budget
+from riverbeam.runtime._context import memory_scopes
 from riverbeam.runtime._frames import FrameTracker, stamp
 from riverbeam.runtime._handoff import route_after_handoff
 from riverbeam.runtime._input_guard import guard_before_storing
 from riverbeam.runtime._live import LiveRun, raise_if_cancel_was_swallowed
 from riverbeam.runtime._outcomes import Outcome, cancelled_outcome, done_outcome, failed_outcome
 from riverbeam.runtime._pipeline_types import (
+    DEFAULT_MODEL,
     BusySessionPolicy,
     Grant,
     PipelineOptions,
@@ -62,7 +64,6 @@ from riverbeam.telemetry._metrics import RUNS_TOTAL
 from riverbeam.types import (
     AgentResult,
     InvokeRequest,
-    MemoryEntry,
     ModelConfig,
     StreamChunk,
 )
@@ -79,8 +80,6 @@ __all__ = [
 
 
 log = logging.getLogger("riverbeam.pipeline")
-
-DEFAULT_MODEL = ModelConfig(name="riverbeam-default", provider="custom")
 
 
 class Pipeline:
@@ -122,7 +121,7 @@ class Pipeline:
         agent = self.registry.get(request.agent_name)
         check_modalities(agent.metadata(), request.content)
         # Refuse a malformed scope (or one of another organisation) before anything is written.
-        memory_scopes(request.metadata, org_id=_org_of(request))
+        memory_scopes(request.metadata, org_id=org_of(request))
         resuming = bool(request.actions)
         if resuming and not request.interaction_id:
             raise RiverbeamError(ErrorCode.MISSING_INTERACTION_ID, "resume needs interaction_id")
@@ -439,7 +438,7 @@ class Pipeline:
         try:
             # Inside the try: a store failure while loading memory ends the run as failed
             # (with its error frame) instead of leaving it running until it is reaped.
-            context = await self._context(prepared, usage)
+            context = await agent_context(prepared, self.store, self.options, usage)
             if self.options.checkpoints:
                 # Durable runs: the agent saves each completed step (docs/durability.md).
                 attach_checkpoints(
@@ -479,35 +478,6 @@ class Pipeline:
             log.exception("agent %s crashed", prepared.request.agent_name)
             err = RiverbeamError(ErrorCode.INTERNAL, f"agent failed: {type(exc).__name__}")
         return failed_outcome(prepared, usage, err, None, tracker, code=err.bem)
-
-    # ---- context ------------------------------------------------------------------------------
-    async def _context(self, prepared: PreparedRun, usage: UsageMeter) -> AgentContext:
-        # The session's newest max_history_messages before this run, read by the begin-run step.
-        history = list(prepared.begun.history)
-        # Memory is keyed by organisation: only the request's organisation's entries are read.
-        org_id = _org_of(prepared.request)
-        scopes = memory_scopes(prepared.request.metadata, org_id=org_id)
-        memory: list[MemoryEntry] = []
-        if scopes:
-            memory = await self.store.recall(
-                scopes=scopes, limit=self.options.max_memory_entries, org_id=org_id
-            )
-        history, memory = trim_to_budget(history, memory, max_tokens=prepared.model.max_tokens)
-        writable = scopes or [("session", prepared.request.session_id)]
-        return AgentContext(
-            history=history,
-            memory=memory,
-            # The built-in placeholder names no real model: the agent's client uses its own
-            # (BEAM_MODEL), instead of asking the endpoint for "riverbeam-default".
-            model_config_resolved=None if _is_placeholder(prepared.model) else prepared.model,
-            metadata=dict(prepared.request.metadata or {}),
-            memory_writer=self.store,
-            memory_scopes=writable,
-            usage=usage,
-            agent_layer=self.options.agent_layer,
-            full_history=list(prepared.begun.history),
-            tool_ledger=prepared.ledger,
-        )
 
     # ---- finish -------------------------------------------------------------------------------
     async def _finish(self, prepared: PreparedRun, outcome: Outcome, tracker: FrameTracker) -> None:
@@ -613,13 +583,3 @@ class Pipeline:
         _, pending = await asyncio.wait(tasks, timeout=timeout_s)
         for task in pending:
             task.cancel()
-
-
-def _org_of(request: InvokeRequest) -> str | None:
-    """The organisation a request acts in (the router set it from authentication)."""
-    return request.auth_context.org_id if request.auth_context else None
-
-
-def _is_placeholder(model: ModelConfig) -> bool:
-    """The model the router resolves when no model list is configured (and our own default)."""
-    return model.name == DEFAULT_MODEL.name and model.provider == DEFAULT_MODEL.provider

@@ -28,6 +28,10 @@ BusySessionPolicy = Literal["reject", "queue", "interrupt"]
 """What a new message to a session with a running run does: BEM-030, wait, or cancel that run."""
 
 
+DEFAULT_MODEL = ModelConfig(name="riverbeam-default", provider="custom")
+"""The model the router resolves when no model list is configured (and our own default)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Grant:
     """What the router established about the caller.
