@@ -43,7 +43,6 @@ async def run_agent(
     content: Sequence[ContentPart] | None = None,
     history: Sequence[Message] | None = None,
     actions: Sequence[ResumedAction] = (),
-    may_hold: bool = True,
 ) -> AgentResult:
     """Run a registered agent on `task` (or on `content`) inside the parent's run.
 
@@ -59,13 +58,11 @@ async def run_agent(
             by default: a called agent sees only its task.
         actions: The answered actions a paused child is continued with (its history is
             then the ChildHold's, and content empty; see _child_hold.py).
-        may_hold: False: a pause for approval is BEM-235 (the child run recorded `failed`),
-            as for a handoff target.
 
     Raises:
         RiverbeamError: BEM-020 (not registered), BEM-087 (it failed; its code in the
             details), BEM-086, BEM-234 (nested deeper than MAX_AGENT_DEPTH), BEM-035/121
-            (the caller lost its run), BEM-235 (it paused and may_hold is False).
+            (the caller lost its run).
         ChildHeld: it stopped for a person's approval; its run is recorded `interrupted`
             and the hold says what continuing it needs.
     """
@@ -105,8 +102,6 @@ async def run_agent(
         await host.begin(run_id=run_id, agent_name=name, agent_version=agent.metadata().version)
     try:
         result = await _drive(agent, name, child_input, child_context, host)
-        if result.interrupted and not may_hold:
-            raise _refused(name, result)
     except asyncio.CancelledError:
         if host is not None:
             await _finish_shielded(host, run_id, "cancelled", usage, None)
@@ -165,17 +160,6 @@ async def _drive(
             ErrorCode.STREAM_WITHOUT_DONE, f"agent {name} ended without an answer", agent=name
         )
     return result
-
-
-def _refused(name: str, result: AgentResult) -> RiverbeamError:
-    tools = [a.tool for a in result.action_required]
-    return RiverbeamError(
-        ErrorCode.CHILD_APPROVAL_UNSUPPORTED,
-        f"agent {name} stopped to ask for approval of {', '.join(tools)}; an approval in "
-        "the turn of an agent the conversation was handed to is not supported yet",
-        agent=name,
-        tools=tools,
-    )
 
 
 async def _finish_shielded(

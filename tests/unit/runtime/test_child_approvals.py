@@ -309,29 +309,26 @@ async def test_a_parallel_crew_asks_every_paused_member_at_once() -> None:
     assert (tagged.status, tagged.outcome) == ("cancelled", "declined")
 
 
-async def test_a_handoff_targets_approval_in_the_handed_turn_is_still_refused() -> None:
-    # Not built yet (docs/agents.md#handoff): the run fails with BEM-235, nothing pending.
+async def test_a_handoff_targets_approval_in_the_handed_turn_pauses_the_interaction() -> None:
+    # It used to be refused (BEM-235); test_handoff_approvals.py covers the resume.
     beam = RiverBeam()
     billing = ScriptedClient([ToolCalls([PendingToolCall("push", {"v": "x"})])])
-    beam.register_agent(
-        RigAgentRunner.new("billing", billing, [CountingTool("push", confirm=True)], None)
-    )
+    push = CountingTool("push", confirm=True)
+    beam.register_agent(RigAgentRunner.new("billing", billing, [push], None))
     triage = ScriptedClient([ToolCalls([PendingToolCall("transfer_to_billing", {"reason": "r"})])])
     beam.register_agent(
         RigAgentRunner.new("triage", triage, [HandoffTool(beam.registry(), "billing")], None)
     )
     sid = str(uuid.uuid4())
-    try:
-        await beam.invoke(text_request("triage", "x", sid))
-    except RiverbeamError as err:
-        assert err.code is ErrorCode.AGENT_ERROR_FRAME
-    else:
-        raise AssertionError("the handoff should have failed")
-    [human] = [m for m in await beam.list_messages(sid) if m.role == "human"]
-    runs = await beam.store.list_runs(interaction_id=human.interaction_id or "")
+    first = await beam.invoke(text_request("triage", "x", sid))
+    assert isinstance(first, AgentResult) and first.interrupted
+    assert first.handoff_to == "billing" and push.calls == []
+    runs = await beam.store.list_runs(interaction_id=first.interaction_id or "")
     [child] = [r for r in runs if r.parent_run_id]
-    assert (child.status, child.error_code) == ("failed", "BEM-235")
-    assert await beam.store.list_pending_actions(session_id=sid) == ([], None)
+    assert (child.agent_name, child.status, child.error_code) == ("billing", "interrupted", None)
+    pending, _ = await beam.store.list_pending_actions(session_id=sid)
+    [action] = pending
+    assert (action.tool, action.args, action.child) == ("push", {"v": "x"}, None)
 
 
 async def test_a_crew_called_as_a_tool_pauses_its_caller_and_resumes_through_it() -> None:
