@@ -36,7 +36,7 @@ from riverbeam.gateway._ownership import not_found_error, owner_refusal
 from riverbeam.gateway._ports import FramesPort, RunnerPort
 from riverbeam.gateway._usage import UsageReport, usage_report
 from riverbeam.routing import ModelList, ModelRouter, check_agent_accepts, is_placeholder
-from riverbeam.runtime import Grant
+from riverbeam.runtime import Grant, active_agent
 from riverbeam.store import BeamStore
 from riverbeam.types import (
     Action,
@@ -258,9 +258,16 @@ class Gateway(LedgerReads):
         )
         await self._actions_in(body)
         # A resume runs the interaction's own agent: named (an unknown name is 020) or left
-        # out, never another (069).
+        # out, never another (069). After a handoff it is the agent the conversation was
+        # handed to, whichever agent the caller named (as for a new turn; runtime/_handoff.py):
+        # an action the handing-off run stored names that run's agent.
         if body.agent_name is not None:
             await self.get_agent(principal, body.agent_name)
+            if (
+                body.agent_name != interaction.agent_name
+                and await active_agent(self._store, interaction.interaction_id) is not None
+            ):
+                body = body.model_copy(update={"agent_name": None})
         body = body.with_agent_of(interaction.agent_name)
         assert body.agent_name is not None
         agent = await self.get_agent(principal, body.agent_name)

@@ -21,6 +21,7 @@ __all__ = [
     "RiverBeam",
     "RunnerClient",
     "SinkFactory",
+    "active_agent",
     "default_client",
     "load_hook",
     "reap_once",
@@ -31,6 +32,7 @@ __all__ = [
 if _typing.TYPE_CHECKING:
     from riverbeam.runtime._client import RunnerClient
     from riverbeam.runtime._facade import MemorySinks, RiverBeam
+    from riverbeam.runtime._handoff import active_agent
     from riverbeam.runtime._jetstream import JetStreamFrames, JetStreamSinks
     from riverbeam.runtime._local import LocalRunner
     from riverbeam.runtime._pipeline import (
@@ -50,6 +52,7 @@ _LAZY: dict[str, str | tuple[str, str]] = {
     "RunnerClient": "riverbeam.runtime._client",
     "MemorySinks": "riverbeam.runtime._facade",
     "RiverBeam": "riverbeam.runtime._facade",
+    "active_agent": "riverbeam.runtime._handoff",
     "JetStreamFrames": "riverbeam.runtime._jetstream",
     "JetStreamSinks": "riverbeam.runtime._jetstream",
     "LocalRunner": "riverbeam.runtime._local",
