@@ -360,8 +360,9 @@ class ErrorCode(enum.Enum):
         "an agent the conversation was handed to stopped for a person's approval in that turn",
         501,
         _S.UNIMPLEMENTED,
-        "an approval in a handoff target's first turn does not interrupt the run yet: give "
-        "the target no confirm-required tools, or call it as a tool (docs/agents.md#handoff)",
+        "no longer raised: a handoff target's approval in the handed turn now pauses the "
+        "interaction and is resumed by the target (docs/agents.md#handoff); kept so the code "
+        "keeps its meaning",
     )
     HANDOFF_INVALID = ErrorSpec(
         "BEM-236",
