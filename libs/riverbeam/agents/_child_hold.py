@@ -16,6 +16,10 @@ action_id) and continues the child with the answered actions (ChildHold.resume_i
 child run, linked to the resumed run, that runs the approved calls once and finishes its
 answer, which becomes the result of the caller's original call. Holds nest: a grandchild's
 hold sits in the child's history and is continued the same way.
+
+A handoff target is not a call of the run that handed off: its hold in the handed turn is not
+linked as a child action, its held calls become that run's actions as they are (no `child`),
+and the target, whose interaction it now is, resumes them as its own (agents/_handoff.py).
 """
 
 from __future__ import annotations
