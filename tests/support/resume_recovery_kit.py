@@ -1,6 +1,7 @@
-"""A resume whose runner dies in an approved call (tests/unit/runtime and tests/integration/runtime
-test_runtime_resume_recovery.py): runner A holds confirm_required calls, a person approves them
-all, A dies in the middle of one, runner B's reaper takes the resuming run over."""
+"""A resume whose runner dies in an approved call (tests/unit/runtime/
+test_runtime_resume_checkpoint.py, tests/integration/runtime/test_runtime_resume_recovery.py):
+runner A holds confirm_required calls, a person approves them all, A dies in the middle of one,
+runner B's reaper takes the resuming run over."""
 
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ CompactionOptions, TokenCounter, EstimatingCounter      context compaction
 
 import typing as _typing
 
-from riverbeam._lazy import lazy_exports
+from riverbeam._lazy import lazy_exports as _lazy_exports
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -339,4 +339,4 @@ _LAZY: dict[str, str | tuple[str, str]] = {
     "json_params": ("riverbeam.agents._tool", "json_params"),
 }
 
-__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
+__getattr__, __dir__ = _lazy_exports(__name__, _LAZY)

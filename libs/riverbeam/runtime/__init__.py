@@ -2,7 +2,7 @@
 
 import typing as _typing
 
-from riverbeam._lazy import lazy_exports
+from riverbeam._lazy import lazy_exports as _lazy_exports
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -73,4 +73,4 @@ _LAZY: dict[str, str | tuple[str, str]] = {
     "wire_agents": "riverbeam.runtime._wiring",
 }
 
-__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
+__getattr__, __dir__ = _lazy_exports(__name__, _LAZY)

@@ -13,7 +13,7 @@ Every argument is treated as hostile; failures are RiverbeamError with a BEM-3xx
 
 import typing as _typing
 
-from riverbeam._lazy import lazy_exports
+from riverbeam._lazy import lazy_exports as _lazy_exports
 
 __all__ = [
     "DEFAULT_PROTECTED_REFS",
@@ -161,4 +161,4 @@ _LAZY: dict[str, str | tuple[str, str]] = {
     "validate_workspace_name": "riverbeam.sandbox._workspaces",
 }
 
-__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
+__getattr__, __dir__ = _lazy_exports(__name__, _LAZY)

@@ -10,7 +10,7 @@ Every error is a RiverbeamError with a catalog code.
 
 import typing as _typing
 
-from riverbeam._lazy import lazy_exports
+from riverbeam._lazy import lazy_exports as _lazy_exports
 
 __all__ = [
     "DEFAULT_SCHEMA",
@@ -93,4 +93,4 @@ _LAZY: dict[str, str | tuple[str, str]] = {
     "usage_row_to_proto": ("riverbeam.store._usage", "usage_row_to_proto"),
 }
 
-__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
+__getattr__, __dir__ = _lazy_exports(__name__, _LAZY)
