@@ -8,8 +8,12 @@ taken over) can no longer begin or finish its children either.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.store import _checks
+from riverbeam.types import Run
 
 __all__ = [
     "ORPHAN_MESSAGE",
@@ -27,15 +31,17 @@ recovered caller that calls the agent again begins a new child run."""
 
 def check_parent_held(
     parent_run_id: str,
+    held: Run | Mapping[str, Any],
     *,
-    status: str,
-    owner: str | None,
-    epoch: int | None,
     lease_owner: str,
     lease_epoch: int,
 ) -> None:
-    """BEM-035 when the parent is at another epoch; BEM-121 when it is not running under
-    `lease_owner`."""
+    """BEM-035 when the parent (a Run, or a row with its status, lease_owner and lease_epoch)
+    is at another epoch; BEM-121 when it is not running under `lease_owner`."""
+    if isinstance(held, Run):
+        status, owner, epoch = held.status, held.lease_owner, held.lease_epoch
+    else:
+        status, owner, epoch = held["status"], held["lease_owner"], held["lease_epoch"]
     if (epoch or 1) != lease_epoch:
         raise _checks.stale_epoch(parent_run_id, lease_epoch, epoch)
     if status != "running" or owner != lease_owner:

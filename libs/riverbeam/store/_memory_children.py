@@ -70,14 +70,7 @@ class MemoryChildRuns:
                 if existing.parent_run_id != parent_run_id:
                     raise not_a_child(run_id, parent_run_id, existing.parent_run_id)
                 return deep_copy(existing)  # a retry of this step
-            check_parent_held(
-                parent_run_id,
-                status=parent.status,
-                owner=parent.lease_owner,
-                epoch=parent.lease_epoch,
-                lease_owner=lease_owner,
-                lease_epoch=epoch,
-            )
+            check_parent_held(parent_run_id, parent, lease_owner=lease_owner, lease_epoch=epoch)
             child = Run(
                 run_id=run_id,
                 interaction_id=parent.interaction_id,
@@ -120,14 +113,7 @@ class MemoryChildRuns:
             ):
                 return deep_copy(child)  # a retry of a committed finish
             parent = self._t.run(parent_run_id)
-            check_parent_held(
-                parent_run_id,
-                status=parent.status,
-                owner=parent.lease_owner,
-                epoch=parent.lease_epoch,
-                lease_owner=lease_owner,
-                lease_epoch=epoch,
-            )
+            check_parent_held(parent_run_id, parent, lease_owner=lease_owner, lease_epoch=epoch)
             if child.status != "running":
                 raise RiverbeamError(
                     ErrorCode.STORE_CONFLICT,
@@ -167,14 +153,7 @@ class MemoryChildRuns:
         check_child_ids(run_id, agent_name)
         async with self._lock:
             run = self._t.run(run_id)
-            check_parent_held(
-                run_id,
-                status=run.status,
-                owner=run.lease_owner,
-                epoch=run.lease_epoch,
-                lease_owner=lease_owner,
-                lease_epoch=epoch,
-            )
+            check_parent_held(run_id, run, lease_owner=lease_owner, lease_epoch=epoch)
             interaction = self._t.interactions[run.interaction_id]
             handed = interaction.model_copy(
                 update={

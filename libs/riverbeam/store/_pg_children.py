@@ -102,12 +102,7 @@ class PgChildRuns:
                     raise not_a_child(run_id, parent_run_id, existing["parent_run_id"])
                 return _rows.run_of(existing)  # a retry of this step
             check_parent_held(
-                parent_run_id,
-                status=parent["status"],
-                owner=parent["lease_owner"],
-                epoch=parent["lease_epoch"],
-                lease_owner=lease_owner,
-                lease_epoch=epoch,
+                parent_run_id, dict(parent), lease_owner=lease_owner, lease_epoch=epoch
             )
             row = await conn.fetchrow(
                 f"INSERT INTO {q}.runs (run_id, interaction_id, session_id, agent_name, status,"
@@ -161,12 +156,7 @@ class PgChildRuns:
             if parent is None:
                 raise RiverbeamError(ErrorCode.RUN_NOT_FOUND, run_id=parent_run_id)
             check_parent_held(
-                parent_run_id,
-                status=parent["status"],
-                owner=parent["lease_owner"],
-                epoch=parent["lease_epoch"],
-                lease_owner=lease_owner,
-                lease_epoch=epoch,
+                parent_run_id, dict(parent), lease_owner=lease_owner, lease_epoch=epoch
             )
             if child["status"] != "running":
                 raise RiverbeamError(
@@ -214,14 +204,7 @@ class PgChildRuns:
             )
             if run is None:
                 raise RiverbeamError(ErrorCode.RUN_NOT_FOUND, run_id=run_id)
-            check_parent_held(
-                run_id,
-                status=run["status"],
-                owner=run["lease_owner"],
-                epoch=run["lease_epoch"],
-                lease_owner=lease_owner,
-                lease_epoch=epoch,
-            )
+            check_parent_held(run_id, dict(run), lease_owner=lease_owner, lease_epoch=epoch)
             row = await conn.fetchrow(
                 f"UPDATE {q}.interactions SET agent_name = $2, agent_version = $3,"
                 f" updated_at = now() WHERE interaction_id = $1 RETURNING {INTERACTION_COLS}",
