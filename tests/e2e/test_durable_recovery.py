@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from e2e_kit import GUARD_S, ChatProcess, assert_sequenced, pg_schema, running_stack
+from e2e_kit import GUARD_S, REPO_ROOT, ChatProcess, assert_sequenced, pg_schema, running_stack
 
 from riverbeam.client import RiverbeamClient
 from riverbeam.types import ActionResponseEnvelope, AgentResult, Run, StreamAck, StreamChunk
@@ -89,6 +89,11 @@ async def durable(
             "runner": {
                 **chat.model_env(),
                 "RIVERBEAM_AGENTS": HOOK,
+                # The hook is a module of this repository's tests: importable from its root,
+                # whatever the runner's working directory and however the package is installed.
+                "PYTHONPATH": os.pathsep.join(
+                    filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])
+                ),
                 "RIVERBEAM_TEST_EFFECTS": str(effects),
                 "RIVERBEAM_LEASE_TTL_S": "1",
                 "RIVERBEAM_REAP_INTERVAL_S": "0.5",
