@@ -52,25 +52,18 @@ class Statements:
     interaction_exists: str
     get_run: str
     get_run_by_request: str
-    request_used: str
     list_runs: str
     get_action: str
     list_messages: str
     recent_messages: str
     list_pending: str
-    upsert_session: str
     session_busy: str
     expire_actions: str
-    open_interaction: str
     resume_interaction: str
     resolve_action: str
     action_state: str
-    insert_run: str
     insert_messages: str
     finish_run: str
-    run_status: str
-    bump_session: str
-    set_interaction_status: str
     record_outcome: str
     append_message: str
     renew_lease: str
@@ -97,7 +90,6 @@ class Statements:
             interaction_exists=f"SELECT EXISTS (SELECT 1 FROM {q}.interactions WHERE interaction_id = $1)",
             get_run=f"SELECT {RUN_COLS} FROM {q}.runs WHERE run_id = $1",
             get_run_by_request=f"SELECT {RUN_COLS} FROM {q}.runs WHERE request_id = $1",
-            request_used=f"SELECT EXISTS (SELECT 1 FROM {q}.runs WHERE request_id = $1)",
             list_runs=(
                 f"SELECT {RUN_COLS} FROM {q}.runs WHERE interaction_id = $1 ORDER BY started_at, run_id"
             ),
@@ -121,23 +113,6 @@ class Statements:
                 " AND ($2::text IS NULL OR session_id = $2) AND ($3::text IS NULL OR user_id = $3)"
                 " ORDER BY pos LIMIT $4"
             ),
-            # Creates the session or locks it; the first non-null owner ids stick. $5 sequence
-            # numbers are allocated here for the messages begin_run saves. With $6 (the
-            # required owner) an existing session of another user, or of none, is locked but
-            # not updated, and no row comes back: the owner is checked under the row lock,
-            # after any concurrent creator of the session has committed.
-            upsert_session=(
-                f"INSERT INTO {q}.sessions AS t (session_id, user_id, profile_id, org_id, last_seq)"
-                " VALUES ($1, $2, $3, $4, $5)"
-                " ON CONFLICT (session_id) DO UPDATE SET"
-                " user_id = COALESCE(t.user_id, EXCLUDED.user_id),"
-                " profile_id = COALESCE(t.profile_id, EXCLUDED.profile_id),"
-                " org_id = COALESCE(t.org_id, EXCLUDED.org_id),"
-                " last_seq = t.last_seq + EXCLUDED.last_seq, last_active_at = now()"
-                " WHERE $6::text IS NULL OR (t.user_id = $6::text"
-                " AND ($7::text IS NULL OR t.org_id IS NULL OR t.org_id = $7::text))"
-                f" RETURNING {SESSION_COLS}"
-            ),
             # The sweeper: expired pending actions become `expired` (SKIP LOCKED: a resume
             # holding one, or another sweeper, is not waited for).
             expire_actions=(
@@ -150,14 +125,6 @@ class Statements:
             session_busy=(
                 f"SELECT run_id, request_id FROM {q}.runs"
                 f" WHERE session_id = $1 AND {_LIVE_RUN} LIMIT 1"
-            ),
-            # Reused only within its own session; no row back means it belongs to another.
-            open_interaction=(
-                f"INSERT INTO {q}.interactions AS t (interaction_id, session_id, agent_name, status,"
-                " agent_version) VALUES ($1, $2, $3, 'in_progress', $4)"
-                " ON CONFLICT (interaction_id) DO UPDATE SET status = 'in_progress', updated_at = now()"
-                " WHERE t.session_id = EXCLUDED.session_id"
-                f" RETURNING {INTERACTION_COLS}"
             ),
             resume_interaction=(
                 f"UPDATE {q}.interactions SET status = 'in_progress', updated_at = now()"
@@ -175,12 +142,6 @@ class Statements:
                 f"SELECT interaction_id, status, expires_at <= now() AS expired"
                 f" FROM {q}.actions WHERE action_id = $1"
             ),
-            insert_run=(
-                f"INSERT INTO {q}.runs (run_id, interaction_id, session_id, agent_name, status,"
-                " request_id, lease_owner, lease_expires_at, agent_version)"
-                " VALUES ($1, $2, $3, $4, 'running', $5, $6, now() + $7::interval, $8)"
-                f" RETURNING {RUN_COLS}"
-            ),
             insert_messages=(
                 f"INSERT INTO {q}.messages ({insert_message_cols})"
                 " SELECT u.message_id, $1, $2, $3, u.seq, u.role, u.type, u.content::jsonb,"
@@ -197,14 +158,6 @@ class Statements:
                 " error_message = $5, token_usage = $6::jsonb, model_used = $7, result = $8::jsonb"
                 f" WHERE run_id = $1 AND lease_owner = $2 AND status = 'running'"
                 f" AND ($9::bigint IS NULL OR lease_epoch = $9::bigint) RETURNING {RUN_COLS}"
-            ),
-            run_status=f"SELECT status FROM {q}.runs WHERE run_id = $1",
-            bump_session=(
-                f"UPDATE {q}.sessions SET last_seq = last_seq + $2, last_active_at = now()"
-                " WHERE session_id = $1 RETURNING last_seq, user_id"
-            ),
-            set_interaction_status=(
-                f"UPDATE {q}.interactions SET status = $2, updated_at = now() WHERE interaction_id = $1"
             ),
             record_outcome=(
                 f"UPDATE {q}.actions SET outcome = $2, result = $3::jsonb, error = $4"
@@ -276,9 +229,13 @@ class Statements:
                 " AND r.status = 'running' AND r.lease_expires_at > now()) RETURNING 1)"
                 " SELECT count(*) FROM gone"
             ),
-            # begin_run's first statement: the request-id check, the session upsert (creates or
-            # locks the row; with $6 the owner check under the lock, as upsert_session) and,
-            # with $12, the new interaction (as open_interaction). Nothing is written when
+            # begin_run's first statement: the request-id check, the session upsert and, with
+            # $12, the new interaction. The upsert creates the session or locks it; the first
+            # non-null owner ids stick, and $5 sequence numbers are allocated for the messages
+            # begin_run saves. With $6 (the required owner) an existing session of another
+            # user, or of none, is locked but not updated and comes back null: the owner is
+            # checked under the row lock, after any concurrent creator has committed. An
+            # interaction id is reused only within its own session. Nothing is written when
             # the request id was used; no interaction when the session is refused.
             begin_open=(
                 f"WITH used AS (SELECT $8::text IS NOT NULL AND EXISTS"
