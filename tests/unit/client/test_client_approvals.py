@@ -86,7 +86,12 @@ async def test_explicit_agent_name_wins(client: RiverbeamClient, fake: FakeRiver
     [
         (SESSION, INTERACTION_WAITING, "not-a-uuid", ErrorCode.ACTION_ID_NOT_UUID),
         (SESSION, "nope", None, ErrorCode.INVALID_UUID),
-        (SESSION, INTERACTION_WAITING, str(uuid.uuid4()), ErrorCode.ACTION_NOT_FOUND),
+        (
+            SESSION,
+            INTERACTION_WAITING,
+            "dddddddd-dddd-4ddd-8ddd-dddddddddddd",
+            ErrorCode.ACTION_NOT_FOUND,
+        ),
         (SESSION, INTERACTION_WAITING, ACTION_OTHER, ErrorCode.ACTION_WRONG_INTERACTION),
         (SESSION, INTERACTION_WAITING, ACTION_RAN, ErrorCode.ACTION_NOT_PENDING),
         (SESSION, INTERACTION_DONE, None, ErrorCode.ACTION_NOT_PENDING),

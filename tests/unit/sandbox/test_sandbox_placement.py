@@ -28,7 +28,7 @@ from riverbeam.types import ContentPart, InvokeAuthContext
 PROTECTED = ProtectedRefs(DEFAULT_PROTECTED_REFS)
 
 SESSION_IDS = [
-    str(uuid.uuid4()),
+    "0b5d3a52-9d61-4c1e-8f43-2f6c1e7a9b10",  # a fresh uuid4, fixed so every collection agrees
     "5f8915eb-31eb-4f8a-9517-e2c15ce7bc41",
     "ABC",  # upper case: hashed, never lowercased (ABC and abc are two sessions)
     "abc",
