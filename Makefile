@@ -23,9 +23,11 @@ up: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/riverbeam up --demo
 
-## Run the whole test suite, starting what it needs.
+## Run the whole test suite, starting what it needs: TEST_WORKERS processes (pytest-xdist), each
+## test module whole on one of them (its module-scoped stack is started once); 0 runs it in this one.
+TEST_WORKERS ?= 2
 test: $(STAMP)
-	$(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m "not slow" -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 ## Regenerate libs/riverbeam/v1 from protos/.
 proto: $(STAMP)
