@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import uuid
 from collections.abc import AsyncIterator
+from typing import Any
 
 import grpc
 import pytest
@@ -103,6 +104,33 @@ async def test_a_follower_that_joins_after_the_run(stack: Stack) -> None:
     assert {(f.request_id, f.session_id, f.interaction_id) for f in frames} == {
         (ack.request_id, ack.session_id, ack.interaction_id)
     }
+
+
+async def test_a_follow_asks_jetstream_for_one_consumer_and_nothing_else(stack: Stack) -> None:
+    """No stream lookup by subject, no stream info: a consumer made, and removed after the end."""
+    alice = stack.client("alice")
+    ack = await alice.invoke("gated", "go", stream=True)
+    await stack.wait_run(ack.request_id)
+    asked: list[str] = []
+
+    async def note(msg: Any) -> None:
+        kind = msg.subject.removeprefix("$JS.API.")
+        if kind.startswith("STREAM.NAMES") or stack.stream_config.name in kind:
+            asked.append(".".join(kind.split(".")[:2]))
+
+    sub = await stack.nats.nc.subscribe("$JS.API.>", cb=note)
+    await stack.nats.nc.flush()
+    try:
+        frames = await collect(alice.follow(ack.request_id))
+
+        async def removed() -> bool:
+            return "CONSUMER.DELETE" in asked
+
+        await eventually(removed)
+    finally:
+        await sub.unsubscribe()
+    assert frames[-1].type == "done" and len(frames) == 4
+    assert asked == ["CONSUMER.CREATE", "CONSUMER.DELETE"]
 
 
 async def test_the_after_seq_cursor_skips_what_the_caller_has(stack: Stack) -> None:
