@@ -62,6 +62,9 @@ __all__ = ["Gateway"]
 
 log = logging.getLogger("riverbeam.gateway")
 
+# How long a refused FollowStream waits for its early consumer to be made, to remove it.
+_DISCARD_WAIT_S = 2.0
+
 
 class Gateway(LedgerReads):
     """The router's behaviour, free of gRPC."""
@@ -551,10 +554,14 @@ async def _subscribed(
 
 
 async def _discard(early: asyncio.Future[FramesSubscription] | None) -> None:
-    """Remove an early subscription no follow took over (or stop it being made)."""
+    """Remove an early subscription no follow took over.
+
+    One being made is let finish first (briefly): cancelled midway, its consumer could be made
+    on the server all the same and linger until the server reaps it.
+    """
     if early is None:
         return
-    early.cancel()
     with contextlib.suppress(BaseException):
-        subscription = await early
+        async with asyncio.timeout(_DISCARD_WAIT_S):
+            subscription = await early
         await subscription.aclose()

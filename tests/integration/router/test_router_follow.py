@@ -219,6 +219,22 @@ async def test_a_follower_that_leaves_early_leaves_no_consumer(stack: Stack) -> 
     assert (await stack.wait_run(ack.request_id)).status == "completed"
 
 
+async def test_a_refused_follower_leaves_no_consumer(stack: Stack) -> None:
+    """The consumer made beside the access check is removed before the refusal is answered."""
+    ack = await stack.client("alice").invoke("gated", "go", stream=True)
+    await stack.wait_run(ack.request_id)
+    baseline = await consumers(stack)
+
+    for who, request_id in (("bob", ack.request_id), ("alice", str(uuid.uuid4()))):
+        error = await refused_stream(
+            stack.stub().FollowStream(
+                pb.FollowStreamRequest(request_id=request_id), metadata=auth(who)
+            )
+        )
+        assert (error.code, error.bem) == (grpc.StatusCode.NOT_FOUND, "BEM-032")
+        assert await consumers(stack) == baseline
+
+
 async def test_a_negative_cursor_is_refused(stack: Stack) -> None:
     alice = stack.client("alice")
     ack = await alice.invoke("assistant", "hi", stream=True)
