@@ -7,7 +7,6 @@ refused for is decided here, before anything is recorded.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -30,15 +29,11 @@ from riverbeam.auth import (
 )
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
+from riverbeam.gateway._early import discard_early, subscribe_early, subscribed_early
 from riverbeam.gateway._ledger import LedgerReads
 from riverbeam.gateway._lost_runner import await_lost_run, cancel_when_continued
 from riverbeam.gateway._ownership import not_found_error, owner_refusal
-from riverbeam.gateway._ports import (
-    FramesPort,
-    FramesSubscription,
-    RunnerPort,
-    SubscribingFrames,
-)
+from riverbeam.gateway._ports import FramesPort, FramesSubscription, RunnerPort
 from riverbeam.gateway._usage import UsageReport, usage_report
 from riverbeam.routing import ModelList, ModelRouter, check_agent_accepts, is_placeholder
 from riverbeam.runtime import Grant, active_agent
@@ -61,9 +56,6 @@ from riverbeam.types import (
 __all__ = ["Gateway"]
 
 log = logging.getLogger("riverbeam.gateway")
-
-# How long a refused FollowStream waits for its early consumer to be made, to remove it.
-_DISCARD_WAIT_S = 2.0
 
 
 class Gateway(LedgerReads):
@@ -382,13 +374,13 @@ class Gateway(LedgerReads):
         # The request's consumer is made while the store reads the run and its session (one
         # call when the store can); nothing is yielded before the access check passes, and a
         # refusal removes the consumer.
-        early = _subscribe_early(self._frames, request_id)
+        early = subscribe_early(self._frames, request_id)
         try:
             run, session = await self._request_run_with_session(request_id)
             run = await self._may_reach(principal, run, session)
-            subscribed = await _subscribed(early)
+            subscribed = await subscribed_early(early)
         except BaseException:
-            await _discard(early)
+            await discard_early(early)
             raise
         cursor = after_seq
         first: tuple[AsyncIterator[StreamChunk], asyncio.Future[StreamChunk]] | None = None
@@ -529,39 +521,3 @@ def _page_size(requested: int) -> int:
     if requested <= 0:
         return 100
     return min(requested, 1000)
-
-
-def _subscribe_early(
-    frames: FramesPort, request_id: str
-) -> asyncio.Future[FramesSubscription] | None:
-    """The request's subscription, being made; None when the port cannot subscribe first."""
-    if not isinstance(frames, SubscribingFrames):
-        return None
-    return asyncio.ensure_future(frames.subscribe(request_id))
-
-
-async def _subscribed(
-    early: asyncio.Future[FramesSubscription] | None,
-) -> FramesSubscription | None:
-    """The early subscription, or None when there is none or it failed: the follow then
-    subscribes itself, and meets (and handles) the same error there."""
-    if early is None:
-        return None
-    try:
-        return await early
-    except RiverbeamError:
-        return None
-
-
-async def _discard(early: asyncio.Future[FramesSubscription] | None) -> None:
-    """Remove an early subscription no follow took over.
-
-    One being made is let finish first (briefly): cancelled midway, its consumer could be made
-    on the server all the same and linger until the server reaps it.
-    """
-    if early is None:
-        return
-    with contextlib.suppress(BaseException):
-        async with asyncio.timeout(_DISCARD_WAIT_S):
-            subscription = await early
-        await subscription.aclose()
