@@ -7,9 +7,10 @@ refused for is decided here, before anything is recorded.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from datetime import datetime
 
 from riverbeam.agents import ResponseSchema
@@ -382,7 +383,22 @@ class Gateway(LedgerReads):
         except BaseException:
             await discard_early(early)
             raise
-        cursor = after_seq
+        # The follow owns the subscription, but may be stopped before it ever reads it.
+        try:
+            async with contextlib.aclosing(
+                self._relay(request_id, run, after_seq, subscribed)
+            ) as relay:
+                async for frame in relay:
+                    yield frame
+        finally:
+            if subscribed is not None:
+                await subscribed.aclose()
+
+    async def _relay(
+        self, request_id: str, run: Run, cursor: int, subscribed: FramesSubscription | None
+    ) -> AsyncGenerator[StreamChunk, None]:
+        """The frames of a request the caller may follow, until its end."""
+        assert self._frames is not None
         first: tuple[AsyncIterator[StreamChunk], asyncio.Future[StreamChunk]] | None = None
         first = self._frames_after(request_id, run, cursor, subscribed)
         while True:

@@ -83,7 +83,7 @@ class FramesSubscription(Protocol):
         ...
 
     async def aclose(self) -> None:
-        """Remove the subscription, when no follow takes it over."""
+        """Remove the subscription unless a follow of it already did (idempotent)."""
         ...
 
 

@@ -175,5 +175,5 @@ class SubscribedFrames:
         )
 
     async def aclose(self) -> None:
-        """Remove the consumer (for a subscription no follow took over)."""
+        """Remove the consumer unless a follow of it already did (idempotent)."""
         await self._subscription.aclose()

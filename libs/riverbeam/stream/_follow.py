@@ -125,8 +125,9 @@ def follow(
 class RequestSubscription:
     """An ordered consumer on one request's subject, made before anyone reads it.
 
-    Its frames wait in the client's pending queue until `follow` reads them; `aclose` removes
-    the consumer when no follow takes it over.
+    Its frames wait in the client's pending queue until `follow` reads them. `follow` removes
+    the consumer when it ends; `aclose` (idempotent) removes it when no follow took it over, or
+    one was stopped before it began.
     """
 
     def __init__(
@@ -140,8 +141,13 @@ class RequestSubscription:
         self.sub = sub
         self._stream = stream
         self.subject = subject
+        self._closed = False
 
     async def aclose(self) -> None:
+        """Unsubscribe and remove the consumer; again, a no-op."""
+        if self._closed:
+            return
+        self._closed = True
         await _drop_subscription(self._js, self.sub, self._stream)
 
 

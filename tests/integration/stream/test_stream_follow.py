@@ -331,6 +331,7 @@ async def test_a_subscription_made_before_the_frames_replays_and_follows_them(
 
     assert [f.seq for f in frames] == [2, 3]
     assert await consumers_on(nats, request_id) == []  # the follow removed it
+    await subscription.aclose()  # and closing it again is a no-op
 
 
 async def test_a_subscription_no_follow_takes_is_removed_by_aclose(nats: NatsConnection) -> None:

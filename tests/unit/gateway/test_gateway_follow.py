@@ -242,3 +242,17 @@ async def test_a_refused_follow_yields_nothing_and_drops_its_subscription() -> N
     assert info.value.code is ErrorCode.REQUEST_NOT_FOUND
     assert (frames.subscribed, frames.closed) == (2, 2)
     assert frames.calls == []
+
+
+async def test_a_follow_removes_its_subscription_when_it_ends_or_is_left() -> None:
+    frames = SubscribingFrames([chunk(1), chunk(2), done(3)], then=ErrorCode.STREAM_TIMEOUT)
+    gw, principal, store = counting_gateway(frames)
+    request_id, _ = await finished_run(store.inner, user=principal.subject, status="completed")
+
+    assert len([f async for f in gw.follow(principal, request_id, after_seq=0)]) == 3
+    assert (frames.subscribed, frames.closed) == (1, 1)
+
+    left = gw.follow(principal, request_id, after_seq=0)
+    assert (await anext(left)).seq == 1
+    await left.aclose()  # the caller hangs up after one frame
+    assert (frames.subscribed, frames.closed) == (2, 2)
