@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC
 from typing import Any
 
+from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
 from riverbeam.store import (
     BeamStore,
@@ -78,7 +79,16 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
         self, request: pb.FetchRunByRequestRequest, context: Any
     ) -> pb.FetchRunByRequestResponse:
         run = await self._store.get_run_by_request(request_id=request.request_id)
-        return pb.FetchRunByRequestResponse(run=None if run is None else run.to_proto())
+        if run is None:
+            return pb.FetchRunByRequestResponse()
+        session = None
+        if request.with_session:
+            try:
+                session = (await self._store.get_session(session_id=run.session_id)).to_proto()
+            except RiverbeamError as err:
+                if err.code is not ErrorCode.SESSION_NOT_FOUND:
+                    raise
+        return pb.FetchRunByRequestResponse(run=run.to_proto(), session=session)
 
     async def FetchRuns(self, request: pb.FetchRunsRequest, context: Any) -> pb.FetchRunsResponse:
         runs = await self._store.list_runs(interaction_id=request.interaction_id)

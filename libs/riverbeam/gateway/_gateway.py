@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from datetime import datetime
 
 from riverbeam.agents import ResponseSchema
@@ -30,10 +30,11 @@ from riverbeam.auth import (
 )
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
+from riverbeam.gateway._early import discard_early, subscribe_early, subscribed_early
 from riverbeam.gateway._ledger import LedgerReads
 from riverbeam.gateway._lost_runner import await_lost_run, cancel_when_continued
 from riverbeam.gateway._ownership import not_found_error, owner_refusal
-from riverbeam.gateway._ports import FramesPort, RunnerPort
+from riverbeam.gateway._ports import FramesPort, FramesSubscription, RunnerPort
 from riverbeam.gateway._usage import UsageReport, usage_report
 from riverbeam.routing import ModelList, ModelRouter, check_agent_accepts, is_placeholder
 from riverbeam.runtime import Grant, active_agent
@@ -371,18 +372,35 @@ class Gateway(LedgerReads):
     ) -> AsyncIterator[StreamChunk]:
         if self._frames is None:
             raise RiverbeamError(ErrorCode.STREAM_NOT_FOUND, "this router has no stream access")
-        run = await self._request_run(request_id)
-        cursor = after_seq
-        # The first subscription (the consumer and the wait for the first frame) is started
-        # while the access check reads the session; nothing is yielded before the check
-        # passes, and a refusal cancels it (which removes the consumer).
-        first: tuple[AsyncIterator[StreamChunk], asyncio.Future[StreamChunk]] | None = None
-        first = self._frames_after(request_id, run, cursor)
+        # The request's consumer is made while the store reads the run and its session (one
+        # call when the store can); nothing is yielded before the access check passes, and a
+        # refusal removes the consumer.
+        early = subscribe_early(self._frames, request_id)
         try:
-            run = await self._may_reach(principal, run)
+            run, session = await self._request_run_with_session(request_id)
+            run = await self._may_reach(principal, run, session)
+            subscribed = await subscribed_early(early)
         except BaseException:
-            await _cancelled(first[1])
+            await discard_early(early)
             raise
+        # The follow owns the subscription, but may be stopped before it ever reads it.
+        try:
+            async with contextlib.aclosing(
+                self._relay(request_id, run, after_seq, subscribed)
+            ) as relay:
+                async for frame in relay:
+                    yield frame
+        finally:
+            if subscribed is not None:
+                await subscribed.aclose()
+
+    async def _relay(
+        self, request_id: str, run: Run, cursor: int, subscribed: FramesSubscription | None
+    ) -> AsyncGenerator[StreamChunk, None]:
+        """The frames of a request the caller may follow, until its end."""
+        assert self._frames is not None
+        first: tuple[AsyncIterator[StreamChunk], asyncio.Future[StreamChunk]] | None = None
+        first = self._frames_after(request_id, run, cursor, subscribed)
         while True:
             finished = run.status != "running"
             frames, head = first or self._frames_after(request_id, run, cursor)
@@ -425,18 +443,30 @@ class Gateway(LedgerReads):
                 return
 
     def _frames_after(
-        self, request_id: str, run: Run, cursor: int
+        self,
+        request_id: str,
+        run: Run,
+        cursor: int,
+        subscribed: FramesSubscription | None = None,
     ) -> tuple[AsyncIterator[StreamChunk], asyncio.Future[StreamChunk]]:
-        """The request's frames after `cursor`, their first one already being awaited."""
+        """The request's frames after `cursor` (on `subscribed` if given), the first one
+        already being awaited."""
         assert self._frames is not None
         finished = run.status != "running"
-        frames = self._frames.follow(
-            request_id,
-            after_seq=cursor,
-            # A finished run's frames are all stored: no need to wait for more.
-            idle_timeout_s=self._settled_s if finished else self._recheck_s,
-            wait_for_start_s=self._settled_s if finished else None,
-        )
+        # A finished run's frames are all stored: no need to wait for more.
+        idle_timeout_s = self._settled_s if finished else self._recheck_s
+        wait_for_start_s = self._settled_s if finished else None
+        if subscribed is not None:
+            frames = subscribed.frames(
+                after_seq=cursor, idle_timeout_s=idle_timeout_s, wait_for_start_s=wait_for_start_s
+            )
+        else:
+            frames = self._frames.follow(
+                request_id,
+                after_seq=cursor,
+                idle_timeout_s=idle_timeout_s,
+                wait_for_start_s=wait_for_start_s,
+            )
         return frames, asyncio.ensure_future(anext(frames))
 
     async def _runner_lost(
@@ -507,10 +537,3 @@ def _page_size(requested: int) -> int:
     if requested <= 0:
         return 100
     return min(requested, 1000)
-
-
-async def _cancelled(task: asyncio.Future[StreamChunk]) -> None:
-    """Cancel a first-frame wait and let it finish (its subscription is removed on the way)."""
-    task.cancel()
-    with contextlib.suppress(BaseException):
-        await task

@@ -12,6 +12,7 @@ from typing import Any
 
 from riverbeam.auth import Principal, SessionAccess, check_session_owner, session_not_found
 from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.gateway._ports import RunWithSessionReads
 from riverbeam.store import BeamStore
 from riverbeam.types import Action, Interaction, ResumePayload, Run, Session
 
@@ -183,12 +184,30 @@ class OwnershipChecks:
             )
         return run
 
-    async def _may_reach(self, principal: Principal, run: Run) -> Run:
-        """`run` when the principal may follow and cancel it; else BEM-032, as for no run."""
+    async def _request_run_with_session(self, request_id: str) -> tuple[Run, Session | None]:
+        """As _request_run, with the run's session when the store reads both in one call."""
+        store: object = self._store
+        if not isinstance(store, RunWithSessionReads):
+            return await self._request_run(request_id), None
+        run, session = await store.get_run_with_session(request_id=request_id)
+        if run is None:
+            raise RiverbeamError(
+                ErrorCode.REQUEST_NOT_FOUND, "no run for this request", request_id=request_id
+            )
+        return run, session
+
+    async def _may_reach(
+        self, principal: Principal, run: Run, session: Session | None = None
+    ) -> Run:
+        """`run` when the principal may follow and cancel it; else BEM-032, as for no run.
+
+        `session` is the run's session when the caller read it with the run (None: read it).
+        """
         not_found = RiverbeamError(
             ErrorCode.REQUEST_NOT_FOUND, "no run for this request", request_id=run.request_id
         )
-        session = await self._maybe_session(run.session_id)
+        if session is None or session.session_id != run.session_id:
+            session = await self._maybe_session(run.session_id)
         try:
             # Whoever may read a session follows and cancels its requests.
             self._check_read(session, principal)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from riverbeam.runtime import Grant
 from riverbeam.types import (
@@ -12,11 +12,19 @@ from riverbeam.types import (
     InvokeRequest,
     ModelConfig,
     ResumePayload,
+    Run,
+    Session,
     StreamAck,
     StreamChunk,
 )
 
-__all__ = ["FramesPort", "RunnerPort"]
+__all__ = [
+    "FramesPort",
+    "FramesSubscription",
+    "RunWithSessionReads",
+    "RunnerPort",
+    "SubscribingFrames",
+]
 
 
 class RunnerPort(Protocol):
@@ -63,3 +71,33 @@ class FramesPort(Protocol):
     async def last_frame(self, request_id: str) -> StreamChunk | None:
         """The latest frame stored for the request, or None when none is stored."""
         ...
+
+
+class FramesSubscription(Protocol):
+    """A request's frames, subscribed to before the follower knew how long to wait for them."""
+
+    def frames(
+        self, *, after_seq: int, idle_timeout_s: float | None, wait_for_start_s: float | None
+    ) -> AsyncIterator[StreamChunk]:
+        """As FramesPort.follow, on this subscription (which the follow owns from then on)."""
+        ...
+
+    async def aclose(self) -> None:
+        """Remove the subscription unless a follow of it already did (idempotent)."""
+        ...
+
+
+@runtime_checkable
+class SubscribingFrames(Protocol):
+    """A FramesPort that can subscribe first and be told the waits later (JetStreamFrames)."""
+
+    async def subscribe(self, request_id: str) -> FramesSubscription: ...
+
+
+@runtime_checkable
+class RunWithSessionReads(Protocol):
+    """A store that reads a request's run and its session in one call (StoreClient)."""
+
+    async def get_run_with_session(
+        self, *, request_id: str
+    ) -> tuple[Run | None, Session | None]: ...

@@ -8,7 +8,15 @@ from nats.js import JetStreamContext
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.runtime._sinks import CollectingSink, FrameSink
-from riverbeam.stream import RequestPublisher, StreamConfig, follow, last_frame, last_seq
+from riverbeam.stream import (
+    RequestPublisher,
+    RequestSubscription,
+    StreamConfig,
+    follow,
+    last_frame,
+    last_seq,
+    subscribe_request,
+)
 from riverbeam.telemetry._metrics import FRAMES_PUBLISHED
 from riverbeam.types import StreamChunk
 
@@ -110,6 +118,7 @@ class JetStreamFrames:
         after_seq: int = 0,
         idle_timeout_s: float | None = None,
         wait_for_start_s: float | None = None,
+        subscription: RequestSubscription | None = None,
     ) -> AsyncIterator[StreamChunk]:
         frames = follow(
             self._js,
@@ -120,12 +129,18 @@ class JetStreamFrames:
             if wait_for_start_s is None
             else wait_for_start_s,
             config=self._config,
+            subscription=subscription,
         )
         try:
             async for frame in frames:
                 yield frame
         finally:
             await frames.aclose()
+
+    async def subscribe(self, request_id: str) -> SubscribedFrames:
+        """The request's consumer, made now; read it with `frames` once the limits are known."""
+        subscription = await subscribe_request(self._js, request_id, config=self._config)
+        return SubscribedFrames(self, request_id, subscription)
 
     async def last_frame(self, request_id: str) -> StreamChunk | None:
         """The latest frame stored for the request, or None when none is stored."""
@@ -135,3 +150,30 @@ class JetStreamFrames:
             if err.code is ErrorCode.STREAM_NOT_FOUND:
                 return None
             raise
+
+
+class SubscribedFrames:
+    """A request's frames with the consumer already made (JetStreamFrames.subscribe)."""
+
+    def __init__(
+        self, frames: JetStreamFrames, request_id: str, subscription: RequestSubscription
+    ) -> None:
+        self._frames = frames
+        self._request_id = request_id
+        self._subscription = subscription
+
+    def frames(
+        self, *, after_seq: int, idle_timeout_s: float | None, wait_for_start_s: float | None
+    ) -> AsyncIterator[StreamChunk]:
+        """As JetStreamFrames.follow; the follow owns the consumer from here."""
+        return self._frames.follow(
+            self._request_id,
+            after_seq=after_seq,
+            idle_timeout_s=idle_timeout_s,
+            wait_for_start_s=wait_for_start_s,
+            subscription=self._subscription,
+        )
+
+    async def aclose(self) -> None:
+        """Remove the consumer unless a follow of it already did (idempotent)."""
+        await self._subscription.aclose()

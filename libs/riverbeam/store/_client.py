@@ -162,6 +162,17 @@ class StoreClient(LedgerClient, ChildRunsClient):
         )
         return Run.from_proto(resp.run) if resp.HasField("run") else None
 
+    async def get_run_with_session(self, *, request_id: str) -> tuple[Run | None, Session | None]:
+        """The run of a request and its session in one call; the session is None when the store
+        has none (or predates the call's with_session): read it apart then."""
+        resp = await self._call(
+            self._stub.FetchRunByRequest,
+            pb.FetchRunByRequestRequest(request_id=request_id, with_session=True),
+        )
+        run = Run.from_proto(resp.run) if resp.HasField("run") else None
+        session = Session.from_proto(resp.session) if resp.HasField("session") else None
+        return run, session
+
     async def list_runs(self, *, interaction_id: str) -> list[Run]:
         resp = await self._call(
             self._stub.FetchRuns, pb.FetchRunsRequest(interaction_id=interaction_id)

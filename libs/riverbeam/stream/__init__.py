@@ -14,7 +14,13 @@ from riverbeam.stream._config import (
 from riverbeam.stream._connection import NatsConnection
 from riverbeam.stream._control import CancelHandler, publish_cancel, subscribe_cancel
 from riverbeam.stream._ensure import ensure_stream
-from riverbeam.stream._follow import follow, last_frame, last_seq
+from riverbeam.stream._follow import (
+    RequestSubscription,
+    follow,
+    last_frame,
+    last_seq,
+    subscribe_request,
+)
 from riverbeam.stream._guard import StreamGuard
 from riverbeam.stream._memory import MemorySink
 from riverbeam.stream._publisher import (
@@ -36,6 +42,7 @@ __all__ = [
     "MemorySink",
     "NatsConnection",
     "RequestPublisher",
+    "RequestSubscription",
     "SequencedSink",
     "StreamConfig",
     "StreamGuard",
@@ -50,4 +57,5 @@ __all__ = [
     "request_id_token",
     "subject_for",
     "subscribe_cancel",
+    "subscribe_request",
 ]

@@ -17,7 +17,7 @@ from riverbeam.stream._config import StreamConfig
 from riverbeam.stream._subjects import request_id_token, subject_for
 from riverbeam.types import StreamChunk
 
-__all__ = ["follow", "last_frame", "last_seq"]
+__all__ = ["RequestSubscription", "follow", "last_frame", "last_seq", "subscribe_request"]
 
 log = logging.getLogger("riverbeam.stream")
 
@@ -67,6 +67,7 @@ def follow(
     timeout_s: float | None = None,
     wait_for_start_s: float | None = None,
     config: StreamConfig | None = None,
+    subscription: RequestSubscription | None = None,
 ) -> AsyncGenerator[StreamChunk, None]:
     """The frames of a request after `after_seq`: stored ones first, then live ones.
 
@@ -83,6 +84,9 @@ def follow(
         wait_for_start_s: Longest wait for the request's first frame; when it passes with no
             frame stored, the request is unknown (STREAM_NOT_FOUND). None uses `timeout_s`.
         config: The frames stream.
+        subscription: The request's consumer, made beforehand by `subscribe_request` (so it
+            was set up while the caller decided how long to wait); the follow owns it from here
+            and removes it when it ends. None: the follow makes its own.
 
     Raises:
         RiverbeamError: INVALID_UUID / INVALID_ARGUMENT for bad arguments (at call time);
@@ -99,27 +103,67 @@ def follow(
     for name, value in (("timeout_s", timeout_s), ("wait_for_start_s", wait_for_start_s)):
         if value is not None and value < 0:
             raise RiverbeamError(ErrorCode.INVALID_ARGUMENT, f"{name} must be >= 0", field=name)
+    token = request_id_token(request_id)
+    if subscription is not None and subscription.subject != subject:
+        raise RiverbeamError(
+            ErrorCode.INVALID_ARGUMENT,
+            f"the subscription is on {subscription.subject}, not {subject}",
+            field="subscription",
+        )
     return _follow(
         js,
-        request_id_token(request_id),
+        token,
         subject,
         after_seq=after_seq,
         timeout_s=timeout_s,
         wait_for_start_s=wait_for_start_s,
         config=config,
+        subscription=subscription,
     )
 
 
-async def _follow(
-    js: JetStreamContext,
-    request_id: str,
-    subject: str,
-    *,
-    after_seq: int,
-    timeout_s: float | None,
-    wait_for_start_s: float | None,
-    config: StreamConfig,
-) -> AsyncGenerator[StreamChunk, None]:
+class RequestSubscription:
+    """An ordered consumer on one request's subject, made before anyone reads it.
+
+    Its frames wait in the client's pending queue until `follow` reads them. `follow` removes
+    the consumer when it ends; `aclose` (idempotent) removes it when no follow took it over, or
+    one was stopped before it began.
+    """
+
+    def __init__(
+        self,
+        js: JetStreamContext,
+        sub: JetStreamContext.PushSubscription,
+        subject: str,
+        stream: str,
+    ) -> None:
+        self._js = js
+        self.sub = sub
+        self._stream = stream
+        self.subject = subject
+        self._closed = False
+
+    async def aclose(self) -> None:
+        """Unsubscribe and remove the consumer; again, a no-op."""
+        if self._closed:
+            return
+        self._closed = True
+        await _drop_subscription(self._js, self.sub, self._stream)
+
+
+async def subscribe_request(
+    js: JetStreamContext, request_id: str, *, config: StreamConfig | None = None
+) -> RequestSubscription:
+    """A consumer of the request's frames from its first one, for `follow(subscription=...)`.
+
+    One JetStream API request (the consumer's creation): the stream is named, not looked up.
+
+    Raises:
+        RiverbeamError: INVALID_UUID for a bad request id; STREAM_NOT_FOUND when the stream
+            does not exist; STREAM_UNAVAILABLE when NATS fails.
+    """
+    config = config or StreamConfig()
+    subject = subject_for(request_id, prefix=config.subject_prefix)
     try:
         sub = await js.subscribe(
             subject,
@@ -131,11 +175,28 @@ async def _follow(
         raise RiverbeamError(
             ErrorCode.STREAM_NOT_FOUND,
             f"JetStream stream {config.name} does not exist",
-            request_id=request_id,
+            request_id=request_id_token(request_id),
             stream=config.name,
         ) from exc
     except (nats.errors.Error, OSError) as exc:
         raise _unavailable(exc, subject) from exc
+    return RequestSubscription(js, sub, subject, config.name)
+
+
+async def _follow(
+    js: JetStreamContext,
+    request_id: str,
+    subject: str,
+    *,
+    after_seq: int,
+    timeout_s: float | None,
+    wait_for_start_s: float | None,
+    config: StreamConfig,
+    subscription: RequestSubscription | None,
+) -> AsyncGenerator[StreamChunk, None]:
+    if subscription is None:
+        subscription = await subscribe_request(js, request_id, config=config)
+    sub = subscription.sub
 
     try:
         expected = after_seq + 1
@@ -177,7 +238,7 @@ async def _follow(
             if frame.is_terminal:
                 return
     finally:
-        await _drop_subscription(js, sub, config.name)
+        await subscription.aclose()
 
 
 def _parse_frame(data: bytes, subject: str) -> tuple[StreamChunk, int]:

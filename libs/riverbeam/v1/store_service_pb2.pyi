@@ -115,16 +115,20 @@ class FetchActionResponse(_message.Message):
     def __init__(self, action: _Optional[_Union[_records_pb2.Action, _Mapping]] = ...) -> None: ...
 
 class FetchRunByRequestRequest(_message.Message):
-    __slots__ = ("request_id",)
+    __slots__ = ("request_id", "with_session")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    WITH_SESSION_FIELD_NUMBER: _ClassVar[int]
     request_id: str
-    def __init__(self, request_id: _Optional[str] = ...) -> None: ...
+    with_session: bool
+    def __init__(self, request_id: _Optional[str] = ..., with_session: _Optional[bool] = ...) -> None: ...
 
 class FetchRunByRequestResponse(_message.Message):
-    __slots__ = ("run",)
+    __slots__ = ("run", "session")
     RUN_FIELD_NUMBER: _ClassVar[int]
+    SESSION_FIELD_NUMBER: _ClassVar[int]
     run: _records_pb2.Run
-    def __init__(self, run: _Optional[_Union[_records_pb2.Run, _Mapping]] = ...) -> None: ...
+    session: _records_pb2.Session
+    def __init__(self, run: _Optional[_Union[_records_pb2.Run, _Mapping]] = ..., session: _Optional[_Union[_records_pb2.Session, _Mapping]] = ...) -> None: ...
 
 class FetchRunsRequest(_message.Message):
     __slots__ = ("interaction_id",)

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import uuid
 from collections.abc import AsyncIterator
+from typing import Any
 
 import grpc
 import pytest
@@ -105,6 +106,33 @@ async def test_a_follower_that_joins_after_the_run(stack: Stack) -> None:
     }
 
 
+async def test_a_follow_asks_jetstream_for_one_consumer_and_nothing_else(stack: Stack) -> None:
+    """No stream lookup by subject, no stream info: a consumer made, and removed after the end."""
+    alice = stack.client("alice")
+    ack = await alice.invoke("gated", "go", stream=True)
+    await stack.wait_run(ack.request_id)
+    asked: list[str] = []
+
+    async def note(msg: Any) -> None:
+        kind = msg.subject.removeprefix("$JS.API.")
+        if kind.startswith("STREAM.NAMES") or stack.stream_config.name in kind:
+            asked.append(".".join(kind.split(".")[:2]))
+
+    sub = await stack.nats.nc.subscribe("$JS.API.>", cb=note)
+    await stack.nats.nc.flush()
+    try:
+        frames = await collect(alice.follow(ack.request_id))
+
+        async def removed() -> bool:
+            return "CONSUMER.DELETE" in asked
+
+        await eventually(removed)
+    finally:
+        await sub.unsubscribe()
+    assert frames[-1].type == "done" and len(frames) == 4
+    assert asked == ["CONSUMER.CREATE", "CONSUMER.DELETE"]
+
+
 async def test_the_after_seq_cursor_skips_what_the_caller_has(stack: Stack) -> None:
     alice = stack.client("alice")
     ack = await alice.invoke("gated", "go", stream=True)
@@ -189,6 +217,22 @@ async def test_a_follower_that_leaves_early_leaves_no_consumer(stack: Stack) -> 
     await eventually(released)
     opened.set()
     assert (await stack.wait_run(ack.request_id)).status == "completed"
+
+
+async def test_a_refused_follower_leaves_no_consumer(stack: Stack) -> None:
+    """The consumer made beside the access check is removed before the refusal is answered."""
+    ack = await stack.client("alice").invoke("gated", "go", stream=True)
+    await stack.wait_run(ack.request_id)
+    baseline = await consumers(stack)
+
+    for who, request_id in (("bob", ack.request_id), ("alice", str(uuid.uuid4()))):
+        error = await refused_stream(
+            stack.stub().FollowStream(
+                pb.FollowStreamRequest(request_id=request_id), metadata=auth(who)
+            )
+        )
+        assert (error.code, error.bem) == (grpc.StatusCode.NOT_FOUND, "BEM-032")
+        assert await consumers(stack) == baseline
 
 
 async def test_a_negative_cursor_is_refused(stack: Stack) -> None:

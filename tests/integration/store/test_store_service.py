@@ -77,6 +77,30 @@ async def test_fetch_run_by_request_leaves_the_run_unset_when_there_is_none(
     assert not resp.HasField("run")
 
 
+async def test_fetch_run_by_request_with_session_answers_both_in_one_call(
+    served: tuple[InMemoryStore, str], stub: pb_grpc.StoreServiceStub
+) -> None:
+    begun = await begin(served[0], user_id="alice")
+    request_id = begun.run.request_id
+    resp = await stub.FetchRunByRequest(
+        pb.FetchRunByRequestRequest(request_id=request_id, with_session=True)
+    )
+    assert resp.run.run_id == begun.run.run_id
+    assert resp.session.session_id == begun.session.session_id
+    assert resp.session.user_id == "alice"
+    plain = await stub.FetchRunByRequest(pb.FetchRunByRequestRequest(request_id=request_id))
+    assert plain.HasField("run") and not plain.HasField("session")
+    none = await stub.FetchRunByRequest(
+        pb.FetchRunByRequestRequest(request_id=uid(), with_session=True)
+    )
+    assert not none.HasField("run") and not none.HasField("session")
+
+    async with StoreClient(served[1]) as client:
+        run, session = await client.get_run_with_session(request_id=request_id)
+        assert run == begun.run and session == begun.session
+        assert await client.get_run_with_session(request_id=uid()) == (None, None)
+
+
 async def test_an_unreachable_store_service_is_store_unavailable() -> None:
     async with StoreClient("127.0.0.1:1", timeout_s=5) as client:
         with expect(ErrorCode.STORE_UNAVAILABLE):

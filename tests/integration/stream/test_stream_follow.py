@@ -20,6 +20,7 @@ from riverbeam.stream import (
     last_frame,
     last_seq,
     subject_for,
+    subscribe_request,
 )
 from riverbeam.types import StreamChunk
 from tests.integration.stream.frames import done_frame, error_frame, text_chunk
@@ -313,3 +314,35 @@ async def test_follower_that_ends_removes_its_consumer(nats: NatsConnection) -> 
     await collect(follow(nats.js, request_id))
 
     assert await consumers_on(nats, request_id) == []
+
+
+async def test_a_subscription_made_before_the_frames_replays_and_follows_them(
+    nats: NatsConnection,
+) -> None:
+    request_id = new_id()
+    pub = RequestPublisher(nats.js, request_id)
+    await pub.publish(text_chunk("before"))
+    subscription = await subscribe_request(nats.js, request_id)
+    assert len(await consumers_on(nats, request_id)) == 1
+    await pub.publish(text_chunk("after"))
+    await pub.publish(done_frame())
+
+    frames = await collect(follow(nats.js, request_id, after_seq=1, subscription=subscription))
+
+    assert [f.seq for f in frames] == [2, 3]
+    assert await consumers_on(nats, request_id) == []  # the follow removed it
+    await subscription.aclose()  # and closing it again is a no-op
+
+
+async def test_a_subscription_no_follow_takes_is_removed_by_aclose(nats: NatsConnection) -> None:
+    request_id = new_id()
+    await publish_run(nats, request_id, 1)
+    subscription = await subscribe_request(nats.js, request_id)
+    assert len(await consumers_on(nats, request_id)) == 1
+
+    await subscription.aclose()
+
+    assert await consumers_on(nats, request_id) == []
+    with pytest.raises(RiverbeamError) as info:
+        follow(nats.js, new_id(), subscription=subscription)
+    assert info.value.code is ErrorCode.INVALID_ARGUMENT  # another request's subscription

@@ -147,3 +147,112 @@ async def test_a_lost_terminal_frame_is_rebuilt_after_the_last_stored_one_only()
     assert (rebuilt.type, rebuilt.seq) == ("done", 3)
     assert [f async for f in gw.follow(principal, request_id, after_seq=3)] == []
     assert [f async for f in gw.follow(principal, request_id, after_seq=2147483647)] == []
+
+
+class CountingStore:
+    """An InMemoryStore whose reads are counted, and that reads a run with its session at once
+    (as StoreClient does in one FetchRunByRequest call)."""
+
+    def __init__(self, inner: InMemoryStore) -> None:
+        self.inner = inner
+        self.reads: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        self.reads.append(name)
+        return getattr(self.inner, name)
+
+    async def get_run_with_session(self, *, request_id: str) -> tuple[Any, Any]:
+        self.reads.append("get_run_with_session")
+        run = await self.inner.get_run_by_request(request_id=request_id)
+        if run is None:
+            return None, None
+        return run, await self.inner.get_session(session_id=run.session_id)
+
+
+class SubscribingFrames(ScriptedFrames):
+    """ScriptedFrames that subscribe first (as JetStreamFrames does), counting subscriptions."""
+
+    def __init__(self, frames: list[StreamChunk], then: ErrorCode) -> None:
+        super().__init__(frames, then)
+        self.subscribed = 0
+        self.closed = 0
+
+    async def subscribe(self, request_id: str) -> Subscribed:
+        self.subscribed += 1
+        return Subscribed(self, request_id)
+
+
+class Subscribed:
+    def __init__(self, frames: SubscribingFrames, request_id: str) -> None:
+        self.owner = frames
+        self.request_id = request_id
+
+    def frames(
+        self, *, after_seq: int, idle_timeout_s: float | None, wait_for_start_s: float | None
+    ) -> AsyncIterator[StreamChunk]:
+        self.owner.calls.append({"subscribed": True})
+        return self.owner.follow(
+            self.request_id,
+            after_seq=after_seq,
+            idle_timeout_s=idle_timeout_s,
+            wait_for_start_s=wait_for_start_s,
+        )
+
+    async def aclose(self) -> None:
+        self.owner.closed += 1
+
+
+def counting_gateway(frames: ScriptedFrames) -> tuple[Gateway, Any, CountingStore]:
+    store = CountingStore(InMemoryStore())
+    gw, principal = gateway(store, frames)  # type: ignore[arg-type]
+    return gw, principal, store
+
+
+async def test_a_follow_reads_the_store_once_and_subscribes_once() -> None:
+    frames = SubscribingFrames([chunk(1), done(2)], then=ErrorCode.STREAM_TIMEOUT)
+    gw, principal, store = counting_gateway(frames)
+    request_id, _ = await finished_run(store.inner, user=principal.subject, status="completed")
+
+    got = [f async for f in gw.follow(principal, request_id, after_seq=0)]
+
+    assert [f.seq for f in got] == [1, 2]
+    assert store.reads == ["get_run_with_session"]  # the run and its session, one call
+    assert frames.subscribed == 1
+    # The frames came from that subscription (with a finished run's short waits), not a second.
+    assert frames.calls[0] == {"subscribed": True}
+    assert frames.calls[1]["start"] is not None and frames.calls[1]["start"] <= 1.0
+    assert len(frames.calls) == 2
+
+
+async def test_a_refused_follow_yields_nothing_and_drops_its_subscription() -> None:
+    frames = SubscribingFrames([chunk(1), done(2)], then=ErrorCode.STREAM_TIMEOUT)
+    gw, principal, store = counting_gateway(frames)
+    request_id, _ = await finished_run(store.inner, user="someone-else", status="completed")
+
+    got: list[StreamChunk] = []
+    with pytest.raises(RiverbeamError) as info:
+        got.extend([f async for f in gw.follow(principal, request_id, after_seq=0)])
+    assert info.value.code is ErrorCode.REQUEST_NOT_FOUND and got == []
+    # The subscription made beside the store read is removed again.
+    assert (frames.subscribed, frames.closed) == (1, 1)
+    assert frames.calls == []  # no frame was read
+
+    with pytest.raises(RiverbeamError) as info:
+        [f async for f in gw.follow(principal, str(uuid.uuid4()), after_seq=0)]
+    assert info.value.code is ErrorCode.REQUEST_NOT_FOUND
+    assert (frames.subscribed, frames.closed) == (2, 2)
+    assert frames.calls == []
+
+
+async def test_a_follow_removes_its_subscription_when_it_ends_or_is_left() -> None:
+    frames = SubscribingFrames([chunk(1), chunk(2), done(3)], then=ErrorCode.STREAM_TIMEOUT)
+    gw, principal, store = counting_gateway(frames)
+    request_id, _ = await finished_run(store.inner, user=principal.subject, status="completed")
+
+    assert len([f async for f in gw.follow(principal, request_id, after_seq=0)]) == 3
+    assert (frames.subscribed, frames.closed) == (1, 1)
+
+    left = gw.follow(principal, request_id, after_seq=0)
+    assert (await anext(left)).seq == 1
+    await left.aclose()  # the caller hangs up after one frame
+    assert (frames.subscribed, frames.closed) == (2, 2)
