@@ -98,6 +98,9 @@ _NOT_LOADED: dict[str, tuple[str, ...]] = {
         "pygit2",  # the runner's sandbox tools call the sandbox service
         "riverbeam.sandbox._gitdir",
         "riverbeam.sandbox._tree",
+        "riverbeam.agents._config",  # riverbeam.yaml's machinery: no RIVERBEAM_CONFIG here
+        "riverbeam.agents._mcp",
+        "riverbeam.runtime._config_agents",
     ),
 }
 
