@@ -11,13 +11,15 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
 from riverbeam.agents._config import RiverbeamConfig
 from riverbeam.core.errors import ErrorCode, RiverbeamError
+
+if TYPE_CHECKING:  # yaml is imported by the first file read: a runner without one skips it
+    import yaml
 
 __all__ = [
     "LoadedConfig",
@@ -114,6 +116,8 @@ def parse_yaml_model(
     Returns:
         The validated model and the YAML node tree (for the lines of later errors).
     """
+    import yaml
+
     source = str(path) if path is not None else "<config>"
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
@@ -173,6 +177,8 @@ def _line_of(root: yaml.Node | None, loc: Loc) -> int | None:
 
 
 def _child(node: yaml.Node, part: str | int) -> yaml.Node | None:
+    import yaml
+
     if isinstance(node, yaml.MappingNode):
         for key, value in node.value:
             if isinstance(key, yaml.ScalarNode) and key.value == str(part):
@@ -252,6 +258,8 @@ def _message(error: Mapping[str, Any]) -> str:
 def _check_duplicate_keys(
     node: yaml.Node, source: str, code: ErrorCode, loc: tuple[str | int, ...] = ()
 ) -> None:
+    import yaml
+
     if isinstance(node, yaml.MappingNode):
         seen: set[str] = set()
         for key, value in node.value:

@@ -23,8 +23,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Protocol, TypeAlias, runtime_checkable
 
-from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
-from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
 from riverbeam.agents._completion import CompletionClient, Text
@@ -293,6 +291,9 @@ class JsonSchemaCheck(_Base):
     @field_validator("json_schema")
     @classmethod
     def _valid(cls, schema: dict[str, Any]) -> dict[str, Any]:
+        from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+        from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
+
         try:
             Draft202012Validator.check_schema(schema)
         except SchemaError as exc:
@@ -304,6 +305,8 @@ class JsonSchemaCheck(_Base):
             value = json.loads(text)
         except json.JSONDecodeError as exc:
             return GuardrailResult("block", f"not JSON: {exc.msg}")
+        from jsonschema import Draft202012Validator
+
         error = next(iter(Draft202012Validator(self.json_schema).iter_errors(value)), None)
         if error is None:
             return GuardrailResult.passed()

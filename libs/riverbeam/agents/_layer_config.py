@@ -14,7 +14,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from riverbeam.agents._guardrails import GuardrailConfig
@@ -59,6 +58,8 @@ def load_agent_layer(value: str | None) -> AgentLayerConfig | None:
     text = value.strip()
     if text.startswith("{"):
         return AgentLayerConfig.parse(text, source="RIVERBEAM_AGENT_LAYER")
+    import yaml  # here: a runner without an agent layer file does not load it
+
     path = Path(text)
     try:
         raw = path.read_text(encoding="utf-8")

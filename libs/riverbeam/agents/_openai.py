@@ -27,9 +27,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import TracebackType
-from typing import Any, ClassVar, Self
-
-import httpx
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from riverbeam.agents._completion import (
     Completion,
@@ -42,6 +40,9 @@ from riverbeam.agents._completion import (
 from riverbeam.agents._sse import DONE, StreamAssembler, completion_from_json, iter_sse_data
 from riverbeam.agents._tool import ToolSpec
 from riverbeam.core.errors import ErrorCode, RiverbeamError
+
+if TYPE_CHECKING:  # httpx (with click, rich and pygments) is imported by the first request
+    import httpx
 
 __all__ = ["DEFAULT_BASE_URL", "DEFAULT_EXTRA_BODY", "DEFAULT_MODEL", "OpenAiCompatible"]
 
@@ -95,6 +96,8 @@ class _Pool:
 
     def get(self, timeout_s: float) -> httpx.AsyncClient:
         if self.client is None or self.client.is_closed:
+            import httpx
+
             self.client = httpx.AsyncClient(
                 timeout=httpx.Timeout(timeout_s), follow_redirects=False
             )
@@ -293,6 +296,8 @@ class OpenAiCompatible(StructuredStreaming):
 
     # ---- one attempt -------------------------------------------------------------------------
     async def _attempt(self, body: dict[str, Any], model: str) -> AsyncIterator[CompletionEvent]:
+        import httpx
+
         http = self._pool.get(self.timeout_s)
         headers = {"Authorization": f"Bearer {self.api_key}", "Accept": "application/json"}
         if self.streaming:

@@ -20,8 +20,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
-from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
 from pydantic import BaseModel, ConfigDict, Field
 
 from riverbeam.agents._completion import ChatMessage
@@ -58,6 +56,11 @@ class OutputSpec(BaseModel):
 
 
 def _compile(schema: Mapping[str, Any], where: str) -> Any:
+    # Imported here: jsonschema (with attrs and referencing) is loaded by the first run that
+    # has a response schema, not by every router and runner.
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+    from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
+
     try:
         Draft202012Validator.check_schema(dict(schema))
     except SchemaError as exc:

@@ -10,8 +10,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
-from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
 from pydantic import BaseModel
 
 from riverbeam.agents._child_hold import ChildHeld
@@ -77,6 +75,10 @@ class BoundTool:
     def __init__(self, tool: Tool) -> None:
         self.tool = tool
         self.spec: ToolSpec = tool.spec()
+        # Imported here: a process that runs no tool does not load jsonschema.
+        from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+        from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
+
         try:
             Draft202012Validator.check_schema(self.spec.parameters)
         except SchemaError as exc:

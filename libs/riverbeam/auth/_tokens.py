@@ -18,7 +18,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Self
 
-import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -192,6 +191,8 @@ class TokenAuthenticator:
         Raises:
             RiverbeamError: The file cannot be read or parsed, or `from_data` refuses it.
         """
+        import yaml  # here: a router in dev mode reads no tokens file
+
         source = str(path)
         try:
             text = Path(path).read_text(encoding="utf-8")

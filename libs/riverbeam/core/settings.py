@@ -29,7 +29,7 @@ DEFAULT_HOME = Path.home() / ".riverbeam"
 class CommonSettings(BaseSettings):
     """Settings every service has."""
 
-    model_config = SettingsConfigDict(env_prefix="RIVERBEAM_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="RIVERBEAM_", extra="ignore", defer_build=True)
 
     listen: str = "127.0.0.1:0"
     log_level: str = "INFO"

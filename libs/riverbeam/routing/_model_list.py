@@ -8,7 +8,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
@@ -186,6 +185,8 @@ class ModelList:
         """
         if path is None:
             return cls.default()
+        import yaml  # here: without a model list file the router does not load it
+
         source = str(path)
         try:
             text = Path(path).read_text(encoding="utf-8")

@@ -35,10 +35,10 @@ if _typing.TYPE_CHECKING:
     from riverbeam.runtime._handoff import active_agent
     from riverbeam.runtime._jetstream import JetStreamFrames, JetStreamSinks
     from riverbeam.runtime._local import LocalRunner
-    from riverbeam.runtime._pipeline import (
+    from riverbeam.runtime._pipeline import Pipeline
+    from riverbeam.runtime._pipeline_types import (
         DEFAULT_MODEL,
         Grant,
-        Pipeline,
         PipelineOptions,
         PreparedRun,
     )
@@ -56,11 +56,12 @@ _LAZY: dict[str, str | tuple[str, str]] = {
     "JetStreamFrames": "riverbeam.runtime._jetstream",
     "JetStreamSinks": "riverbeam.runtime._jetstream",
     "LocalRunner": "riverbeam.runtime._local",
-    "DEFAULT_MODEL": "riverbeam.runtime._pipeline",
-    "Grant": "riverbeam.runtime._pipeline",
+    # The pipeline's value types are defined apart from it: the router needs Grant only.
+    "DEFAULT_MODEL": "riverbeam.runtime._pipeline_types",
+    "Grant": "riverbeam.runtime._pipeline_types",
     "Pipeline": "riverbeam.runtime._pipeline",
-    "PipelineOptions": "riverbeam.runtime._pipeline",
-    "PreparedRun": "riverbeam.runtime._pipeline",
+    "PipelineOptions": "riverbeam.runtime._pipeline_types",
+    "PreparedRun": "riverbeam.runtime._pipeline_types",
     "FenceRevoker": "riverbeam.runtime._reaper",
     "reap_once": "riverbeam.runtime._reaper",
     "run_reaper": "riverbeam.runtime._reaper",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from riverbeam.runtime._pipeline import Grant
+from riverbeam.runtime._pipeline_types import Grant
 from riverbeam.server import open_channel, translate_rpc_errors
 from riverbeam.types import (
     AgentMetadata,

@@ -9,10 +9,14 @@ metadata.handed_off_from (the agent the caller named).
 
 from __future__ import annotations
 
-from riverbeam.agents import AgentRegistry
+from typing import TYPE_CHECKING
+
 from riverbeam.core.errors import ErrorCode, RiverbeamError
-from riverbeam.store import BeamStore
-from riverbeam.types import InvokeRequest
+
+if TYPE_CHECKING:  # annotations only: the router's active_agent needs no agent layer
+    from riverbeam.agents import AgentRegistry
+    from riverbeam.store import BeamStore
+    from riverbeam.types import InvokeRequest
 
 __all__ = ["HANDED_OFF_FROM", "active_agent", "route_after_handoff"]
 

@@ -9,17 +9,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from riverbeam.agents import Agent
-from riverbeam.agents._io import ResumedAction
-from riverbeam.agents._layer_config import AgentLayerConfig
-from riverbeam.agents._ledger import ToolLedger
 from riverbeam.core.fencing import Fence
 from riverbeam.core.ids import new_id
-from riverbeam.store import BeginRunResult
-from riverbeam.types import InvokeRequest, ModelConfig
+from riverbeam.types import ModelConfig
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: the router imports Grant without the agent layer
+    from riverbeam.agents import Agent
+    from riverbeam.agents._io import ResumedAction
+    from riverbeam.agents._layer_config import AgentLayerConfig
+    from riverbeam.agents._ledger import ToolLedger
     from riverbeam.runtime._checkpointing import Recovery
+    from riverbeam.store import BeginRunResult
+    from riverbeam.types import InvokeRequest
 
 __all__ = ["BusySessionPolicy", "Grant", "PipelineOptions", "PreparedRun"]
 

@@ -15,7 +15,7 @@ import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from riverbeam.agents import (
     CompletionClient,
@@ -25,17 +25,9 @@ from riverbeam.agents import (
     Tool,
     builtin_skills,
 )
-from riverbeam.agents._config_file import LoadedConfig, load_config
-from riverbeam.agents._mcp import McpHub
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.settings import RunnerSettings
 from riverbeam.routing import ModelList
-from riverbeam.runtime._config_agents import (
-    build_configured_agents,
-    check_agent_tools,
-    importable,
-    register_crews,
-)
 from riverbeam.runtime._facade import RiverBeam
 from riverbeam.sandbox import (
     DEFAULT_PROTECTED_REFS,
@@ -47,6 +39,10 @@ from riverbeam.sandbox import (
     shared_placement,
 )
 from riverbeam.server import open_channel
+
+if TYPE_CHECKING:  # riverbeam.yaml's machinery is imported when a runner has one
+    from riverbeam.agents._config_file import LoadedConfig
+    from riverbeam.agents._mcp import McpHub
 
 __all__ = [
     "AgentsHook",
@@ -69,6 +65,8 @@ def load_hook(spec: str) -> AgentsHook:
     The current directory is importable (a runner started from a project directory finds its
     modules without PYTHONPATH).
     """
+    from riverbeam.runtime._config_agents import importable
+
     importable(Path.cwd())
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
@@ -214,6 +212,8 @@ async def wire_agents(
     """
     loaded = config
     if loaded is None and settings.config is not None:
+        from riverbeam.agents._config_file import load_config
+
         loaded = load_config(settings.config)
     workspace = loaded.config.workspace if loaded is not None else None
     client = client or default_client(env)
@@ -241,6 +241,8 @@ async def wire_agents(
             log.info("agents hook %s ran", settings.agents)
         register_builtins(beam, builtin_names(loaded), client, tools or [])
         if loaded is not None:
+            from riverbeam.runtime._config_agents import check_agent_tools, register_crews
+
             register_crews(loaded, beam.registry())
             check_agent_tools(loaded, beam.registry())
     except BaseException:
@@ -260,6 +262,9 @@ async def _register_config(
     closers: list[Closer],
     env: Mapping[str, str] | None,
 ) -> None:
+    from riverbeam.agents._mcp import McpHub
+    from riverbeam.runtime._config_agents import build_configured_agents
+
     hub: McpHub | None = None
     if loaded.config.mcp_servers:
         hub = McpHub(loaded.config.mcp_servers, base_dir=loaded.base_dir, env=env)

@@ -80,7 +80,12 @@ if _typing.TYPE_CHECKING:
         shared_placement,
         user_placement,
     )
-    from riverbeam.sandbox._refs import ProtectedRefs, ref_skeleton, validate_branch_name
+    from riverbeam.sandbox._refs import (
+        DEFAULT_PROTECTED_REFS,
+        ProtectedRefs,
+        ref_skeleton,
+        validate_branch_name,
+    )
     from riverbeam.sandbox._results import (
         AddResult,
         Change,
@@ -100,7 +105,6 @@ if _typing.TYPE_CHECKING:
     from riverbeam.sandbox._runspaces import EnsuresWorkspaces, RunWorkspaces
     from riverbeam.sandbox._settings import GitIdentity, SandboxLimits, WorkspaceConfig
     from riverbeam.sandbox._tools import SANDBOX_TOOL_NAMES, WorkspaceResolver, sandbox_tools
-    from riverbeam.sandbox._tree import DEFAULT_PROTECTED_REFS
     from riverbeam.sandbox._workspaces import (
         WORKSPACE_NAME,
         EnsuredWorkspace,
@@ -153,7 +157,7 @@ _LAZY: dict[str, str | tuple[str, str]] = {
     "SANDBOX_TOOL_NAMES": "riverbeam.sandbox._tools",
     "WorkspaceResolver": "riverbeam.sandbox._tools",
     "sandbox_tools": "riverbeam.sandbox._tools",
-    "DEFAULT_PROTECTED_REFS": "riverbeam.sandbox._tree",
+    "DEFAULT_PROTECTED_REFS": "riverbeam.sandbox._refs",
     "WORKSPACE_NAME": "riverbeam.sandbox._workspaces",
     "EnsuredWorkspace": "riverbeam.sandbox._workspaces",
     "WorkspaceManager": "riverbeam.sandbox._workspaces",

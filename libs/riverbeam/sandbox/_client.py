@@ -15,8 +15,8 @@ from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.fencing import current_fence
 from riverbeam.sandbox import _convert as cv
 from riverbeam.sandbox._paths import display_path
-from riverbeam.sandbox._preview import ActionPreview
 from riverbeam.sandbox._results import (
+    ActionPreview,
     AddResult,
     CommitInfo,
     DiffReport,

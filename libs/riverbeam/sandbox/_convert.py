@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from riverbeam.sandbox._preview import ActionPreview, PreviewCommit, PreviewState
 from riverbeam.sandbox._results import (
     CHANGES,
+    ActionPreview,
     AddResult,
     Change,
     CommitInfo,
@@ -14,6 +14,8 @@ from riverbeam.sandbox._results import (
     FileContent,
     FileStatus,
     LogEntry,
+    PreviewCommit,
+    PreviewState,
     PushResult,
     StatusReport,
     TreeListing,

@@ -13,7 +13,6 @@ The diff is bounded by `SandboxLimits.max_preview_bytes`, with a marker line whe
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 import pygit2
@@ -21,6 +20,10 @@ from pygit2.enums import ReferenceType, SortMode
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.sandbox._paths import display_path, parse_path
+
+# The preview values live with the other results (no pygit2 there), for the servicer's and
+# the client's conversions; they are still importable from here.
+from riverbeam.sandbox._results import ActionPreview, PreviewCommit, PreviewState
 from riverbeam.sandbox._root import SandboxRoot
 
 __all__ = [
@@ -44,66 +47,6 @@ MAX_PREVIEW_COMMITS = 50
 _MAX_WALK = 10_000
 _INT32_MAX = 2**31 - 1
 _OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-
-
-@dataclass(frozen=True, slots=True)
-class PreviewCommit:
-    """One commit a push would send."""
-
-    id: str
-    summary: str
-    author: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "summary": self.summary, "author": self.author}
-
-
-@dataclass(frozen=True, slots=True)
-class PreviewState:
-    """The state a preview was computed from (see the module docstring)."""
-
-    branch: str | None = None
-    head: str | None = None
-    origin: str | None = None
-    path: str | None = None
-    blob: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        fields = ("branch", "head", "origin", "path", "blob")
-        return {name: getattr(self, name) for name in fields if getattr(self, name) is not None}
-
-    def expect(self) -> dict[str, str]:
-        """What the held call's args carry as `expect`: the state the approved call checks."""
-        if self.blob is not None:
-            return {"blob": self.blob}
-        return {"head": str(self.head), "origin": str(self.origin)}
-
-
-@dataclass(frozen=True, slots=True)
-class ActionPreview:
-    """What approving a held call would do, bounded in size."""
-
-    tool: str
-    summary: str
-    state: PreviewState
-    diff: str = ""
-    truncated: bool = False
-    diff_bytes: int = 0
-    commits: tuple[PreviewCommit, ...] = field(default_factory=tuple)
-    commits_truncated: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        """The wire form (`riverbeam.types.ActionPreview`)."""
-        return {
-            "tool": self.tool,
-            "summary": self.summary,
-            "commits": [c.to_json() for c in self.commits],
-            "diff": self.diff,
-            "truncated": self.truncated,
-            "diff_bytes": self.diff_bytes,
-            "state": self.state.to_json(),
-            "commits_truncated": self.commits_truncated,
-        }
 
 
 def bound_diff(text: str, limit: int) -> tuple[str, bool, int]:

@@ -13,12 +13,18 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-import pygit2
-
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.sandbox._paths import display_path, has_bad_character
 
-__all__ = ["ProtectedRefs", "ref_skeleton", "validate_branch_name"]
+__all__ = [
+    "DEFAULT_PROTECTED_REFS",
+    "ProtectedRefs",
+    "check_branch_form",
+    "ref_skeleton",
+    "validate_branch_name",
+]
+
+DEFAULT_PROTECTED_REFS = ("main", "master")
 
 MAX_BRANCH_CHARS = 200
 _BRANCH = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
@@ -134,19 +140,20 @@ def _pieces(candidate: str) -> list[str]:
     return [part for part in re.split(r"[:\s]+", candidate) if part]
 
 
-def validate_branch_name(name: object) -> str:
-    """Check a branch name (without `refs/heads/`).
+def check_branch_form(name: object) -> str:
+    """Check a branch name (without `refs/heads/`) against the rules below, without libgit2.
 
     Allowed: ASCII letters, digits, `.`, `_`, `-` and `/`, starting with a letter or digit,
     following git's ref rules (no `..`, `//`, `@{`, no component starting with `.`, no
     trailing `/`, `.` or `.lock`), at most 200 characters, not `HEAD`, not `refs/...`.
+    These rules imply libgit2's (a unit test checks), so a process can check a configured
+    name at start-up without loading pygit2; `validate_branch_name` also asks libgit2.
 
     Raises:
         RiverbeamError: BEM-325.
     """
     if not isinstance(name, str):
         raise RiverbeamError(ErrorCode.INVALID_REF, "branch name must be a string")
-    shown = display_path(name)
     problem: str | None = None
     if not name:
         problem = "branch name is empty"
@@ -160,11 +167,25 @@ def validate_branch_name(name: object) -> str:
         problem = "branch name breaks git's ref rules"
     elif any(part.endswith(".lock") for part in name.split("/")):
         problem = "branch name breaks git's ref rules"
-    elif not pygit2.reference_is_valid_name(f"refs/heads/{name}"):
-        problem = "branch name breaks git's ref rules"
     if problem:
-        raise RiverbeamError(ErrorCode.INVALID_REF, problem, ref=shown)
+        raise RiverbeamError(ErrorCode.INVALID_REF, problem, ref=display_path(name))
     return name
+
+
+def validate_branch_name(name: object) -> str:
+    """Check a branch name (without `refs/heads/`): `check_branch_form`, then libgit2's rules.
+
+    Raises:
+        RiverbeamError: BEM-325.
+    """
+    import pygit2  # here: the sandbox loads pygit2 on its first git call, not at start-up
+
+    checked = check_branch_form(name)
+    if not pygit2.reference_is_valid_name(f"refs/heads/{checked}"):
+        raise RiverbeamError(
+            ErrorCode.INVALID_REF, "branch name breaks git's ref rules", ref=display_path(checked)
+        )
+    return checked
 
 
 class ProtectedRefs:

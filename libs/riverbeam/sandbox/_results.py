@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 __all__ = [
+    "ActionPreview",
     "AddResult",
     "Change",
     "CommitInfo",
@@ -13,6 +14,8 @@ __all__ = [
     "FileContent",
     "FileStatus",
     "LogEntry",
+    "PreviewCommit",
+    "PreviewState",
     "PushResult",
     "StatusReport",
     "TreeListing",
@@ -221,3 +224,66 @@ class WorkingTreeOps(Protocol):
     ) -> PushResult: ...
 
     async def checkout_branch(self, name: str, create: bool = False) -> str: ...
+
+
+# ---- approval previews (computed by _preview, which says what their state means) -----------
+
+
+@dataclass(frozen=True, slots=True)
+class PreviewCommit:
+    """One commit a push would send."""
+
+    id: str
+    summary: str
+    author: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "summary": self.summary, "author": self.author}
+
+
+@dataclass(frozen=True, slots=True)
+class PreviewState:
+    """The state a preview was computed from (see the module docstring)."""
+
+    branch: str | None = None
+    head: str | None = None
+    origin: str | None = None
+    path: str | None = None
+    blob: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        fields = ("branch", "head", "origin", "path", "blob")
+        return {name: getattr(self, name) for name in fields if getattr(self, name) is not None}
+
+    def expect(self) -> dict[str, str]:
+        """What the held call's args carry as `expect`: the state the approved call checks."""
+        if self.blob is not None:
+            return {"blob": self.blob}
+        return {"head": str(self.head), "origin": str(self.origin)}
+
+
+@dataclass(frozen=True, slots=True)
+class ActionPreview:
+    """What approving a held call would do, bounded in size."""
+
+    tool: str
+    summary: str
+    state: PreviewState
+    diff: str = ""
+    truncated: bool = False
+    diff_bytes: int = 0
+    commits: tuple[PreviewCommit, ...] = field(default_factory=tuple)
+    commits_truncated: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire form (`riverbeam.types.ActionPreview`)."""
+        return {
+            "tool": self.tool,
+            "summary": self.summary,
+            "commits": [c.to_json() for c in self.commits],
+            "diff": self.diff,
+            "truncated": self.truncated,
+            "diff_bytes": self.diff_bytes,
+            "state": self.state.to_json(),
+            "commits_truncated": self.commits_truncated,
+        }

@@ -32,7 +32,7 @@ from riverbeam.sandbox._preview import (
     state_moved,
 )
 from riverbeam.sandbox._push import push_branch, resolve_push_branch
-from riverbeam.sandbox._refs import ProtectedRefs, validate_branch_name
+from riverbeam.sandbox._refs import DEFAULT_PROTECTED_REFS, ProtectedRefs, validate_branch_name
 from riverbeam.sandbox._results import (
     AddResult,
     CommitInfo,
@@ -56,7 +56,6 @@ from riverbeam.sandbox._status import (
 
 __all__ = ["DEFAULT_PROTECTED_REFS", "WorkingTreeCore"]
 
-DEFAULT_PROTECTED_REFS = ("main", "master")
 _BINARY_SNIFF = 8000
 _MAX_REPORTED_PATHS = 200
 _MESSAGE_CONTROLS = frozenset(chr(c) for c in [*range(0x20), 0x7F] if chr(c) not in "\t\n\r")

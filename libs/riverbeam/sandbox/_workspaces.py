@@ -11,6 +11,9 @@ deleted by renaming it away before removing it, so a listing never shows half a 
 `create` makes an empty repository (today's CreateWorkspace); `ensure` makes a workspace on
 first use, cloned from its origin's base branch (hostile input: see `_clone`), and marks it
 managed: managed workspaces idle longer than `max_idle_s` are deleted by `sweep`.
+
+The git side (pygit2 and the modules over it) is imported on a manager's first git call, not
+when it is made: a sandbox that has served no workspace call has not loaded it (issue 16).
 """
 
 from __future__ import annotations
@@ -24,24 +27,25 @@ import re
 import secrets
 import shutil
 import stat
+import sys
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
-from riverbeam.sandbox._clone import clone_base
-from riverbeam.sandbox._gitdir import bound_object_cache, head_state, open_repo
-from riverbeam.sandbox._local import WorkingTree
 from riverbeam.sandbox._origin import OriginPolicy, check_origin_form
 from riverbeam.sandbox._paths import display_path
-from riverbeam.sandbox._refs import ProtectedRefs, validate_branch_name
+from riverbeam.sandbox._refs import ProtectedRefs, check_branch_form, validate_branch_name
 from riverbeam.sandbox._results import WorkspaceInfo
 from riverbeam.sandbox._root import SandboxRoot
 from riverbeam.sandbox._settings import WorkspaceConfig
-from riverbeam.sandbox._tree import WorkingTreeCore
+
+if TYPE_CHECKING:
+    from riverbeam.sandbox._local import WorkingTree
+    from riverbeam.sandbox._tree import WorkingTreeCore
 
 __all__ = [
     "WORKSPACE_NAME",
@@ -92,6 +96,31 @@ class WorkspacePage:
     next_page_token: str
 
 
+# libgit2's object cache is process-wide: the bound the last manager asked for before pygit2
+# was loaded, applied on the first git call.
+_pending_cache_bytes: int | None = None
+
+
+def _bound_object_cache(max_bytes: int) -> None:
+    global _pending_cache_bytes
+    if "pygit2" in sys.modules:
+        from riverbeam.sandbox._gitdir import bound_object_cache
+
+        bound_object_cache(max_bytes)
+        _pending_cache_bytes = None
+    else:
+        _pending_cache_bytes = max_bytes
+
+
+def _apply_pending_bound() -> None:
+    global _pending_cache_bytes
+    pending, _pending_cache_bytes = _pending_cache_bytes, None
+    if pending is not None:
+        from riverbeam.sandbox._gitdir import bound_object_cache
+
+        bound_object_cache(pending)
+
+
 class WorkspaceManager:
     """Creates and opens the workspaces of one sandbox service.
 
@@ -111,13 +140,14 @@ class WorkspaceManager:
         defaults = [self._default_origin] if self._default_origin else []
         self._push_policy = OriginPolicy([*config.origin_allowlist, *defaults])
         self._protected = ProtectedRefs(config.protected_refs)
-        validate_branch_name(config.base_branch)
+        check_branch_form(config.base_branch)  # libgit2's check too, on the first git call
         self._trees: dict[str, WorkingTree] = {}
         # Names of trees in use order (least recent first): beyond max_open_repositories, the
         # oldest release their repository handle, so memory does not grow with workspaces.
         self._recent: OrderedDict[str, None] = OrderedDict()
         self._lock = asyncio.Lock()
-        bound_object_cache(config.git_object_cache_bytes)
+        _bound_object_cache(config.git_object_cache_bytes)
+        self._git_checked = False
         # One creation lock per name being made (removed when nobody waits), and when each
         # workspace was last handed out (monotonic) and last stamped on disk (wall clock).
         self._making: dict[str, tuple[asyncio.Lock, int]] = {}
@@ -224,7 +254,17 @@ class WorkspaceManager:
             else:
                 self._making[name] = (lock, users - 1)
 
+    def _git_ready(self) -> None:
+        """Before the first git call: the pending cache bound, and libgit2's branch check."""
+        if not self._git_checked:
+            _apply_pending_bound()
+            validate_branch_name(self._config.base_branch)
+            self._git_checked = True
+
     def _core(self, tree_dir: Path, origin: str | None) -> WorkingTreeCore:
+        from riverbeam.sandbox._tree import WorkingTreeCore
+
+        self._git_ready()
         config = self._config
         return WorkingTreeCore(
             SandboxRoot(tree_dir),
@@ -247,6 +287,8 @@ class WorkspaceManager:
             try:
                 core.init(self._config.base_branch)
                 if managed and origin is not None:
+                    from riverbeam.sandbox._clone import clone_base
+
                     base = clone_base(
                         core.repo(),
                         core.root,
@@ -288,6 +330,9 @@ class WorkspaceManager:
         return meta if isinstance(meta, dict) else {}
 
     def _open_sync(self, name: str) -> WorkingTree:
+        from riverbeam.sandbox._local import WorkingTree
+
+        self._git_ready()
         if not self._exists(name):
             raise RiverbeamError(ErrorCode.WORKSPACE_NOT_FOUND, workspace=name)
         meta = self._read_meta(name)
@@ -387,6 +432,9 @@ class WorkspaceManager:
     # -- list / info / delete -------------------------------------------------------------
 
     def _info_sync(self, name: str) -> WorkspaceInfo:
+        from riverbeam.sandbox._gitdir import head_state, open_repo
+
+        self._git_ready()
         meta = self._read_meta(name)
         origin = meta.get("origin") if isinstance(meta.get("origin"), str) else None
         branch: str | None = None

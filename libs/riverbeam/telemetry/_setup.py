@@ -1,6 +1,7 @@
 """Turning tracing on and off: one SDK TracerProvider per process, owned by this module.
 
-Nothing here runs at import time. Until `configure_tracing(..., enabled=True)` succeeds,
+Nothing here runs at import time, and the OpenTelemetry SDK is imported only when tracing is
+turned on (a service with tracing off does not load it: issue 16). Until `configure_tracing(..., enabled=True)` succeeds,
 `current_tracer()` is None and every interceptor and span helper is a pass-through.
 """
 
@@ -12,16 +13,14 @@ import sys
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from opentelemetry import trace
-from opentelemetry.sdk.resources import OTELResourceDetector, Resource
-from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
-from opentelemetry.sdk.trace.export import (
-    BatchSpanProcessor,
-    ConsoleSpanExporter,
-    SimpleSpanProcessor,
-    SpanExporter,
-)
+
+if TYPE_CHECKING:  # the SDK is imported when tracing is turned on, not by every service
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
+    from opentelemetry.sdk.trace.export import SpanExporter
 
 __all__ = [
     "INSTRUMENTATION_NAME",
@@ -87,6 +86,8 @@ def configure_tracing(
         processors = _processors(exporter, endpoint)
         if not processors:
             return None
+        from opentelemetry.sdk.trace import TracerProvider
+
         # The sampler comes from OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG (SDK default:
         # parentbased_always_on).
         provider = TracerProvider(resource=_resource(service_name))
@@ -105,6 +106,8 @@ def configure_tracing(
 
 
 def _resource(service_name: str) -> Resource:
+    from opentelemetry.sdk.resources import OTELResourceDetector, Resource
+
     # Resource.create lets our attributes override the environment's; a deployment's
     # OTEL_SERVICE_NAME / OTEL_RESOURCE_ATTRIBUTES must win, so merge those back on top.
     ours = Resource.create({"service.name": service_name, "service.namespace": "riverbeam"})
@@ -139,6 +142,12 @@ def _exporter_names(env: Mapping[str, str]) -> list[str] | None:
 
 def _processors(exporter: SpanExporter | None, endpoint: str | None) -> list[SpanProcessor]:
     """Span processors for OTEL_TRACES_EXPORTER (`otlp` by default; `console`; `none`)."""
+    from opentelemetry.sdk.trace.export import (
+        BatchSpanProcessor,
+        ConsoleSpanExporter,
+        SimpleSpanProcessor,
+    )
+
     if exporter is not None:
         return [SimpleSpanProcessor(exporter)]
     names = _exporter_names(os.environ) or ["otlp"]

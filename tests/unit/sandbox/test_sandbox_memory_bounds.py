@@ -52,3 +52,44 @@ async def test_only_the_most_recent_workspaces_keep_a_repository_open(tmp_path: 
         assert (await first.read_file("a.md")).text == "ws0"
     finally:
         await manager.aclose()
+
+
+def test_the_cache_bound_waits_for_pygit2_and_holds_from_the_first_git_call(
+    tmp_path: Path,
+) -> None:
+    # A sandbox that has served no workspace call has not loaded pygit2 (issue 16); the bound
+    # it was configured with is in force before its first git call reads an object.
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    probe = textwrap.dedent(
+        """
+        import asyncio, sys
+        from pathlib import Path
+        from riverbeam.sandbox import WorkspaceConfig, WorkspaceManager
+
+        base = Path(sys.argv[1])
+        manager = WorkspaceManager(WorkspaceConfig(base_dir=base, git_object_cache_bytes=3 << 20))
+        print("pygit2" in sys.modules)
+
+        async def main() -> None:
+            await manager.create("one")
+            import pygit2
+            print(pygit2.settings.cached_memory[1])
+            await manager.aclose()
+
+        asyncio.run(main())
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", str(3 << 20)]

@@ -107,3 +107,29 @@ def test_invalid_branch_names(name: object) -> None:
 def test_protected_names_must_be_nonempty() -> None:
     with pytest.raises(ValueError):
         ProtectedRefs(["main", "/"])
+
+
+def test_the_form_check_implies_libgit2s_rules() -> None:
+    # A WorkspaceManager checks its base branch with check_branch_form at start-up (no
+    # pygit2 loaded yet): every name it lets through must be one libgit2 accepts too.
+    import itertools
+
+    import pygit2
+
+    from riverbeam.sandbox._refs import check_branch_form
+
+    accepted = 0
+    for length in range(1, 6):
+        for letters in itertools.product("a0./-_L", repeat=length):
+            name = "".join(letters)
+            try:
+                check_branch_form(name)
+            except RiverbeamError:
+                continue
+            accepted += 1
+            assert pygit2.reference_is_valid_name(f"refs/heads/{name}"), name
+            assert validate_branch_name(name) == name
+    for name in ("a.lock/b", "a/.b", "a..b", "a//b", "a/", "a.", "HEAD", "refs/x", "-a", "a@{1}"):
+        with pytest.raises(RiverbeamError):
+            check_branch_form(name)
+    assert accepted > 1000
