@@ -220,6 +220,8 @@ def _stop(proc: subprocess.Popen[str], started: dict[int, str]) -> None:
     for pid in _still_running(started):
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
+    if proc.stdout is not None:  # a retried attempt's pipe, too: left open it warns (an error)
+        proc.stdout.close()
 
 
 @dataclass(slots=True)
