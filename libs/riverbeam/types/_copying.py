@@ -16,12 +16,13 @@ import datetime as dt
 import decimal
 import enum
 import uuid
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-__all__ = ["deep_copy"]
+__all__ = ["copy_maker", "deep_copy"]
 
 _M = TypeVar("_M", bound=BaseModel)
 _set = object.__setattr__
@@ -89,3 +90,98 @@ def _copy_value(value: Any) -> Any:
     if isinstance(value, enum.Enum):
         return value
     return copy.deepcopy(value)
+
+
+def copy_maker(model: _M) -> Callable[[], _M]:
+    """A function whose every call returns a new deep copy of `model` (as deep_copy would).
+
+    The maker reads `model` on each call and keeps nothing copied of its own: `model` must not
+    change while the maker is used (hold it where nothing else reaches it). The copies share
+    no mutable value with `model` or with each other.
+    """
+    made: Callable[[], _M] = _maker(model)
+    return made
+
+
+def _maker(value: Any) -> Callable[[], Any]:
+    kind = type(value)
+    if kind in _ATOMIC or isinstance(value, enum.Enum):
+        return lambda: value
+    if kind is list:
+        if all(type(v) in _ATOMIC for v in value):
+            copy_list: Callable[[], list[Any]] = value.copy
+            return copy_list
+        items = [_maker(v) for v in value]
+        if len(items) == 1:  # a message's one content part, mostly
+            (only,) = items
+            return lambda: [only()]
+        return lambda: [make() for make in items]
+    if kind is dict:
+        if all(type(v) in _ATOMIC for v in value.values()):
+            copy_dict: Callable[[], dict[Any, Any]] = value.copy
+            return copy_dict
+        return _filled_copy(value, _makers_of(value))
+    if kind is tuple:
+        parts = [_maker(v) for v in value]
+        return lambda: tuple(make() for make in parts)
+    if isinstance(value, BaseModel):
+        return _model_maker(value)
+    return lambda: copy.deepcopy(value)
+
+
+def _makers_of(values: dict[Any, Any]) -> tuple[tuple[Any, Callable[[], Any]], ...]:
+    """The makers of the values of `values` that are not shared as they are."""
+    return tuple((k, _maker(v)) for k, v in values.items() if type(v) not in _ATOMIC)
+
+
+def _filled_copy(
+    base: dict[Any, Any], makers: tuple[tuple[Any, Callable[[], Any]], ...]
+) -> Callable[[], dict[Any, Any]]:
+    # A copy of base (its keys in their order) with every value that is not atomic made anew.
+    def make() -> dict[Any, Any]:
+        out = base.copy()
+        for key, make_value in makers:
+            out[key] = make_value()
+        return out
+
+    return make
+
+
+def _model_maker(model: BaseModel) -> Callable[[], Any]:
+    # What _copy_model does, with the walk over the values done once. The __dict__ is copied
+    # (its keys in their order) and every value in it that is not atomic made anew.
+    cls = type(model)
+    new = cls.__new__
+    copy_values = model.__dict__.copy
+    makers = _makers_of(model.__dict__)
+    fields_set = model.__pydantic_fields_set__
+    extra = model.__pydantic_extra__
+    private = getattr(model, "__pydantic_private__", None)
+    make_extra = None if extra is None else _maker(extra)
+    make_private = None if private is None else _maker(
+        {k: v for k, v in private.items() if v is not PydanticUndefined}
+    )  # fmt: skip
+
+    def make() -> Any:
+        made = new(cls)
+        values = copy_values()
+        for key, make_value in makers:
+            values[key] = make_value()
+        _set(made, "__dict__", values)
+        _set(made, "__pydantic_fields_set__", set(fields_set))
+        _set(made, "__pydantic_extra__", None if make_extra is None else make_extra())
+        _set(made, "__pydantic_private__", None if make_private is None else make_private())
+        return made
+
+    def make_plain() -> Any:  # no extra and no private values: most models
+        made = new(cls)
+        values = copy_values()
+        for key, make_value in makers:
+            values[key] = make_value()
+        _set(made, "__dict__", values)
+        _set(made, "__pydantic_fields_set__", set(fields_set))
+        _set(made, "__pydantic_extra__", None)
+        _set(made, "__pydantic_private__", None)
+        return made
+
+    return make_plain if make_extra is None and make_private is None else make
