@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel
+from pydantic import BaseModel, PrivateAttr
 
 from riverbeam.types import WIRE_TYPES, ContentPart, Message, deep_copy
 from riverbeam.types._copying import copy_maker
@@ -124,3 +124,31 @@ def test_changing_a_made_copy_changes_neither_the_model_nor_the_next_copy(
     again = make()
     assert again == original and again.model_fields_set == original.model_fields_set
     assert list(again.metadata or {}) == ["nested", "plain"]  # the keys keep their order
+
+
+class _Loose(BaseModel):
+    model_config = {"extra": "allow"}
+
+    tags: list[str] = []
+    pair: tuple[list[int], str] = ([], "")
+    _seen: dict[str, list[int]] = PrivateAttr(default_factory=dict)
+
+
+def test_a_maker_copies_extra_and_private_values_and_tuples_too() -> None:
+    value = _Loose(tags=["a"], pair=([1], "x"), more={"deep": [1, 2]}, also=[{"k": [3]}])
+    value._seen["n"] = [4]
+    make = copy_maker(value)
+    first, second = make(), make()
+    for copied in (first, second):
+        assert copied == value == deep_copy(value)
+        assert copied.__pydantic_extra__ == value.__pydantic_extra__
+        assert copied._seen == {"n": [4]}
+        assert _shared_mutables(copied, value) == []
+        assert copied.__pydantic_extra__ is not None and value.__pydantic_extra__ is not None
+        assert (
+            copied.__pydantic_extra__["more"]["deep"]
+            is not value.__pydantic_extra__["more"]["deep"]
+        )
+        assert copied._seen["n"] is not value._seen["n"]
+    first._seen["n"].append(5)
+    assert make()._seen == {"n": [4]}
