@@ -317,8 +317,8 @@ class StoreClient(LedgerClient, ChildRunsClient):
             self._sessions.forget(sid)
             below = min(saved_seqs, default=session.last_seq + 1)
             window = await self._read_window(sid, below, limit)
-        self._sessions.keep(sid, session.created_at, limit, window)
-        return [deep_copy(m) for m in window]
+        held = self._sessions.keep(sid, session.created_at, limit, window)
+        return held.copies() if held is not None else [deep_copy(m) for m in window]
 
     async def _read_window(self, session_id: str, below: int, limit: int) -> list[Message]:
         """The newest `limit` messages numbered below `below`, oldest first (FetchMessages)."""

@@ -16,18 +16,22 @@ What would still be wrong is checked here, and the window is then not used:
   seq is not sent at all.
 
 Bounded: at most `max_messages` messages over all sessions, least recently used session out.
-The held models are never handed out: callers get copies (`deep_copy`), so an agent that
-changes its history changes nothing held here.
+The held models are never handed out: callers get copies (`HeldWindow.copies`), so an agent
+that changes its history changes nothing held here. Each held message has its copy maker
+(`copy_maker`), made once when the message is first held and kept with it while it stays in
+the window: a turn's copies of its 200 messages are built without walking the messages again.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from operator import is_
 
 from riverbeam.types import Message
+from riverbeam.types._copying import copy_maker
 
 __all__ = ["HeldWindow", "SessionHistory"]
 
@@ -41,6 +45,8 @@ class HeldWindow:
     created_at: datetime | None
     limit: int
     messages: tuple[Message, ...]
+    # One per message: a new deep copy of it at every call (the messages never change).
+    makers: tuple[Callable[[], Message], ...]
 
     @property
     def seq(self) -> int:
@@ -49,6 +55,10 @@ class HeldWindow:
     @property
     def message_id(self) -> str | None:
         return self.messages[-1].message_id if self.messages else None
+
+    def copies(self) -> list[Message]:
+        """The held messages, copied: changing them changes nothing held."""
+        return [make() for make in self.makers]
 
     def covers(self, limit: int) -> bool:
         """Whether this window holds every message a `limit` window may need below its end."""
@@ -100,22 +110,42 @@ class SessionHistory:
 
     def keep(
         self, session_id: str, created_at: datetime | None, limit: int, window: Sequence[Message]
-    ) -> None:
-        """Remember `window` (the session's newest `limit` messages, seq order) as held."""
+    ) -> HeldWindow | None:
+        """Remember `window` (the session's newest `limit` messages, seq order) as held.
+
+        The messages of `window` are held as they are: the caller hands out none of them
+        (only the returned window's copies). None when nothing is held (a bound of 0, an
+        empty window, or one larger than the whole bound).
+        """
         if self._max == 0 or limit <= 0:
-            return
+            return None
         old = self._windows.pop(session_id, None)
         if old is not None:
             self._count -= len(old.messages)
         if not window or len(window) > self._max:
-            return
-        self._windows[session_id] = HeldWindow(created_at, limit, tuple(window))
+            return None
+        held = HeldWindow(created_at, limit, tuple(window), _makers(old, window))
+        self._windows[session_id] = held
         self._count += len(window)
         while self._count > self._max:
             _, gone = self._windows.popitem(last=False)
             self._count -= len(gone.messages)
+        return held
 
     def forget(self, session_id: str) -> None:
         old = self._windows.pop(session_id, None)
         if old is not None:
             self._count -= len(old.messages)
+
+
+def _makers(old: HeldWindow | None, window: Sequence[Message]) -> tuple[Callable[[], Message], ...]:
+    """The makers of `window`'s messages: a message still held from `old` (the same object,
+    where its seq puts it) keeps its maker, the others (the rest the store sent) get one."""
+    start = count = 0
+    if old is not None and old.messages and window:
+        start = window[0].seq - old.messages[0].seq
+        count = min(len(window), len(old.messages) - start) if start >= 0 else 0
+        if count > 0 and not all(map(is_, window[:count], old.messages[start : start + count])):
+            count = 0
+    reused = old.makers[start : start + count] if old is not None and count > 0 else ()
+    return reused + tuple(copy_maker(m) for m in window[count:])

@@ -16,12 +16,14 @@ import datetime as dt
 import decimal
 import enum
 import uuid
+from collections.abc import Callable
+from functools import partial
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-__all__ = ["deep_copy"]
+__all__ = ["copy_maker", "deep_copy"]
 
 _M = TypeVar("_M", bound=BaseModel)
 _set = object.__setattr__
@@ -89,3 +91,112 @@ def _copy_value(value: Any) -> Any:
     if isinstance(value, enum.Enum):
         return value
     return copy.deepcopy(value)
+
+
+def copy_maker(model: _M) -> Callable[[], _M]:
+    """A function whose every call returns a new deep copy of `model` (as deep_copy would).
+
+    The maker reads `model` on each call and keeps nothing copied of its own: `model` must not
+    change while the maker is used (hold it where nothing else reaches it). The copies share
+    no mutable value with `model` or with each other.
+    """
+    make, part = _plan(model)
+    maker: Callable[[], _M] = partial(make, part)
+    return maker
+
+
+# A plan is (make, part): make(part) is a new copy of the value planned. Plans are plain
+# tuples and module functions (not closures): a held message's plan is ~500 bytes.
+_Plan = tuple[Callable[[Any], Any], Any]
+
+
+def _plan(value: Any) -> _Plan:
+    kind = type(value)
+    if kind in _ATOMIC or isinstance(value, enum.Enum):
+        return _same, value
+    if kind is list:
+        if all(type(v) in _ATOMIC for v in value):
+            return list.copy, value
+        parts = tuple(_plan(v) for v in value)
+        return (_make_one, parts[0]) if len(parts) == 1 else (_make_list, parts)
+    if kind is dict:
+        if all(type(v) in _ATOMIC for v in value.values()):
+            return dict.copy, value
+        return _make_dict, (value, _plans_of(value))
+    if kind is tuple:
+        return _make_tuple, tuple(_plan(v) for v in value)
+    if isinstance(value, BaseModel):
+        return _model_plan(value)
+    return copy.deepcopy, value
+
+
+def _plans_of(values: dict[Any, Any]) -> tuple[tuple[Any, Callable[[Any], Any], Any], ...]:
+    """(key, make, part) for each value of `values` that is not shared as it is."""
+    return tuple((k, *_plan(v)) for k, v in values.items() if type(v) not in _ATOMIC)
+
+
+def _model_plan(model: BaseModel) -> _Plan:
+    base = model.__dict__
+    extra = model.__pydantic_extra__
+    private = getattr(model, "__pydantic_private__", None)
+    plain = (type(model), base, _plans_of(base), model.__pydantic_fields_set__)
+    if extra is None and private is None:
+        return _make_model, plain
+    kept = None if private is None else {
+        k: v for k, v in private.items() if v is not PydanticUndefined
+    }  # fmt: skip
+    return _make_full_model, (
+        plain,
+        None if extra is None else _plan(extra),
+        None if kept is None else _plan(kept),
+    )
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _make_one(plan: _Plan) -> list[Any]:
+    make, part = plan
+    return [make(part)]
+
+
+def _make_list(plans: tuple[_Plan, ...]) -> list[Any]:
+    return [make(part) for make, part in plans]
+
+
+def _make_tuple(plans: tuple[_Plan, ...]) -> tuple[Any, ...]:
+    return tuple(make(part) for make, part in plans)
+
+
+def _make_dict(plan: tuple[dict[Any, Any], Any]) -> dict[Any, Any]:
+    # A copy of the dict (its keys in their order) with every value that is not atomic made anew.
+    base, plans = plan
+    out = base.copy()
+    for key, make, part in plans:
+        out[key] = make(part)
+    return out
+
+
+def _make_model(plan: tuple[type[BaseModel], dict[str, Any], Any, set[str]]) -> Any:
+    # What _copy_model does (no extra and no private values: most models), planned once.
+    cls, base, plans, fields_set = plan
+    made = cls.__new__(cls)
+    values = base.copy()
+    for key, make, part in plans:
+        values[key] = make(part)
+    _set(made, "__dict__", values)
+    _set(made, "__pydantic_fields_set__", set(fields_set))
+    _set(made, "__pydantic_extra__", None)
+    _set(made, "__pydantic_private__", None)
+    return made
+
+
+def _make_full_model(plan: tuple[Any, _Plan | None, _Plan | None]) -> Any:
+    plain, extra, private = plan
+    made = _make_model(plain)
+    if extra is not None:
+        _set(made, "__pydantic_extra__", extra[0](extra[1]))
+    if private is not None:
+        _set(made, "__pydantic_private__", private[0](private[1]))
+    return made

@@ -8,14 +8,25 @@ StoreClient with no history_after of its own: it names the window it holds itsel
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from store_kit import OWNER, answer, begin, interrupted_with, resume, uid
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.server import GrpcServer
-from riverbeam.store import BeamStore, BeginRunResult, NewMessage, PgBeamStore, StoreClient
+from riverbeam.store import (
+    BeamStore,
+    BeginRunResult,
+    InMemoryStore,
+    NewMessage,
+    PgBeamStore,
+    StoreClient,
+    _session_history,
+)
+from riverbeam.store import _client as client_module
 from riverbeam.types import ContentPart, Message
 from services.store.app import binding
 
@@ -169,6 +180,58 @@ async def test_store_client_turns_get_the_stored_window(pg_store: PgBeamStore) -
         finally:
             await a.aclose()
             await b.aclose()
+
+
+async def test_a_held_window_is_converted_and_walked_once_per_message(
+    memory_store: InMemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A turn of a session whose window the client holds converts and prepares only the
+    messages that are new since its last turn: the held ones are copied by the makers made
+    when they were first held, never converted or walked again, however long the window."""
+    counts: Counter[str] = Counter()
+    make, copy, convert = _session_history.copy_maker, client_module.deep_copy, Message.from_proto
+
+    def counting_maker(m: Message) -> Any:
+        counts["makers"] += 1
+        return make(m)
+
+    def counting_copy(m: Message) -> Message:
+        counts["deep_copies"] += 1
+        return copy(m)
+
+    def counting_convert(cls: type[Message], m: Any) -> Message:
+        counts["conversions"] += 1
+        return convert.__func__(cls, m)  # type: ignore[attr-defined,no-any-return]
+
+    monkeypatch.setattr(_session_history, "copy_maker", counting_maker)
+    monkeypatch.setattr(client_module, "deep_copy", counting_copy)
+    monkeypatch.setattr(Message, "from_proto", classmethod(counting_convert))
+    async with GrpcServer([binding(memory_store)], listen="127.0.0.1:0", grace_s=1.0) as server:
+        client = StoreClient(f"127.0.0.1:{server.port}", timeout_s=30.0)
+        try:
+            sid = uid()
+            per_turn: list[tuple[int, Counter[str]]] = []
+            held: list[Message] = []
+            for turn in range(12):
+                counts.clear()
+                begun = await begin(client, session_id=sid, history_limit=200)
+                per_turn.append((len(begun.history), +counts))
+                assert begun.history == held
+                # Every turn's copies are new objects: none is one handed out before.
+                assert not {id(m) for m in begun.history} & {id(m) for m in held}
+                assert begun.human_message is not None
+                held = [*begun.history, begun.human_message]
+                await _finish(client, begun, f"a{turn}")
+                held.append((await _stored(memory_store, sid))[-1])
+        finally:
+            await client.aclose()
+    # The 1st turn holds nothing; from the 2nd on each turn gets the 2 messages of the last
+    # turn (converted and given makers) and its human message (converted): 3 conversions and
+    # 2 makers a turn whether it holds 2 messages or 22, and no deep copy of the window.
+    assert per_turn[0] == (0, Counter({"conversions": 1}))
+    for turn, (size, got) in enumerate(per_turn[1:], start=1):
+        assert size == 2 * turn
+        assert got == Counter({"conversions": 3, "makers": 2}), (turn, got)
 
 
 # ---- lock order of the folded steps -------------------------------------------------------------

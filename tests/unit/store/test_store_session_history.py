@@ -72,3 +72,41 @@ def test_bounded_by_messages_least_recently_used_session_first() -> None:
     assert held.message_count == 2 and len(held) == 1
     held.keep("d", T0, 20, _msgs(1, 11, "d"))  # larger than the whole bound: not held
     assert held.anchor("d", 20) is None
+
+
+def test_a_held_window_hands_out_new_copies_and_keeps_the_makers_of_what_stays() -> None:
+    held = SessionHistory()
+    first = _msgs(1, 4)
+    kept = held.keep("s", T0, 4, first)
+    assert kept is not None
+    copies, again = kept.copies(), kept.copies()
+    assert copies == again == first
+    assert not {id(m) for m in copies} & {id(m) for m in [*again, *first]}
+    copies[0].content.append(ContentPart.of_text("changed"))
+    copies[1].metadata = {"changed": True}
+    assert kept.copies() == first  # what a caller does to its copies is not held
+    # The next window keeps seqs 3 and 4 (the same objects) and adds 5 and 6: only those
+    # two get new makers.
+    anchor = held.anchor("s", 4)
+    window = held.window(anchor, 4, T0, _msgs(5, 6), 4)
+    assert window is not None
+    after = held.keep("s", T0, 4, window)
+    assert after is not None and after.copies() == window
+    assert after.makers[:2] == kept.makers[2:]
+    assert not set(after.makers[2:]) & set(kept.makers)
+
+
+def test_nothing_held_is_none() -> None:
+    assert SessionHistory(max_messages=0).keep("s", T0, 4, _msgs(1, 2)) is None
+    assert SessionHistory().keep("s", T0, 0, _msgs(1, 2)) is None
+    assert SessionHistory().keep("s", T0, 4, []) is None
+    assert SessionHistory(max_messages=3).keep("s", T0, 4, _msgs(1, 4)) is None
+
+
+def test_a_window_read_again_gets_new_makers() -> None:
+    held = SessionHistory()
+    kept = held.keep("s", T0, 4, _msgs(1, 4))
+    again = held.keep("s", T0, 4, _msgs(1, 4))  # equal messages, but not the held objects
+    assert kept is not None and again is not None
+    assert not set(again.makers) & set(kept.makers)
+    assert again.copies() == _msgs(1, 4)

@@ -1,4 +1,5 @@
-"""deep_copy: equal to the original, of the same type, sharing no mutable value with it."""
+"""deep_copy and copy_maker: equal to the original, of the same type, sharing no mutable value
+with it (nor, for copy_maker, with one another)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel
+from pydantic import BaseModel, PrivateAttr
 
 from riverbeam.types import WIRE_TYPES, ContentPart, Message, deep_copy
+from riverbeam.types._copying import copy_maker
 from tests.unit.types._wire_values import VALUES
 
 PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -73,3 +75,80 @@ def test_changing_the_copy_leaves_the_original_alone(text: str, meta: dict[str, 
     for values in copied.metadata["nested"].values():
         values.append(0)
     assert original.model_dump() == before
+
+
+@pytest.mark.parametrize("name", sorted(VALUES))
+def test_each_copy_of_a_maker_equals_the_value_and_shares_nothing_mutable(name: str) -> None:
+    @PROPERTY
+    @given(VALUES[name])
+    def check(value: Any) -> None:
+        make = copy_maker(value)
+        first, second = make(), make()
+        for copied in (first, second):
+            assert type(copied) is type(value)
+            assert copied == value
+            assert copied.model_fields_set == value.model_fields_set
+            assert copied.model_dump(mode="json") == value.model_dump(mode="json")
+            assert copied == deep_copy(value)
+            assert _shared_mutables(copied, value) == []
+        assert _shared_mutables(first, second) == []
+
+    check()
+
+
+@given(st.text(), st.dictionaries(st.text(), st.lists(st.integers())))
+def test_changing_a_made_copy_changes_neither_the_model_nor_the_next_copy(
+    text: str, meta: dict[str, list[int]]
+) -> None:
+    original = Message(
+        message_id="m",
+        session_id="s",
+        seq=1,
+        role="ai",
+        content=[ContentPart(type="text", text=text)],
+        metadata={"nested": meta, "plain": "x"},
+        created_at="2026-01-01T00:00:00Z",  # type: ignore[arg-type]
+    )
+    before = original.model_dump()
+    make = copy_maker(original)
+    copied = make()
+    copied.content[0].text = text + "!"
+    copied.content.append(ContentPart(type="text", text="more"))
+    assert copied.metadata is not None
+    copied.metadata["nested"]["new"] = [1]
+    copied.metadata["plain"] = "changed"
+    for values in copied.metadata["nested"].values():
+        values.append(0)
+    copied.model_fields_set.add("tool_name")
+    assert original.model_dump() == before
+    again = make()
+    assert again == original and again.model_fields_set == original.model_fields_set
+    assert list(again.metadata or {}) == ["nested", "plain"]  # the keys keep their order
+
+
+class _Loose(BaseModel):
+    model_config = {"extra": "allow"}
+
+    tags: list[str] = []
+    pair: tuple[list[int], str] = ([], "")
+    _seen: dict[str, list[int]] = PrivateAttr(default_factory=dict)
+
+
+def test_a_maker_copies_extra_and_private_values_and_tuples_too() -> None:
+    value = _Loose(tags=["a"], pair=([1], "x"), more={"deep": [1, 2]}, also=[{"k": [3]}])
+    value._seen["n"] = [4]
+    make = copy_maker(value)
+    first, second = make(), make()
+    for copied in (first, second):
+        assert copied == value == deep_copy(value)
+        assert copied.__pydantic_extra__ == value.__pydantic_extra__
+        assert copied._seen == {"n": [4]}
+        assert _shared_mutables(copied, value) == []
+        assert copied.__pydantic_extra__ is not None and value.__pydantic_extra__ is not None
+        assert (
+            copied.__pydantic_extra__["more"]["deep"]
+            is not value.__pydantic_extra__["more"]["deep"]
+        )
+        assert copied._seen["n"] is not value._seen["n"]
+    first._seen["n"].append(5)
+    assert make()._seen == {"n": [4]}
