@@ -123,7 +123,7 @@ def _call(schema: str) -> str:
 async def begin_in_one_call(
     conn: Connection, schema: str, args: BeginArgs, config: tuple[bool, TurnConfig | None]
 ) -> BeginRunResult:
-    """The step as one call of begin_step; its refusals as BEM-029, 001, 031 or 030."""
+    """The step as one call of begin_step; its refusals as BEM-031, 025, 065 or 030."""
     interaction_id = args.interaction_id or new_id()
     messages = args.human_messages
     try:
