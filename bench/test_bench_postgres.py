@@ -237,7 +237,7 @@ async def test_postgres_writes(pg_url: str, schema: str) -> None:
                         Case(
                             "PgBeamStore begin_run + finish_run",
                             per_call(lambda: step_pair(store)),
-                            note="2 transactions, 14 statements",
+                            note="2 statements, each its own transaction",
                         ),
                         Case(
                             "StoreClient begin_run + finish_run",

@@ -11,28 +11,26 @@ from typing import TYPE_CHECKING, Any
 import asyncpg
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
-from riverbeam.core.ids import new_id
 from riverbeam.store import _checks, _rows
 from riverbeam.store._migrations import apply_migrations, quote_schema
 from riverbeam.store._nul import nul_safe
+from riverbeam.store._pg_begin import (
+    BeginArgs,
+    begin_in_one_call,
+    begin_in_statements,
+    one_call_config,
+)
 from riverbeam.store._pg_checkpoints import PgCheckpoints
 from riverbeam.store._pg_children import PgChildRuns
 from riverbeam.store._pg_errors import translate_pg_errors
 from riverbeam.store._pg_leases import PgLeases
 from riverbeam.store._pg_ledger import PgLedger, write_entries
 from riverbeam.store._pg_memory import PgMemory
-from riverbeam.store._pg_run_config import set_session_config
 from riverbeam.store._pg_step_parts import (
     check_fence,
     why_not_finished,
-    why_not_resolved,
 )
 from riverbeam.store._sql import Statements
-from riverbeam.store._steps import (
-    action_result_message,
-    check_resume_agent,
-    resolution,
-)
 from riverbeam.store._types import (
     BeginRunResult,
     FinishStatus,
@@ -307,124 +305,38 @@ class PgBeamStore(PgLeases, PgMemory, PgLedger, PgCheckpoints, PgChildRuns):
         history_after_id: str | None = None,
     ) -> BeginRunResult:
         _checks.action_responses(action_responses)
-        policy = _checks.version_policy(version_policy)
-        ttl = _checks.lease_ttl(lease_ttl_s)
-        limit = _checks.history_limit(history_limit)
-        resume = bool(action_responses)
-        sql = self._sql
-        n_messages = len(action_responses) + (1 if human_content else 0)
-        async with self._transaction("begin_run") as conn:
-            # Creates or locks the session row: begin_runs of one session queue here, which
-            # makes the owner check (in the statement) and the exclusive check race-free.
-            new = None if resume else (interaction_id or new_id())
-            opened = await conn.fetchrow(
-                sql.begin_open,
-                session_id,
-                user_id,
-                profile_id,
-                org_id,
-                n_messages,
-                require_owner,
-                require_org,
-                request_id,
-                new,
-                agent_name,
-                agent_version,
-                not resume,
-            )
-            assert opened is not None
-            if opened["used"]:
-                raise RiverbeamError(ErrorCode.REQUEST_ID_REUSED, request_id=request_id)
-            if opened["session"] is None:  # it exists and is not require_owner's
-                raise RiverbeamError(ErrorCode.SESSION_NOT_FOUND, session_id=session_id)
-            session = await set_session_config(
-                conn,
-                self._schema,
-                _rows.session_of(opened["session"]),
-                session_config,
-                narrows=session_config_narrows,
-            )
-            row = opened["interaction"]
-            if resume:
-                row = await conn.fetchrow(sql.resume_interaction, interaction_id, session_id)
-            if row is None:
-                raise RiverbeamError(
-                    ErrorCode.INTERACTION_NOT_RESUMABLE,
-                    interaction_id=interaction_id,
-                    session_id=session_id,
-                )
-            interaction = _rows.interaction_of(row)
-            if resume:  # the version pin and the agent check; a refusal rolls the step back
-                check_resume_agent(interaction, agent_name)
-                _checks.version_pin(interaction, agent_version, policy)
-
-            resolved: list[Action] = []
-            for response in action_responses:
-                status, outcome = resolution(response)
-                row = await conn.fetchrow(
-                    sql.resolve_action,
-                    response.action_id,
-                    interaction.interaction_id,
-                    status,
-                    outcome,
-                    _rows.dump(response),
-                )
-                if row is None:
-                    await why_not_resolved(
-                        conn, sql, response.action_id, interaction.interaction_id
-                    )
-                resolved.append(_rows.action_of(row))
-            new_messages = [
-                action_result_message(a, r) for a, r in zip(resolved, action_responses, strict=True)
-            ]
-            if human_content:
-                new_messages.append(
-                    NewMessage(role="human", content=list(human_content), metadata=message_metadata)
-                )
-            # After the compare-and-set of each answered action, so that of concurrent resumes
-            # of one action the losers learn it was answered (066), not just that the winner's
-            # run is busy (030); a busy session still rolls the whole step back. The history is
-            # everything numbered before this step's first message (the session row is
-            # locked, so no other step adds messages meanwhile).
-            first_seq = session.last_seq - n_messages + 1
-            written = await conn.fetchrow(
-                sql.begin_write,
-                run_id,
-                interaction.interaction_id,
-                session_id,
-                agent_name,
-                request_id,
-                lease_owner,
-                ttl,
-                agent_version,
-                exclusive,
-                first_seq,
-                first_seq - 1,
-                limit,
-                max(history_after, 0) if history_after_id is not None else 0,
-                history_after_id,
-                *_rows.message_arrays(new_messages),
-                None if run_options is None or run_options.is_empty else _rows.dump(run_options),
-            )
-            assert written is not None
-            if written["busy_run_id"] is not None:
-                raise _checks.session_busy(
-                    session_id, written["busy_run_id"], written["busy_request_id"]
-                )
-            assert written["run_id"] is not None
-            saved = [_rows.message_of(r) for r in written["saved"]]
-            history = [_rows.message_of(r) for r in written["history"]]
-            known = int(written["known"])
-        return BeginRunResult(
-            session=session,
-            interaction=interaction,
-            run=_rows.run_of(written),
-            human_message=saved[-1] if human_content else None,
-            resolved_actions=resolved,
-            action_messages=saved[: len(resolved)],
-            history=history,
-            history_after=known if limit else 0,
+        args = BeginArgs(
+            session_id=session_id,
+            agent_name=agent_name,
+            run_id=run_id,
+            lease_owner=lease_owner,
+            ttl=_checks.lease_ttl(lease_ttl_s),
+            user_id=user_id,
+            profile_id=profile_id,
+            org_id=org_id,
+            interaction_id=interaction_id,
+            request_id=request_id,
+            human_content=human_content,
+            message_metadata=message_metadata,
+            exclusive=exclusive,
+            action_responses=action_responses,
+            limit=_checks.history_limit(history_limit),
+            require_owner=require_owner,
+            require_org=require_org,
+            agent_version=agent_version,
+            policy=_checks.version_policy(version_policy),
+            session_config=session_config,
+            run_options=run_options,
+            session_config_narrows=session_config_narrows,
+            history_after=history_after,
+            history_after_id=history_after_id,
         )
+        config = one_call_config(args)
+        if config is not None:  # one round trip: its own transaction, or the hook's
+            async with self._step("begin_run") as conn:
+                return await begin_in_one_call(conn, self._schema, args, config)
+        async with self._transaction("begin_run") as conn:
+            return await begin_in_statements(conn, self._sql, self._schema, args)
 
     @nul_safe
     async def finish_run(

@@ -229,6 +229,9 @@ class Statements:
                 " AND r.status = 'running' AND r.lease_expires_at > now()) RETURNING 1)"
                 " SELECT count(*) FROM gone"
             ),
+            # begin_open and begin_write: begin_run statement by statement, for a resume and
+            # a narrowing session configuration (_pg_begin.py); every other begin_run is one
+            # call of the begin_step function (migration 0013), which does what they do.
             # begin_run's first statement: the request-id check, the session upsert and, with
             # $12, the new interaction. The upsert creates the session or locks it; the first
             # non-null owner ids stick, and $5 sequence numbers are allocated for the messages
