@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -132,6 +134,16 @@ async def mesh(provider: TracerProvider) -> AsyncIterator[Mesh]:
                 yield Mesh(front, backend, seen, interceptors)
 
 
+async def _finished(exporter: InMemorySpanExporter, count: int) -> Sequence[ReadableSpan]:
+    """The finished spans once there are `count`: a server span ends after its handler
+    returns, which may be after the caller has the response (bounded wait, then as they are)."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(5):
+            while len(exporter.get_finished_spans()) < count:  # noqa: ASYNC110
+                await asyncio.sleep(0.005)
+    return exporter.get_finished_spans()
+
+
 def _span(spans: Sequence[ReadableSpan], name: str, kind: SpanKind) -> ReadableSpan:
     found = [s for s in spans if s.name == name and s.kind is kind]
     assert len(found) == 1, [(s.name, s.kind) for s in spans]
@@ -150,7 +162,7 @@ async def test_one_trace_across_two_hops(mesh: Mesh, exporter: InMemorySpanExpor
     async with mesh.channel(mesh.front) as channel:
         assert await channel.unary_unary("/test.Front/Relay")(b"Echo") == b"hi"
 
-    spans = exporter.get_finished_spans()
+    spans = await _finished(exporter, 4)
     assert len(spans) == 4
     client_front = _span(spans, "test.Front/Relay", SpanKind.CLIENT)
     server_front = _span(spans, "test.Front/Relay", SpanKind.SERVER)
@@ -189,7 +201,7 @@ async def test_streams_are_traced_until_drained(mesh: Mesh, exporter: InMemorySp
         items = [item async for item in channel.unary_stream("/test.Front/RelayStream")(b"x")]
     assert items == [b"0", b"1", b"2"]
 
-    spans = exporter.get_finished_spans()
+    spans = await _finished(exporter, 4)
     client_front = _span(spans, "test.Front/RelayStream", SpanKind.CLIENT)
     server_front = _span(spans, "test.Front/RelayStream", SpanKind.SERVER)
     client_backend = _span(spans, "test.Backend/Count", SpanKind.CLIENT)
@@ -213,7 +225,7 @@ async def test_caller_trace_continues_into_the_calls(
     with tracer.start_as_current_span("caller") as caller:
         async with mesh.channel(mesh.backend) as channel:
             await channel.unary_unary("/test.Backend/Echo")(b"x")
-    client = _span(exporter.get_finished_spans(), "test.Backend/Echo", SpanKind.CLIENT)
+    client = _span(await _finished(exporter, 2), "test.Backend/Echo", SpanKind.CLIENT)
     assert client.parent is not None
     assert client.parent.span_id == caller.get_span_context().span_id
 
@@ -232,7 +244,7 @@ async def test_refusal_is_recorded_with_its_bem_code(
     assert info.value.code is ErrorCode.ACTION_NOT_PENDING
     assert info.value.message == "action a1 was resolved"
 
-    spans = exporter.get_finished_spans()
+    spans = await _finished(exporter, 2)
     server = _span(spans, "test.Backend/Fail", SpanKind.SERVER)
     client = _span(spans, "test.Backend/Fail", SpanKind.CLIENT)
     for span in (server, client):
@@ -255,7 +267,7 @@ async def test_unexpected_exception_is_a_server_error(
         with pytest.raises(grpc.aio.AioRpcError):
             await channel.unary_unary("/test.Backend/Boom")(b"x")
 
-    spans = exporter.get_finished_spans()
+    spans = await _finished(exporter, 2)
     server = _span(spans, "test.Backend/Boom", SpanKind.SERVER)
     assert server.attributes is not None
     assert server.attributes["rpc.grpc.status_code"] == grpc.StatusCode.INTERNAL.value[0]
@@ -274,7 +286,7 @@ async def test_servicer_abort_is_read_back(mesh: Mesh, exporter: InMemorySpanExp
     async with mesh.channel(mesh.backend) as channel:
         with pytest.raises(grpc.aio.AioRpcError):
             await channel.unary_unary("/test.Backend/Abort")(b"x")
-    server = _span(exporter.get_finished_spans(), "test.Backend/Abort", SpanKind.SERVER)
+    server = _span(await _finished(exporter, 2), "test.Backend/Abort", SpanKind.SERVER)
     assert server.attributes is not None
     assert server.attributes["riverbeam.error.code"] == ErrorCode.STORE_UNAVAILABLE.code
     code = ErrorCode.STORE_UNAVAILABLE.spec.grpc_status
@@ -291,7 +303,7 @@ async def test_stream_error_after_items(mesh: Mesh, exporter: InMemorySpanExport
     assert got == [b"one"]
     assert info.value.code is ErrorCode.STREAM_GAP
 
-    spans = exporter.get_finished_spans()
+    spans = await _finished(exporter, 2)
     for kind in (SpanKind.SERVER, SpanKind.CLIENT):
         span = _span(spans, "test.Backend/Gap", kind)
         assert span.attributes is not None
@@ -306,7 +318,7 @@ async def test_error_crosses_both_hops(mesh: Mesh, exporter: InMemorySpanExporte
             async with translate_rpc_errors():
                 await channel.unary_unary("/test.Front/Relay")(b"Fail")
     assert info.value.code is ErrorCode.ACTION_NOT_PENDING
-    spans = exporter.get_finished_spans()
+    spans = await _finished(exporter, 4)
     assert len(spans) == 4
     assert {s.attributes["riverbeam.error.code"] for s in spans if s.attributes} == {"BEM-066"}
 
