@@ -306,8 +306,9 @@ class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRu
         after = _checks.interaction_after(final, interaction_status)
         epoch = _checks.lease_epoch(lease_epoch)
         expiry = _checks.action_ttl(action_ttl_s)
-        new_messages = [_copy(m) for m in messages]
-        new_actions = [_copy(a) for a in pending_actions]
+        # Not copied here: save_messages and save_pending store copies, under the lock.
+        new_messages = list(messages)
+        new_actions = list(pending_actions)
         t = self._t
         async with self._lock:
             now = self._clock()
@@ -328,19 +329,18 @@ class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRu
             t.check_new_ids(new_messages, new_actions)
             t.ledger.apply(run, tool_executions)  # checked whole first: refused, nothing written
 
-            # Copy after the update: model_copy(deep=True) does not copy the update's values.
-            finished = _copy(
-                run.model_copy(
-                    update={
-                        "status": final,
-                        "finished_at": now,
-                        "error_code": error_code,
-                        "error_message": error_message,
-                        "token_usage": token_usage,
-                        "model_used": model_used,
-                        "result": result,
-                    }
-                )
+            # The caller's values are copied in; the rest is the record being replaced, which
+            # nothing else holds (reads return copies), so the new record may keep its values.
+            finished = run.model_copy(
+                update={
+                    "status": final,
+                    "finished_at": now,
+                    "error_code": error_code,
+                    "error_message": error_message,
+                    "token_usage": None if token_usage is None else _copy(token_usage),
+                    "model_used": model_used,
+                    "result": None if result is None else _copy(result),
+                }
             )
             t.runs[run_id] = finished
             interaction = t.interactions[run.interaction_id]
