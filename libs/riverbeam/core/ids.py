@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import uuid
 
 __all__ = ["AGENT_NAMESPACE", "agent_id_for", "new_id"]
@@ -18,5 +19,10 @@ def agent_id_for(name: str) -> str:
 
 
 def new_id() -> str:
-    """A fresh random UUID (v4) as a string."""
-    return str(uuid.uuid4())
+    """A fresh random UUID (v4) as a string: str(uuid.uuid4()), formatted from the random bytes
+    directly (a third of the cost: several are made for every invoke)."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = (raw[6] & 0x0F) | 0x40  # version 4
+    raw[8] = (raw[8] & 0x3F) | 0x80  # RFC 4122 variant
+    h = raw.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
