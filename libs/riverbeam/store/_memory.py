@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.store import _checks
 from riverbeam.store._checkpoints import took_over
+from riverbeam.store._lending import lending, lent
 from riverbeam.store._memory_checkpoints import MemoryCheckpoints
 from riverbeam.store._memory_children import MemoryChildRuns, settle_orphans
 from riverbeam.store._memory_ledger import MemoryLedger
@@ -259,10 +260,11 @@ class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRu
                 agent_version=agent_version,
                 options=recorded_options(run_options),
             )
+            out = lent if lending() else _copy  # records_lent: the caller only serialises
             earlier = t.messages.get(session_id, [])
             known = _checks.known_history(earlier, history_after, history_after_id)
             start = max(len(earlier) - limit, known)
-            history = [_copy(m) for m in earlier[start:]] if limit else []
+            history = [out(m) for m in earlier[start:]] if limit else []
             t.sessions[session_id] = session
             t.interactions[interaction.interaction_id] = interaction
             t.actions.update((a.action_id, a) for a in resolved)
@@ -273,12 +275,12 @@ class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRu
                 session_id, new_messages, interaction.interaction_id, run_id, now
             )
             return BeginRunResult(
-                session=_copy(t.sessions[session_id]),
-                interaction=_copy(interaction),
-                run=_copy(run),
-                human_message=_copy(saved[-1]) if human_content else None,
-                resolved_actions=[_copy(a) for a in resolved],
-                action_messages=[_copy(m) for m in saved[: len(resolved)]],
+                session=out(t.sessions[session_id]),
+                interaction=out(interaction),
+                run=out(run),
+                human_message=out(saved[-1]) if human_content else None,
+                resolved_actions=[out(a) for a in resolved],
+                action_messages=[out(m) for m in saved[: len(resolved)]],
                 history=history,
                 history_after=known if limit else 0,
             )
@@ -351,7 +353,7 @@ class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRu
             t.sessions[run.session_id] = session.model_copy(update={"last_active_at": now})
             t.save_messages(run.session_id, new_messages, run.interaction_id, run_id, now)
             t.save_pending(finished, new_actions, session.user_id, now, expiry)
-            return _copy(finished)
+            return finished if lending() else _copy(finished)
 
     @nul_safe
     async def record_action_outcome(
