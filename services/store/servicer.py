@@ -15,6 +15,7 @@ from riverbeam.store import (
     checkpoint_to_proto,
     usage_row_to_proto,
 )
+from riverbeam.store._lending import records_lent
 from riverbeam.types import (
     ActionResponseEnvelope,
     AgentResult,
@@ -121,6 +122,11 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
 
     # ---- pipeline steps ------------------------------------------------------------------------
     async def BeginRun(self, request: pb.BeginRunRequest, context: Any) -> pb.BeginRunResponse:
+        # The records are only serialised, before the next await: no copies of them.
+        with records_lent():
+            return await self._begin_run(request)
+
+    async def _begin_run(self, request: pb.BeginRunRequest) -> pb.BeginRunResponse:
         begun = await self._store.begin_run(
             session_id=request.session_id,
             user_id=optional(request, "user_id"),
@@ -170,6 +176,10 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
         )
 
     async def FinishRun(self, request: pb.FinishRunRequest, context: Any) -> pb.FinishRunResponse:
+        with records_lent():
+            return await self._finish_run(request)
+
+    async def _finish_run(self, request: pb.FinishRunRequest) -> pb.FinishRunResponse:
         interaction_status = None
         if request.interaction_status != records_pb2.INTERACTION_STATUS_UNSPECIFIED:
             interaction_status = enum_name(

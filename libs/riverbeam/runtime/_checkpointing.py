@@ -96,7 +96,8 @@ class RunCheckpointer:
         self._sink = sink
         self._retry_s = retry_s
         self._step = first_step
-        self._fixed = _fixed_part(prepared)
+        # Built at the first save: most runs never save one, and it serialises the request.
+        self._fixed: dict[str, Any] | None = None
 
     @property
     def step(self) -> int:
@@ -105,6 +106,8 @@ class RunCheckpointer:
 
     async def save(self, agent_state: dict[str, Any]) -> None:
         step = self._step + 1
+        if self._fixed is None:
+            self._fixed = _fixed_part(self._prepared)
         state = {
             **self._fixed,
             "next_seq": _sink_seq(self._sink) + 1,

@@ -119,7 +119,9 @@ class Pipeline:
         # After a handoff the interaction's later turns go to the agent it was handed to.
         request = await route_after_handoff(self.store, self.registry, request)
         agent = self.registry.get(request.agent_name)
-        check_modalities(agent.metadata(), request.content)
+        # Read once: an agent builds its metadata afresh on every call.
+        metadata = agent.metadata()
+        check_modalities(metadata, request.content)
         # Refuse a malformed scope (or one of another organisation) before anything is written.
         memory_scopes(request.metadata, org_id=org_of(request))
         resuming = bool(request.actions)
@@ -151,8 +153,8 @@ class Pipeline:
                     request=request,
                     # The interaction is pinned to this version; a resume by another version
                     # follows the agent's policy (BEM-260 by default), checked in the step.
-                    agent_version=agent.metadata().version,
-                    version_policy=agent.metadata().version_policy,
+                    agent_version=metadata.version,
+                    version_policy=metadata.version_policy,
                     request_id=request_id,
                     interaction_id=interaction_id,
                     run_id=run_id,

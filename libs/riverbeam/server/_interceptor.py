@@ -90,8 +90,92 @@ def _split(method: str) -> tuple[str, str]:
     return service, name
 
 
+class _Recorder:
+    """One method's metrics, with the label children looked up once (not on every call)."""
+
+    __slots__ = ("_latency", "_name", "_service", "_totals")
+
+    def __init__(self, method: str, *, stream: bool) -> None:
+        self._service, self._name = _split(method)
+        histogram = RPC_STREAM_DURATION if stream else RPC_LATENCY
+        self._latency = histogram.labels(self._service, self._name)
+        self._totals: dict[str, Any] = {}
+
+    def __call__(self, code: str, started: float) -> None:
+        total = self._totals.get(code)
+        if total is None:
+            total = self._totals[code] = RPC_TOTAL.labels(self._service, self._name, code)
+        total.inc()
+        # A stream lasts as long as its caller follows: kept out of the unary latency.
+        self._latency.observe(time.perf_counter() - started)
+
+
+def _wrapped(method: str, handler: Any) -> Any:
+    """`handler` with errors mapped to a rich status and its calls counted."""
+    decode = _decoder(handler.request_deserializer)
+
+    if handler.unary_unary is not None:
+        inner_uu: Any = handler.unary_unary
+        record = _Recorder(method, stream=False)
+
+        async def unary_unary(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+            started = time.perf_counter()
+            try:
+                response = await inner_uu(decode(request), context)
+            except (asyncio.CancelledError, AbortError):
+                record("CANCELLED", started)
+                raise
+            except Exception as exc:
+                err = _as_riverbeam(exc, method)
+                record(err.bem, started)
+                await abort_with(context, err)
+            record("OK", started)
+            return response
+
+        return grpc.unary_unary_rpc_method_handler(
+            unary_unary,
+            request_deserializer=_pass_bytes,
+            response_serializer=handler.response_serializer,
+        )
+
+    if handler.unary_stream is not None:
+        inner_us: Any = handler.unary_stream
+        record_stream = _Recorder(method, stream=True)
+
+        async def unary_stream(
+            request: Any, context: grpc.aio.ServicerContext[Any, Any]
+        ) -> AsyncIterator[Any]:
+            started = time.perf_counter()
+            try:
+                async for item in inner_us(decode(request), context):
+                    yield item
+            except (asyncio.CancelledError, AbortError):
+                record_stream("CANCELLED", started)
+                raise
+            except Exception as exc:
+                err = _as_riverbeam(exc, method)
+                record_stream(err.bem, started)
+                await abort_with(context, err)
+            record_stream("OK", started)
+
+        return grpc.unary_stream_rpc_method_handler(
+            unary_stream,
+            request_deserializer=_pass_bytes,
+            response_serializer=handler.response_serializer,
+        )
+    return handler
+
+
 class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
-    """Maps RiverbeamError (and unexpected exceptions) to a rich gRPC status, counts RPCs."""
+    """Maps RiverbeamError (and unexpected exceptions) to a rich gRPC status, counts RPCs.
+
+    A method's wrapped handler (and its metric children) is built on its first call and kept:
+    the handlers a server serves are fixed once it starts, so later calls only look it up.
+    """
+
+    def __init__(self) -> None:
+        self._wrapped: dict[str, tuple[Any, Any]] = {}
+        self.handlers_built = 0
 
     async def intercept_service(
         self,
@@ -102,66 +186,11 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         if handler is None:
             return handler
         method = handler_call_details.method
-        service, name = _split(method)
-        if service.startswith("grpc."):
-            return handler
-
-        def record(code: str, started: float) -> None:
-            RPC_TOTAL.labels(service, name, code).inc()
-            RPC_LATENCY.labels(service, name).observe(time.perf_counter() - started)
-
-        def record_stream(code: str, started: float) -> None:
-            # A stream lasts as long as its caller follows: kept out of the unary latency.
-            RPC_TOTAL.labels(service, name, code).inc()
-            RPC_STREAM_DURATION.labels(service, name).observe(time.perf_counter() - started)
-
-        decode = _decoder(handler.request_deserializer)
-
-        if handler.unary_unary is not None:
-            inner_uu: Any = handler.unary_unary
-
-            async def unary_unary(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-                started = time.perf_counter()
-                try:
-                    response = await inner_uu(decode(request), context)
-                except (asyncio.CancelledError, AbortError):
-                    record("CANCELLED", started)
-                    raise
-                except Exception as exc:
-                    err = _as_riverbeam(exc, method)
-                    record(err.bem, started)
-                    await abort_with(context, err)
-                record("OK", started)
-                return response
-
-            return grpc.unary_unary_rpc_method_handler(
-                unary_unary,
-                request_deserializer=_pass_bytes,
-                response_serializer=handler.response_serializer,
-            )
-
-        if handler.unary_stream is not None:
-            inner_us: Any = handler.unary_stream
-
-            async def unary_stream(
-                request: Any, context: grpc.aio.ServicerContext[Any, Any]
-            ) -> AsyncIterator[Any]:
-                started = time.perf_counter()
-                try:
-                    async for item in inner_us(decode(request), context):
-                        yield item
-                except (asyncio.CancelledError, AbortError):
-                    record_stream("CANCELLED", started)
-                    raise
-                except Exception as exc:
-                    err = _as_riverbeam(exc, method)
-                    record_stream(err.bem, started)
-                    await abort_with(context, err)
-                record_stream("OK", started)
-
-            return grpc.unary_stream_rpc_method_handler(
-                unary_stream,
-                request_deserializer=_pass_bytes,
-                response_serializer=handler.response_serializer,
-            )
-        return handler
+        cached = self._wrapped.get(method)
+        if cached is not None and cached[0] is handler:
+            return cached[1]
+        service, _ = _split(method)
+        wrapped = handler if service.startswith("grpc.") else _wrapped(method, handler)
+        self._wrapped[method] = (handler, wrapped)
+        self.handlers_built += 1
+        return wrapped

@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.store import _checks
 from riverbeam.store._checkpoints import took_over
+from riverbeam.store._lending import lending, lent
 from riverbeam.store._memory_checkpoints import MemoryCheckpoints
 from riverbeam.store._memory_children import MemoryChildRuns, settle_orphans
 from riverbeam.store._memory_ledger import MemoryLedger
@@ -259,10 +260,11 @@ class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRu
                 agent_version=agent_version,
                 options=recorded_options(run_options),
             )
+            out = lent if lending() else _copy  # records_lent: the caller only serialises
             earlier = t.messages.get(session_id, [])
             known = _checks.known_history(earlier, history_after, history_after_id)
             start = max(len(earlier) - limit, known)
-            history = [_copy(m) for m in earlier[start:]] if limit else []
+            history = [out(m) for m in earlier[start:]] if limit else []
             t.sessions[session_id] = session
             t.interactions[interaction.interaction_id] = interaction
             t.actions.update((a.action_id, a) for a in resolved)
@@ -273,12 +275,12 @@ class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRu
                 session_id, new_messages, interaction.interaction_id, run_id, now
             )
             return BeginRunResult(
-                session=_copy(t.sessions[session_id]),
-                interaction=_copy(interaction),
-                run=_copy(run),
-                human_message=_copy(saved[-1]) if human_content else None,
-                resolved_actions=[_copy(a) for a in resolved],
-                action_messages=[_copy(m) for m in saved[: len(resolved)]],
+                session=out(t.sessions[session_id]),
+                interaction=out(interaction),
+                run=out(run),
+                human_message=out(saved[-1]) if human_content else None,
+                resolved_actions=[out(a) for a in resolved],
+                action_messages=[out(m) for m in saved[: len(resolved)]],
                 history=history,
                 history_after=known if limit else 0,
             )
@@ -306,8 +308,9 @@ class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRu
         after = _checks.interaction_after(final, interaction_status)
         epoch = _checks.lease_epoch(lease_epoch)
         expiry = _checks.action_ttl(action_ttl_s)
-        new_messages = [_copy(m) for m in messages]
-        new_actions = [_copy(a) for a in pending_actions]
+        # Not copied here: save_messages and save_pending store copies, under the lock.
+        new_messages = list(messages)
+        new_actions = list(pending_actions)
         t = self._t
         async with self._lock:
             now = self._clock()
@@ -328,19 +331,18 @@ class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRu
             t.check_new_ids(new_messages, new_actions)
             t.ledger.apply(run, tool_executions)  # checked whole first: refused, nothing written
 
-            # Copy after the update: model_copy(deep=True) does not copy the update's values.
-            finished = _copy(
-                run.model_copy(
-                    update={
-                        "status": final,
-                        "finished_at": now,
-                        "error_code": error_code,
-                        "error_message": error_message,
-                        "token_usage": token_usage,
-                        "model_used": model_used,
-                        "result": result,
-                    }
-                )
+            # The caller's values are copied in; the rest is the record being replaced, which
+            # nothing else holds (reads return copies), so the new record may keep its values.
+            finished = run.model_copy(
+                update={
+                    "status": final,
+                    "finished_at": now,
+                    "error_code": error_code,
+                    "error_message": error_message,
+                    "token_usage": None if token_usage is None else _copy(token_usage),
+                    "model_used": model_used,
+                    "result": None if result is None else _copy(result),
+                }
             )
             t.runs[run_id] = finished
             interaction = t.interactions[run.interaction_id]
@@ -351,7 +353,7 @@ class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRu
             t.sessions[run.session_id] = session.model_copy(update={"last_active_at": now})
             t.save_messages(run.session_id, new_messages, run.interaction_id, run_id, now)
             t.save_pending(finished, new_actions, session.user_id, now, expiry)
-            return _copy(finished)
+            return finished if lending() else _copy(finished)
 
     @nul_safe
     async def record_action_outcome(

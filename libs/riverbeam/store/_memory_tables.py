@@ -11,7 +11,7 @@ from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
 from riverbeam.store._memory_ledger import LedgerTable
 from riverbeam.store._types import NewAction, NewMessage
-from riverbeam.types import Action, Interaction, MemoryEntry, Message, Run, Session
+from riverbeam.types import Action, Interaction, MemoryEntry, Message, Run, Session, deep_copy
 
 __all__ = ["RunTable", "Tables"]
 
@@ -246,23 +246,27 @@ class Tables:
         """Store messages with the session's next sequence numbers."""
         session = self.sessions[session_id]
         first = session.last_seq + 1
+        # deep_copy, not model_copy(deep=True): the same independent copy without deepcopy's
+        # memo and reduce machinery (most of a finish step's cost in memory).
         saved = [
-            Message(
-                message_id=m.message_id,
-                session_id=session_id,
-                interaction_id=interaction_id,
-                run_id=run_id,
-                seq=first + i,
-                role=m.role,
-                type=m.type,
-                content=m.content,
-                tool_call_id=m.tool_call_id,
-                tool_name=m.tool_name,
-                tool_args=m.tool_args,
-                tool_result=m.tool_result,
-                metadata=m.metadata,
-                created_at=now,
-            ).model_copy(deep=True)
+            deep_copy(
+                Message(
+                    message_id=m.message_id,
+                    session_id=session_id,
+                    interaction_id=interaction_id,
+                    run_id=run_id,
+                    seq=first + i,
+                    role=m.role,
+                    type=m.type,
+                    content=m.content,
+                    tool_call_id=m.tool_call_id,
+                    tool_name=m.tool_name,
+                    tool_args=m.tool_args,
+                    tool_result=m.tool_result,
+                    metadata=m.metadata,
+                    created_at=now,
+                )
+            )
             for i, m in enumerate(new)
         ]
         if saved:
@@ -280,23 +284,25 @@ class Tables:
         expiry: timedelta | None = None,
     ) -> None:
         for action in new:
-            self.actions[action.action_id] = Action(
-                action_id=action.action_id,
-                session_id=run.session_id,
-                interaction_id=run.interaction_id,
-                run_id=run.run_id,
-                kind=action.kind,
-                tool=action.tool,
-                args=dict(action.args),
-                tool_call_id=action.tool_call_id,
-                status="pending",
-                created_at=now,
-                agent_name=run.agent_name,
-                user_id=user_id,
-                expires_at=None if expiry is None else now + expiry,
-                preview=action.preview,
-                child=action.child,
-            ).model_copy(deep=True)
+            self.actions[action.action_id] = deep_copy(
+                Action(
+                    action_id=action.action_id,
+                    session_id=run.session_id,
+                    interaction_id=run.interaction_id,
+                    run_id=run.run_id,
+                    kind=action.kind,
+                    tool=action.tool,
+                    args=dict(action.args),
+                    tool_call_id=action.tool_call_id,
+                    status="pending",
+                    created_at=now,
+                    agent_name=run.agent_name,
+                    user_id=user_id,
+                    expires_at=None if expiry is None else now + expiry,
+                    preview=action.preview,
+                    child=action.child,
+                )
+            )
             self.action_pos[action.action_id] = next(self.positions)
 
     def purge(self, session_ids: set[str]) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Coroutine
+from datetime import date, datetime, timedelta
 from typing import Any, ParamSpec, TypeVar
 
 from pydantic import BaseModel
@@ -59,11 +60,46 @@ T = TypeVar("T")
 def scrub(value: T) -> T:
     """`value` with every U+0000 replaced by U+FFFD, at any depth (keys included).
 
-    Returns `value` itself when it holds no U+0000, so the common case copies nothing.
-    Pydantic models are copied with the changed fields only.
+    Returns `value` itself when it holds no U+0000, so the common case copies nothing (and
+    only looks: the rebuilding walk runs only for a value that has one). Pydantic models are
+    copied with the changed fields only.
     """
+    if not _has_nul(value):
+        return value
     cleaned, _ = _scrub(value)
     return cleaned  # type: ignore[no-any-return]
+
+
+# Values that hold no string: nothing to look into.
+_PLAIN: frozenset[type] = frozenset({int, float, bool, type(None), datetime, date, timedelta})
+
+
+def _has_nul(value: Any) -> bool:
+    """Whether a U+0000 is anywhere in `value`, where _scrub would find it."""
+    kind = type(value)
+    if kind is str:
+        return NUL in value
+    if kind in _PLAIN:
+        return False
+    if isinstance(value, str):
+        return NUL in value
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if _has_nul(key) or _has_nul(item):
+                return True
+        return False
+    if isinstance(value, list | tuple):
+        for item in value:
+            if _has_nul(item):
+                return True
+        return False
+    if isinstance(value, BaseModel):
+        fields = value.__dict__
+        for name in type(value).__pydantic_fields__:
+            if _has_nul(fields.get(name)):
+                return True
+        return False
+    return False
 
 
 def _scrub(value: Any) -> tuple[Any, bool]:

@@ -49,3 +49,12 @@ def test_new_id_is_a_fresh_uuid4() -> None:
     for value in list(ids)[:10]:
         assert uuid.UUID(value).version == 4
         assert value == str(uuid.UUID(value))
+
+
+def test_every_new_id_is_canonical_rfc4122_v4() -> None:
+    for _ in range(2000):
+        value = new_id()
+        parsed = uuid.UUID(value)
+        assert parsed.version == 4
+        assert parsed.variant == uuid.RFC_4122
+        assert value == str(parsed)
