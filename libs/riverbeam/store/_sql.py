@@ -55,7 +55,6 @@ class Statements:
     list_runs: str
     get_action: str
     list_messages: str
-    recent_messages: str
     list_pending: str
     session_busy: str
     expire_actions: str
@@ -97,15 +96,6 @@ class Statements:
             list_messages=(
                 f"SELECT {MESSAGE_COLS} FROM {q}.messages WHERE session_id = $1 AND seq > $2"
                 " ORDER BY seq LIMIT $3"
-            ),
-            # The newest $3 messages up to seq $2, newest first: a backward scan of the
-            # UNIQUE (session_id, seq) index that stops after $3 rows. Sequence numbers are
-            # dense, so the lower bound loses nothing and caps the rows read at $3 whatever
-            # plan is chosen (a table without statistics may get a bitmap scan and a sort).
-            recent_messages=(
-                f"SELECT {MESSAGE_COLS} FROM {q}.messages WHERE session_id = $1"
-                " AND seq <= $2::bigint AND seq > $2::bigint - $3::bigint"
-                " ORDER BY seq DESC LIMIT $3"
             ),
             list_pending=(
                 f"SELECT {ACTION_COLS} FROM {q}.actions WHERE status = 'pending' AND pos > $1"
