@@ -10,6 +10,11 @@ from collections.abc import Iterator
 
 import pytest
 
+# Before any test module imports grpc: importing riverbeam turns gRPC's fork support off
+# (riverbeam/__init__.py), and gRPC reads that setting only when it is first imported. A test
+# module that imports grpc before riverbeam (import order puts grpc first) would otherwise leave
+# it on in its worker, and children started with a preexec_fn would now and then abort.
+import riverbeam  # noqa: F401
 from tests.support.postgres import find_postgres
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")

@@ -53,3 +53,8 @@ def test_children_started_with_a_preexec_fn_beside_live_grpc_all_run() -> None:
         check=True,
     ).stdout.split()
     assert out == ["false", "0"]  # with fork support on: several of 300 died (SIGABRT)
+
+
+def test_the_test_processes_themselves_run_without_fork_support() -> None:
+    """tests/conftest.py imports riverbeam before any test module can import grpc."""
+    assert os.environ.get("GRPC_ENABLE_FORK_SUPPORT") == "false"
