@@ -111,6 +111,10 @@ def test_builder_installs_a_wheel_and_the_runtime_copies_only_the_venv() -> None
     _, stages = _stages()
     builder, runtime = stages[0], stages[-1]
     assert any("pip wheel" in run for run in builder.all("RUN"))
+    # The wheel goes in with its `fast` extra: the services run on uvloop in the image.
+    assert any(
+        re.search(r"install .*riverbeam-\*\.whl\)?\[fast\]", run) for run in builder.all("RUN")
+    )
     copies = runtime.all("COPY")
     assert copies and all(c.startswith("--from=builder ") for c in copies), copies
     # libgit2 comes inside the pygit2 wheel: nothing to install from the distribution.
