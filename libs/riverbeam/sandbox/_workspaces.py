@@ -27,7 +27,6 @@ import re
 import secrets
 import shutil
 import stat
-import sys
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator
@@ -96,31 +95,6 @@ class WorkspacePage:
     next_page_token: str
 
 
-# libgit2's object cache is process-wide: the bound the last manager asked for before pygit2
-# was loaded, applied on the first git call.
-_pending_cache_bytes: int | None = None
-
-
-def _bound_object_cache(max_bytes: int) -> None:
-    global _pending_cache_bytes
-    if "pygit2" in sys.modules:
-        from riverbeam.sandbox._gitdir import bound_object_cache
-
-        bound_object_cache(max_bytes)
-        _pending_cache_bytes = None
-    else:
-        _pending_cache_bytes = max_bytes
-
-
-def _apply_pending_bound() -> None:
-    global _pending_cache_bytes
-    pending, _pending_cache_bytes = _pending_cache_bytes, None
-    if pending is not None:
-        from riverbeam.sandbox._gitdir import bound_object_cache
-
-        bound_object_cache(pending)
-
-
 class WorkspaceManager:
     """Creates and opens the workspaces of one sandbox service.
 
@@ -146,8 +120,7 @@ class WorkspaceManager:
         # oldest release their repository handle, so memory does not grow with workspaces.
         self._recent: OrderedDict[str, None] = OrderedDict()
         self._lock = asyncio.Lock()
-        _bound_object_cache(config.git_object_cache_bytes)
-        self._git_checked = False
+        self._git_checked = False  # the object cache bound and libgit2's branch check
         # One creation lock per name being made (removed when nobody waits), and when each
         # workspace was last handed out (monotonic) and last stamped on disk (wall clock).
         self._making: dict[str, tuple[asyncio.Lock, int]] = {}
@@ -255,9 +228,12 @@ class WorkspaceManager:
                 self._making[name] = (lock, users - 1)
 
     def _git_ready(self) -> None:
-        """Before the first git call: the pending cache bound, and libgit2's branch check."""
+        """Before the first git call: libgit2's object cache bound (process-wide: set by the
+        manager whose git calls begin last) and libgit2's branch check."""
         if not self._git_checked:
-            _apply_pending_bound()
+            from riverbeam.sandbox._gitdir import bound_object_cache
+
+            bound_object_cache(self._config.git_object_cache_bytes)
             validate_branch_name(self._config.base_branch)
             self._git_checked = True
 
