@@ -46,6 +46,13 @@ def not_found_error(code: ErrorCode, **details: str) -> RiverbeamError:
     return RiverbeamError(code, code.spec.title, **details)
 
 
+def _no_run(request_id: str | None) -> RiverbeamError:
+    """BEM-032: the request has no run, or none the caller may reach (one answer for both)."""
+    return RiverbeamError(
+        ErrorCode.REQUEST_NOT_FOUND, "no run for this request", request_id=request_id
+    )
+
+
 class OwnershipChecks:
     """The ownership half of the Gateway (a mixin: the Gateway sets `_store`)."""
 
@@ -179,9 +186,7 @@ class OwnershipChecks:
         """The run of a request, whoever asks (BEM-032 when none): check it with _may_reach."""
         run = await self._store.get_run_by_request(request_id=request_id)
         if run is None:
-            raise RiverbeamError(
-                ErrorCode.REQUEST_NOT_FOUND, "no run for this request", request_id=request_id
-            )
+            raise _no_run(request_id)
         return run
 
     async def _request_run_with_session(self, request_id: str) -> tuple[Run, Session | None]:
@@ -191,9 +196,7 @@ class OwnershipChecks:
             return await self._request_run(request_id), None
         run, session = await store.get_run_with_session(request_id=request_id)
         if run is None:
-            raise RiverbeamError(
-                ErrorCode.REQUEST_NOT_FOUND, "no run for this request", request_id=request_id
-            )
+            raise _no_run(request_id)
         return run, session
 
     async def _may_reach(
@@ -203,9 +206,7 @@ class OwnershipChecks:
 
         `session` is the run's session when the caller read it with the run (None: read it).
         """
-        not_found = RiverbeamError(
-            ErrorCode.REQUEST_NOT_FOUND, "no run for this request", request_id=run.request_id
-        )
+        not_found = _no_run(run.request_id)
         if session is None or session.session_id != run.session_id:
             session = await self._maybe_session(run.session_id)
         try:
