@@ -171,20 +171,34 @@ async def begin_in_one_call(
     )
 
 
+# The refusals of both paths, alike whichever path met them.
+def _request_used(args: BeginArgs) -> RiverbeamError:
+    return RiverbeamError(ErrorCode.REQUEST_ID_REUSED, request_id=args.request_id)
+
+
+def _other_owner(args: BeginArgs) -> RiverbeamError:
+    """The session exists and is not require_owner's: as if there were none."""
+    return RiverbeamError(ErrorCode.SESSION_NOT_FOUND, session_id=args.session_id)
+
+
+def _not_resumable(args: BeginArgs, interaction_id: str | None) -> RiverbeamError:
+    return RiverbeamError(
+        ErrorCode.INTERACTION_NOT_RESUMABLE,
+        interaction_id=interaction_id,
+        session_id=args.session_id,
+    )
+
+
 def _refusal(
     exc: asyncpg.PostgresError, args: BeginArgs, interaction_id: str
 ) -> RiverbeamError | None:
     state = getattr(exc, "sqlstate", None)
     if state == _REQUEST_USED:
-        return RiverbeamError(ErrorCode.REQUEST_ID_REUSED, request_id=args.request_id)
-    if state == _OTHER_OWNER:  # it exists and is not require_owner's
-        return RiverbeamError(ErrorCode.SESSION_NOT_FOUND, session_id=args.session_id)
+        return _request_used(args)
+    if state == _OTHER_OWNER:
+        return _other_owner(args)
     if state == _OTHER_SESSION:
-        return RiverbeamError(
-            ErrorCode.INTERACTION_NOT_RESUMABLE,
-            interaction_id=interaction_id,
-            session_id=args.session_id,
-        )
+        return _not_resumable(args, interaction_id)
     if state == _BUSY:
         busy = json.loads(getattr(exc, "detail", None) or "{}")
         return _checks.session_busy(args.session_id, busy["run_id"], busy.get("request_id"))
@@ -219,9 +233,9 @@ async def begin_in_statements(
     )
     assert opened is not None
     if opened["used"]:
-        raise RiverbeamError(ErrorCode.REQUEST_ID_REUSED, request_id=args.request_id)
-    if opened["session"] is None:  # it exists and is not require_owner's
-        raise RiverbeamError(ErrorCode.SESSION_NOT_FOUND, session_id=session_id)
+        raise _request_used(args)
+    if opened["session"] is None:
+        raise _other_owner(args)
     session = await set_session_config(
         conn,
         schema,
@@ -233,11 +247,7 @@ async def begin_in_statements(
     if resume:
         row = await conn.fetchrow(sql.resume_interaction, interaction_id, session_id)
     if row is None:
-        raise RiverbeamError(
-            ErrorCode.INTERACTION_NOT_RESUMABLE,
-            interaction_id=interaction_id,
-            session_id=session_id,
-        )
+        raise _not_resumable(args, interaction_id)
     interaction = _rows.interaction_of(row)
     if resume:  # the version pin and the agent check; a refusal rolls the step back
         check_resume_agent(interaction, args.agent_name)
