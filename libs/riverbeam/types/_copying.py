@@ -182,10 +182,7 @@ def _make_model(plan: tuple[type[BaseModel], dict[str, Any], Any, set[str]]) -> 
     # What _copy_model does (no extra and no private values: most models), planned once.
     cls, base, plans, fields_set = plan
     made = cls.__new__(cls)
-    values = base.copy()
-    for key, make, part in plans:
-        values[key] = make(part)
-    _set(made, "__dict__", values)
+    _set(made, "__dict__", _make_dict((base, plans)))
     _set(made, "__pydantic_fields_set__", set(fields_set))
     _set(made, "__pydantic_extra__", None)
     _set(made, "__pydantic_private__", None)
