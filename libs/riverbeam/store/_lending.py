@@ -11,11 +11,11 @@ anyway and ignores it.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from typing import TypeVar
 
-__all__ = ["lending", "lent", "records_lent"]
+__all__ = ["handed_out", "lending", "records_lent"]
 
 T = TypeVar("T")
 
@@ -37,6 +37,11 @@ def lending() -> bool:
     return _LENT.get()
 
 
-def lent(record: T) -> T:
-    """The record itself, where a copy would otherwise be returned (see `records_lent`)."""
+def handed_out(copy: Callable[[T], T]) -> Callable[[T], T]:
+    """What a step hands its caller a stored record through: `copy`, or inside
+    `records_lent` the record itself."""
+    return _itself if _LENT.get() else copy
+
+
+def _itself(record: T) -> T:
     return record

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.store import _checks
 from riverbeam.store._checkpoints import took_over
-from riverbeam.store._lending import lending, lent
+from riverbeam.store._lending import handed_out
 from riverbeam.store._memory_checkpoints import MemoryCheckpoints
 from riverbeam.store._memory_children import MemoryChildRuns, settle_orphans
 from riverbeam.store._memory_ledger import MemoryLedger
@@ -260,7 +260,7 @@ class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRu
                 agent_version=agent_version,
                 options=recorded_options(run_options),
             )
-            out = lent if lending() else _copy  # records_lent: the caller only serialises
+            out = handed_out(_copy)  # records_lent: the caller only serialises
             earlier = t.messages.get(session_id, [])
             known = _checks.known_history(earlier, history_after, history_after_id)
             start = max(len(earlier) - limit, known)
@@ -353,7 +353,7 @@ class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRu
             t.sessions[run.session_id] = session.model_copy(update={"last_active_at": now})
             t.save_messages(run.session_id, new_messages, run.interaction_id, run_id, now)
             t.save_pending(finished, new_actions, session.user_id, now, expiry)
-            return finished if lending() else _copy(finished)
+            return handed_out(_copy)(finished)
 
     @nul_safe
     async def record_action_outcome(
