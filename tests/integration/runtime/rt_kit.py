@@ -12,16 +12,19 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from nats.js import JetStreamContext
 
 from riverbeam.agents import AgentContext, AgentInput, ToolSpec, json_params
 from riverbeam.core.settings import RunnerSettings
+from riverbeam.runtime import RunnerClient
 from riverbeam.server import GrpcServer
 from riverbeam.store import BeamStore
 from riverbeam.stream import follow
 from riverbeam.types import AgentMessage, AgentMetadata, AgentResult, ContentPart, StreamChunk
 from services.runner.app import build as build_runner
 from services.store.app import binding as store_binding
+from tests.support.chat_server import ChatServer
 
 # Longest wait for anything that should happen at once. Never a threshold on speed: only a
 # guard so that a broken test fails instead of hanging.
@@ -202,6 +205,30 @@ async def runner_service(settings: RunnerSettings) -> AsyncIterator[str]:
         finally:
             if app.close is not None:
                 await app.close()
+
+
+@contextlib.asynccontextmanager
+async def configured_runner(
+    store: BeamStore,
+    nats_url: str,
+    config: Path,
+    script: list[Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> AsyncIterator[tuple[RunnerClient, ChatServer]]:
+    """A runner service with the agents of `config` (riverbeam.yaml), on a store service over
+    `store`, its model a chat-completions server playing `script`; yields a client of it and
+    the model server."""
+    async with ChatServer(script, api_key="k") as model:
+        monkeypatch.setenv("BEAM_API_KEY", "k")
+        monkeypatch.setenv("BEAM_API_BASE_URL", model.url)
+        async with store_service(store) as store_url:
+            settings = runner_settings(nats_url, store_url, agents=None, config=config)
+            async with runner_service(settings) as address:
+                client = RunnerClient(address)
+                try:
+                    yield client, model
+                finally:
+                    await client.aclose()
 
 
 def runner_settings(nats_url: str, store_url: str, **overrides: Any) -> RunnerSettings:

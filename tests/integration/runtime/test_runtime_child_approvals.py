@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from riverbeam.runtime import Grant, RunnerClient
+from riverbeam.runtime import Grant
 from riverbeam.store import BeamStore
 from riverbeam.stream import NatsConnection
 from riverbeam.types import InvokeRequest, ModelConfig, ResumePayload, StreamAck
@@ -18,13 +18,11 @@ from tests.integration.runtime.rt_kit import (
     approval,
     assert_gap_free,
     collect,
-    runner_service,
-    runner_settings,
-    store_service,
+    configured_runner,
     text_request,
     uid,
 )
-from tests.support.chat_server import ChatServer, call, text, tool_calls
+from tests.support.chat_server import call, text, tool_calls
 
 pytestmark = pytest.mark.nats
 
@@ -58,52 +56,39 @@ async def test_a_childs_approval_pauses_the_tree_and_the_resume_completes_it(
     path.write_text(textwrap.dedent(CONFIG))
     model_config = ModelConfig(name="m", provider="custom")
     session = uid()
-    async with ChatServer(script, api_key="k") as model:
-        monkeypatch.setenv("BEAM_API_KEY", "k")
-        monkeypatch.setenv("BEAM_API_BASE_URL", model.url)
-        async with store_service(store) as store_url:
-            settings = runner_settings(nats_url, store_url, agents=None, config=path)
-            async with runner_service(settings) as address:
-                client = RunnerClient(address)
-                try:
-                    ack = await client.run_invoke(
-                        InvokeRequest.parse(
-                            text_request("lead", "make it loud", session, stream=True)
-                        ),
-                        model=model_config,
-                        grant=Grant(may_confirm=False),
-                    )
-                    assert isinstance(ack, StreamAck)
-                    paused = await collect(nats.js, ack.request_id)
-                    assert_gap_free(paused)
-                    first = paused[-1].result
-                    assert paused[-1].type == "done" and first is not None and first.interrupted
-                    (held,) = first.action_required
-                    assert (held.tool, held.args) == ("shout", {"text": "hi"})
-                    assert held.child is not None and held.child["agent"] == "helper"
-                    runs = await store.list_runs(interaction_id=first.interaction_id or "")
-                    assert sorted(r.status for r in runs) == ["interrupted", "interrupted"]
-                    pending, _ = await store.list_pending_actions(session_id=session)
-                    assert [a.action_id for a in pending] == [held.action_id]
-                    assert pending[0].child is not None
-                    assert pending[0].child["parent_tool_call_id"] == "p1"
-                    assert pending[0].child["run_id"] == held.child["run_id"]
-                    assert "history" not in pending[0].child
+    async with configured_runner(store, nats_url, path, script, monkeypatch) as (client, model):
+        ack = await client.run_invoke(
+            InvokeRequest.parse(text_request("lead", "make it loud", session, stream=True)),
+            model=model_config,
+            grant=Grant(may_confirm=False),
+        )
+        assert isinstance(ack, StreamAck)
+        paused = await collect(nats.js, ack.request_id)
+        assert_gap_free(paused)
+        first = paused[-1].result
+        assert paused[-1].type == "done" and first is not None and first.interrupted
+        (held,) = first.action_required
+        assert (held.tool, held.args) == ("shout", {"text": "hi"})
+        assert held.child is not None and held.child["agent"] == "helper"
+        runs = await store.list_runs(interaction_id=first.interaction_id or "")
+        assert sorted(r.status for r in runs) == ["interrupted", "interrupted"]
+        pending, _ = await store.list_pending_actions(session_id=session)
+        assert [a.action_id for a in pending] == [held.action_id]
+        assert pending[0].child is not None
+        assert pending[0].child["parent_tool_call_id"] == "p1"
+        assert pending[0].child["run_id"] == held.child["run_id"]
+        assert "history" not in pending[0].child
 
-                    resume = ResumePayload.parse(
-                        {
-                            "agent_name": "lead",
-                            "session_id": session,
-                            "interaction_id": first.interaction_id,
-                            "actions": [approval(held.action_id)],
-                        }
-                    )
-                    again = await client.run_resume(
-                        resume, model=model_config, grant=Grant(may_confirm=False)
-                    )
-                    frames = await collect(nats.js, again.request_id)
-                finally:
-                    await client.aclose()
+        resume = ResumePayload.parse(
+            {
+                "agent_name": "lead",
+                "session_id": session,
+                "interaction_id": first.interaction_id,
+                "actions": [approval(held.action_id)],
+            }
+        )
+        again = await client.run_resume(resume, model=model_config, grant=Grant(may_confirm=False))
+        frames = await collect(nats.js, again.request_id)
     assert_gap_free(frames)
     done = frames[-1]
     assert done.type == "done" and done.result is not None

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from riverbeam.runtime import Grant, RunnerClient
+from riverbeam.runtime import Grant
 from riverbeam.store import BeamStore
 from riverbeam.stream import NatsConnection
 from riverbeam.types import InvokeRequest, ModelConfig, ResumePayload, StreamAck
@@ -19,13 +19,11 @@ from tests.integration.runtime.rt_kit import (
     approval,
     assert_gap_free,
     collect,
-    runner_service,
-    runner_settings,
-    store_service,
+    configured_runner,
     text_request,
     uid,
 )
-from tests.support.chat_server import ChatServer, call, text, tool_calls
+from tests.support.chat_server import call, text, tool_calls
 
 pytestmark = pytest.mark.nats
 
@@ -59,55 +57,40 @@ async def test_a_targets_approval_pauses_the_interaction_and_the_target_resumes_
     path.write_text(textwrap.dedent(CONFIG))
     model_config = ModelConfig(name="m", provider="custom")
     session = uid()
-    async with ChatServer(script, api_key="k") as model:
-        monkeypatch.setenv("BEAM_API_KEY", "k")
-        monkeypatch.setenv("BEAM_API_BASE_URL", model.url)
-        async with store_service(store) as store_url:
-            settings = runner_settings(nats_url, store_url, agents=None, config=path)
-            async with runner_service(settings) as address:
-                client = RunnerClient(address)
-                try:
-                    ack = await client.run_invoke(
-                        InvokeRequest.parse(
-                            text_request("triage", "make it loud", session, stream=True)
-                        ),
-                        model=model_config,
-                        grant=Grant(may_confirm=False),
-                    )
-                    assert isinstance(ack, StreamAck)
-                    paused = await collect(nats.js, ack.request_id)
-                    assert_gap_free(paused)
-                    first = paused[-1].result
-                    assert paused[-1].type == "done" and first is not None and first.interrupted
-                    assert first.handoff_to == "billing"
-                    (held,) = first.action_required
-                    assert (held.tool, held.args, held.child) == ("shout", {"text": "hi"}, None)
-                    runs = await store.list_runs(interaction_id=first.interaction_id or "")
-                    assert sorted((r.agent_name, r.status) for r in runs) == [
-                        ("billing", "interrupted"),
-                        ("triage", "interrupted"),
-                    ]
-                    pending, _ = await store.list_pending_actions(session_id=session)
-                    assert [(a.action_id, a.child) for a in pending] == [(held.action_id, None)]
-                    interaction = await store.get_interaction(
-                        interaction_id=first.interaction_id or ""
-                    )
-                    assert interaction.agent_name == "billing"
+    async with configured_runner(store, nats_url, path, script, monkeypatch) as (client, model):
+        ack = await client.run_invoke(
+            InvokeRequest.parse(text_request("triage", "make it loud", session, stream=True)),
+            model=model_config,
+            grant=Grant(may_confirm=False),
+        )
+        assert isinstance(ack, StreamAck)
+        paused = await collect(nats.js, ack.request_id)
+        assert_gap_free(paused)
+        first = paused[-1].result
+        assert paused[-1].type == "done" and first is not None and first.interrupted
+        assert first.handoff_to == "billing"
+        (held,) = first.action_required
+        assert (held.tool, held.args, held.child) == ("shout", {"text": "hi"}, None)
+        runs = await store.list_runs(interaction_id=first.interaction_id or "")
+        assert sorted((r.agent_name, r.status) for r in runs) == [
+            ("billing", "interrupted"),
+            ("triage", "interrupted"),
+        ]
+        pending, _ = await store.list_pending_actions(session_id=session)
+        assert [(a.action_id, a.child) for a in pending] == [(held.action_id, None)]
+        interaction = await store.get_interaction(interaction_id=first.interaction_id or "")
+        assert interaction.agent_name == "billing"
 
-                    resume = ResumePayload.parse(
-                        {
-                            "agent_name": "billing",
-                            "session_id": session,
-                            "interaction_id": first.interaction_id,
-                            "actions": [approval(held.action_id)],
-                        }
-                    )
-                    again = await client.run_resume(
-                        resume, model=model_config, grant=Grant(may_confirm=False)
-                    )
-                    frames = await collect(nats.js, again.request_id)
-                finally:
-                    await client.aclose()
+        resume = ResumePayload.parse(
+            {
+                "agent_name": "billing",
+                "session_id": session,
+                "interaction_id": first.interaction_id,
+                "actions": [approval(held.action_id)],
+            }
+        )
+        again = await client.run_resume(resume, model=model_config, grant=Grant(may_confirm=False))
+        frames = await collect(nats.js, again.request_id)
     assert_gap_free(frames)
     done = frames[-1]
     assert done.type == "done" and done.result is not None
