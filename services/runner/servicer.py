@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from riverbeam.runtime import Grant, RiverBeam
+from riverbeam.runtime import Grant, ModelConfigs, RiverBeam
 from riverbeam.types import AgentResult, InvokeRequest, ModelConfig, ResumePayload, StreamAck
 from riverbeam.v1 import runner_service_pb2 as pb
 from riverbeam.v1 import runner_service_pb2_grpc as pb_grpc
@@ -23,19 +23,19 @@ def _grant(message: pb.CallerGrant) -> Grant:
     )
 
 
-def _model(request: Any) -> ModelConfig | None:
-    return ModelConfig.from_proto(request.model) if request.HasField("model") else None
-
-
 class RunnerServicer(pb_grpc.RunnerServiceServicer):
     def __init__(self, beam: RiverBeam, *, cancel_elsewhere: CancelElsewhere | None = None) -> None:
         self._beam = beam
         self._cancel_elsewhere = cancel_elsewhere
+        self._models = ModelConfigs()
+
+    def _model(self, request: Any) -> ModelConfig | None:
+        return self._models.from_proto(request.model) if request.HasField("model") else None
 
     async def RunInvoke(self, request: pb.RunInvokeRequest, context: Any) -> pb.RunInvokeResponse:
         outcome = await self._beam.invoke(
             InvokeRequest.from_proto(request.request),
-            model=_model(request),
+            model=self._model(request),
             grant=_grant(request.grant),
         )
         if isinstance(outcome, StreamAck):
@@ -46,7 +46,7 @@ class RunnerServicer(pb_grpc.RunnerServiceServicer):
     async def RunResume(self, request: pb.RunResumeRequest, context: Any) -> pb.RunResumeResponse:
         ack = await self._beam.resume(
             ResumePayload.from_proto(request.request),
-            model=_model(request),
+            model=self._model(request),
             grant=_grant(request.grant),
         )
         return pb.RunResumeResponse(ack=ack.to_proto())

@@ -15,6 +15,7 @@ __all__ = [
     "JetStreamSinks",
     "LocalRunner",
     "MemorySinks",
+    "ModelConfigs",
     "Pipeline",
     "PipelineOptions",
     "PreparedRun",
@@ -35,6 +36,7 @@ if _typing.TYPE_CHECKING:
     from riverbeam.runtime._handoff import active_agent
     from riverbeam.runtime._jetstream import JetStreamFrames, JetStreamSinks
     from riverbeam.runtime._local import LocalRunner
+    from riverbeam.runtime._model_configs import ModelConfigs
     from riverbeam.runtime._pipeline import Pipeline
     from riverbeam.runtime._pipeline_types import (
         DEFAULT_MODEL,
@@ -56,6 +58,7 @@ _LAZY: dict[str, str | tuple[str, str]] = {
     "JetStreamFrames": "riverbeam.runtime._jetstream",
     "JetStreamSinks": "riverbeam.runtime._jetstream",
     "LocalRunner": "riverbeam.runtime._local",
+    "ModelConfigs": "riverbeam.runtime._model_configs",
     # The pipeline's value types are defined apart from it: the router needs Grant only.
     "DEFAULT_MODEL": "riverbeam.runtime._pipeline_types",
     "Grant": "riverbeam.runtime._pipeline_types",
