@@ -270,6 +270,7 @@ async def prepare_recovery(
         grant=grant,
         begun=BeginRunResult(session=session, interaction=interaction, run=run, history=history),
         resumed=resumed,
+        metadata=meta,
         # The ledger goes on after the calls the dead runner put on record (the takeover
         # settled its open ones as unknown), at the epoch this replica holds.
         ledger=ToolLedger(

@@ -209,6 +209,7 @@ class Pipeline:
             begun=begun,
             resumed=resumed,
             guarded_input=guarded,
+            metadata=metadata,
             ledger=ToolLedger(
                 run_id=run_id,
                 interaction_id=interaction_id,
@@ -508,7 +509,8 @@ class Pipeline:
             model_used=result.model_used,
             result=result,
             lease_epoch=prepared.epoch,
-            action_ttl_s=prepared.agent.metadata().approval_ttl_s or self.options.approval_ttl_s,
+            action_ttl_s=(prepared.metadata or prepared.agent.metadata()).approval_ttl_s
+            or self.options.approval_ttl_s,
             tool_executions=batch,
         )
         if ledger is not None:

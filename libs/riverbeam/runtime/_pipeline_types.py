@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # annotations only: the router imports Grant without the agen
     from riverbeam.agents._ledger import ToolLedger
     from riverbeam.runtime._checkpointing import Recovery
     from riverbeam.store import BeginRunResult
-    from riverbeam.types import InvokeRequest
+    from riverbeam.types import AgentMetadata, InvokeRequest
 
 __all__ = ["BusySessionPolicy", "Grant", "PipelineOptions", "PreparedRun"]
 
@@ -88,6 +88,9 @@ class PreparedRun:
     ledger: ToolLedger | None = None
     # Set when this replica continues the run from another runner's checkpoint.
     recovery: Recovery | None = None
+    # The agent's metadata as read when the run was prepared (an agent builds it afresh on
+    # every call): the finish step's approval TTL comes from it. None: read it again.
+    metadata: AgentMetadata | None = None
 
     @property
     def ids(self) -> dict[str, str]:

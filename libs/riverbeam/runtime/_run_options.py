@@ -73,15 +73,19 @@ def combined_options(first: RunOptions, then: RunOptions) -> RunOptions:
 
 
 def apply_options(request: InvokeRequest, options: RunOptions) -> InvokeRequest:
-    """The request with `options` as its per-request options (what the agent is given)."""
-    return request.model_copy(
-        update={
-            "response_schema": options.response_schema,
-            "time_limit_s": options.time_limit_s,
-            "token_budget": options.token_budget,
-            "turn_config": options.turn_config,
-        }
-    )
+    """The request with `options` as its per-request options (what the agent is given).
+
+    The request itself when it already holds them (a new turn's options are its own): no copy.
+    """
+    update = {
+        "response_schema": options.response_schema,
+        "time_limit_s": options.time_limit_s,
+        "token_budget": options.token_budget,
+        "turn_config": options.turn_config,
+    }
+    if all(getattr(request, name) is value for name, value in update.items()):
+        return request
+    return request.model_copy(update=update)
 
 
 def _smaller(a: N | None, b: N | None) -> N | None:
