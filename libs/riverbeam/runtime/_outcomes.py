@@ -17,7 +17,11 @@ __all__ = ["Outcome", "cancelled_outcome", "done_outcome", "failed_outcome"]
 
 @dataclass(slots=True)
 class Outcome:
-    """A run's end: the status to record, its result, and the terminal frame to publish."""
+    """A run's end: the status to record, its result, and the terminal frame to publish.
+
+    `result` is always an object built or copied here, never the agent's: the pipeline sets
+    its latency in place. A `done` terminal frame gets the recorded result once that is set.
+    """
 
     status: Literal["completed", "failed", "interrupted", "cancelled"]
     result: AgentResult
@@ -39,7 +43,8 @@ def done_outcome(prepared: PreparedRun, frame: StreamChunk, usage: UsageMeter) -
     status: Literal["completed", "interrupted"] = (
         "interrupted" if result.interrupted else "completed"
     )
-    return Outcome(status, result, frame.model_copy(update={"result": result}))
+    # The frame is given the recorded result when its latency is known (Pipeline._execute).
+    return Outcome(status, result, frame)
 
 
 def failed_outcome(

@@ -317,9 +317,8 @@ class Pipeline:
                         drive.cancel()
                     live.cancel_reason = live.cancel_reason or "caller cancelled the request"
                 outcome = cancelled_outcome(prepared, tracker, usage, live.cancel_reason)
-            outcome.result = outcome.result.model_copy(
-                update={"latency_ms": round((time.perf_counter() - started) * 1000, 3)}
-            )
+            # The outcome's own result (see Outcome): set in place, not copied again.
+            outcome.result.latency_ms = round((time.perf_counter() - started) * 1000, 3)
             if outcome.terminal.type == "done":
                 # The done frame carries exactly the result that is recorded.
                 outcome.terminal = outcome.terminal.model_copy(update={"result": outcome.result})
