@@ -16,7 +16,15 @@ ANSWER_SHARE = 0.25
 
 def estimate_tokens(message: Message) -> int:
     """A cheap, model-independent estimate: ~4 characters a token plus per-message overhead."""
-    size = sum(len(p.text or "") + len(p.url or "") for p in message.content)
+    # A plain loop: run for every history message of every turn, a generator's frame per
+    # message cost more than the sums.
+    size = 0
+    for part in message.content:
+        text, url = part.text, part.url
+        if text:
+            size += len(text)
+        if url:
+            size += len(url)
     if message.tool_args:
         size += len(json.dumps(message.tool_args))
     if message.tool_result is not None:
