@@ -8,10 +8,11 @@ still gets its own object, sharing nothing mutable with another run's).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from riverbeam.types import ModelConfig
-from riverbeam.types._copying import deep_copy
+from riverbeam.types._copying import copy_maker
 
 __all__ = ["ModelConfigs"]
 
@@ -26,14 +27,16 @@ class ModelConfigs:
 
     def __init__(self, size: int = 64) -> None:
         self._size = size
-        self._known: dict[bytes, ModelConfig] = {}
+        # Each validated model is held here only, behind its copy maker (which needs exactly
+        # that: a value nothing else reaches or changes).
+        self._known: dict[bytes, Callable[[], ModelConfig]] = {}
 
     def from_proto(self, message: Any) -> ModelConfig:
         key: bytes = message.SerializeToString(deterministic=True)
-        known = self._known.get(key)
-        if known is None:
-            known = ModelConfig.from_proto(message)
+        make = self._known.get(key)
+        if make is None:
+            make = copy_maker(ModelConfig.from_proto(message))
             if len(self._known) >= self._size:
                 self._known.pop(next(iter(self._known)))
-            self._known[key] = known
-        return deep_copy(known)
+            self._known[key] = make
+        return make()
