@@ -334,6 +334,56 @@ async def test_a_subscription_made_before_the_frames_replays_and_follows_them(
     await subscription.aclose()  # and closing it again is a no-op
 
 
+async def test_frames_already_delivered_are_taken_without_next_msg(
+    nats: NatsConnection,
+) -> None:
+    """A replay's frames wait in the subscription's queue: each is taken from there, not through
+    nats-py's next_msg (two tasks, a timer and a uuid per call); the queue's pending counts
+    fall as next_msg's would. Only a wait for a frame not yet delivered calls next_msg."""
+    waits: list[object] = []
+    asked = asyncio.Event()
+
+    def count_waits(sub: object) -> None:
+        next_msg = sub.next_msg  # type: ignore[attr-defined]
+
+        async def counted(**kwargs: float | None) -> object:
+            waits.append(kwargs.get("timeout"))
+            asked.set()
+            return await next_msg(**kwargs)
+
+        sub.next_msg = counted  # type: ignore[attr-defined]
+
+    request_id = new_id()
+    await publish_run(nats, request_id, 2)  # three frames stored
+    subscription = await subscribe_request(nats.js, request_id)
+    sub = subscription.sub
+    async with asyncio.timeout(GUARD_S):
+        while sub.pending_msgs < 3:  # noqa: ASYNC110 - nats-py signals no delivery to await
+            await asyncio.sleep(0.005)
+    sizes = [len(m.data) for m in list(sub._pending_queue._queue)]  # type: ignore[attr-defined]
+    count_waits(sub)
+    frames = follow(nats.js, request_id, subscription=subscription)
+    async with contextlib.aclosing(frames):
+        assert (await anext(frames)).seq == 1
+        assert (sub.pending_msgs, sub.pending_bytes) == (2, sum(sizes[1:]))
+        rest = [f.seq async for f in frames]
+
+    assert rest == [2, 3]
+    assert waits == []  # every frame was waiting in the queue
+    assert await consumers_on(nats, request_id) == []
+
+    # Live frames (none delivered when the follow asks) are waited for through next_msg.
+    request_id = new_id()
+    subscription = await subscribe_request(nats.js, request_id)
+    count_waits(subscription.sub)
+    live = asyncio.create_task(collect(follow(nats.js, request_id, subscription=subscription)))
+    async with asyncio.timeout(GUARD_S):
+        await asked.wait()
+    await publish_run(nats, request_id, 1)
+    assert [f.seq for f in await live] == [1, 2]
+    assert len(waits) >= 1
+
+
 async def test_a_subscription_no_follow_takes_is_removed_by_aclose(nats: NatsConnection) -> None:
     request_id = new_id()
     await publish_run(nats, request_id, 1)
