@@ -384,6 +384,40 @@ async def test_frames_already_delivered_are_taken_without_next_msg(
     assert len(waits) >= 1
 
 
+async def test_the_deliver_subject_is_subscribed_before_the_consumer_is_made(
+    nats: NatsConnection,
+) -> None:
+    """So the server delivers the first frame as soon as the consumer exists, not a trip later
+    (js.subscribe creates the consumer, waits for the reply, then subscribes)."""
+    request_id = new_id()
+    await publish_run(nats, request_id, 1)
+    nc = nats.nc
+    said: list[tuple[str, str]] = []
+    subscribe, request = nc.subscribe, nc.request
+
+    async def subscribing(subject: str, *args: object, **kwargs: object) -> object:
+        said.append(("SUB", subject))
+        return await subscribe(subject, *args, **kwargs)  # type: ignore[arg-type]
+
+    async def requesting(subject: str, payload: bytes = b"", **kwargs: object) -> object:
+        if subject.startswith("$JS.API.CONSUMER.CREATE."):
+            said.append(("CREATE", json.loads(payload)["config"]["deliver_subject"]))
+        return await request(subject, payload, **kwargs)  # type: ignore[arg-type]
+
+    nc.subscribe, nc.request = subscribing, requesting  # type: ignore[method-assign]
+    try:
+        subscription = await subscribe_request(nats.js, request_id)
+    finally:
+        del nc.subscribe, nc.request
+
+    assert [kind for kind, _ in said] == ["SUB", "CREATE"]
+    assert said[0][1] == said[1][1]  # the consumer delivers to that subscription
+    assert await consumers_on(nats, request_id) == [subscription.sub._consumer]
+    frames = await collect(follow(nats.js, request_id, subscription=subscription))
+    assert [f.seq for f in frames] == [1, 2]
+    assert await consumers_on(nats, request_id) == []
+
+
 async def test_a_subscription_no_follow_takes_is_removed_by_aclose(nats: NatsConnection) -> None:
     request_id = new_id()
     await publish_run(nats, request_id, 1)
