@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import uuid
 from collections.abc import AsyncGenerator
 
 import nats.errors
 import nats.js.errors
+from nats.aio.msg import Msg
 from nats.js import api
 from nats.js.client import JetStreamContext
 
@@ -23,6 +25,9 @@ log = logging.getLogger("riverbeam.stream")
 
 # Cleaning up a follower's consumer is best effort: never hold a cancelled caller longer.
 _CLEANUP_TIMEOUT_S = 2.0
+# What nats-py gives an ordered consumer: a heartbeat every 5 s, no redelivery.
+_IDLE_HEARTBEAT_S = 5.0
+_ORDERED_ACK_WAIT_S = 22 * 3600.0
 
 
 async def last_frame(
@@ -157,6 +162,10 @@ async def subscribe_request(
     """A consumer of the request's frames from its first one, for `follow(subscription=...)`.
 
     One JetStream API request (the consumer's creation): the stream is named, not looked up.
+    The subscription to the consumer's deliver subject is made before the consumer, so the
+    server delivers the first frame as soon as the consumer exists (`js.subscribe` creates the
+    consumer first and subscribes only after the reply: one more trip before the first frame).
+    It is nats-py's ordered consumer (flow control, heartbeats, recreated past a lost message).
 
     Raises:
         RiverbeamError: INVALID_UUID for a bad request id; STREAM_NOT_FOUND when the stream
@@ -165,12 +174,7 @@ async def subscribe_request(
     config = config or StreamConfig()
     subject = subject_for(request_id, prefix=config.subject_prefix)
     try:
-        sub = await js.subscribe(
-            subject,
-            stream=config.name,
-            ordered_consumer=True,
-            deliver_policy=api.DeliverPolicy.ALL,
-        )
+        sub = await _ordered_consumer(js, subject, config.name)
     except nats.js.errors.NotFoundError as exc:
         raise RiverbeamError(
             ErrorCode.STREAM_NOT_FOUND,
@@ -181,6 +185,39 @@ async def subscribe_request(
     except (nats.errors.Error, OSError) as exc:
         raise _unavailable(exc, subject) from exc
     return RequestSubscription(js, sub, subject, config.name)
+
+
+async def _ordered_consumer(
+    js: JetStreamContext, subject: str, stream: str
+) -> JetStreamContext.PushSubscription:
+    """An ordered push consumer of `subject` from its first message, subscribed to first.
+
+    Configured as `js.subscribe(ordered_consumer=True)` configures one. The consumer is named
+    here, so the subscription knows it before the server answers; the configuration nats-py
+    keeps for recreating the consumer has no name (a recreated one gets its own).
+    """
+    consumer = api.ConsumerConfig(
+        deliver_subject=js._nc.new_inbox(),
+        filter_subject=subject,
+        deliver_policy=api.DeliverPolicy.ALL,
+        ack_policy=api.AckPolicy.NONE,
+        flow_control=True,
+        idle_heartbeat=_IDLE_HEARTBEAT_S,
+        max_deliver=1,
+        ack_wait=_ORDERED_ACK_WAIT_S,
+        num_replicas=1,
+        mem_storage=True,
+    )
+    name = uuid.uuid4().hex
+    sub = await js.subscribe_bind(stream, consumer, name, ordered_consumer=True)
+    try:
+        info = await js.add_consumer(stream, consumer, name=name)
+    except BaseException:
+        with contextlib.suppress(nats.errors.Error, OSError):
+            await sub.unsubscribe()
+        raise
+    sub._consumer = info.name or name
+    return sub
 
 
 async def _follow(
@@ -205,7 +242,9 @@ async def _follow(
             waiting_for_start = not started and wait_for_start_s is not None
             wait = wait_for_start_s if waiting_for_start else timeout_s
             try:
-                msg = await sub.next_msg(timeout=wait)
+                msg = _delivered_msg(sub)
+                if msg is None:
+                    msg = await sub.next_msg(timeout=wait)
             except nats.errors.TimeoutError:
                 if not waiting_for_start:
                     raise RiverbeamError(
@@ -239,6 +278,24 @@ async def _follow(
                 return
     finally:
         await subscription.aclose()
+
+
+def _delivered_msg(sub: JetStreamContext.PushSubscription) -> Msg | None:
+    """The next message the server already delivered, or None when none waits.
+
+    `next_msg` makes two tasks, a timer and a uuid for every message, even one that is already
+    in the subscription's queue (every frame of a replay is): ~0.1 ms of the router's loop per
+    frame. A waiting message is taken as nats-py's own pull fetch takes it: same queue, same
+    pending-bytes accounting, so its slow-consumer limits and ordered-consumer flow control see
+    no difference. Control messages (heartbeats, flow control) never enter the queue.
+    """
+    queue = sub._pending_queue
+    if queue.empty():
+        return None
+    msg = queue.get_nowait()
+    sub._pending_size -= len(msg.data)
+    queue.task_done()
+    return msg
 
 
 def _parse_frame(data: bytes, subject: str) -> tuple[StreamChunk, int]:

@@ -334,6 +334,90 @@ async def test_a_subscription_made_before_the_frames_replays_and_follows_them(
     await subscription.aclose()  # and closing it again is a no-op
 
 
+async def test_frames_already_delivered_are_taken_without_next_msg(
+    nats: NatsConnection,
+) -> None:
+    """A replay's frames wait in the subscription's queue: each is taken from there, not through
+    nats-py's next_msg (two tasks, a timer and a uuid per call); the queue's pending counts
+    fall as next_msg's would. Only a wait for a frame not yet delivered calls next_msg."""
+    waits: list[object] = []
+    asked = asyncio.Event()
+
+    def count_waits(sub: object) -> None:
+        next_msg = sub.next_msg  # type: ignore[attr-defined]
+
+        async def counted(**kwargs: float | None) -> object:
+            waits.append(kwargs.get("timeout"))
+            asked.set()
+            return await next_msg(**kwargs)
+
+        sub.next_msg = counted  # type: ignore[attr-defined]
+
+    request_id = new_id()
+    await publish_run(nats, request_id, 2)  # three frames stored
+    subscription = await subscribe_request(nats.js, request_id)
+    sub = subscription.sub
+    async with asyncio.timeout(GUARD_S):
+        while sub.pending_msgs < 3:  # noqa: ASYNC110 - nats-py signals no delivery to await
+            await asyncio.sleep(0.005)
+    sizes = [len(m.data) for m in list(sub._pending_queue._queue)]  # type: ignore[attr-defined]
+    count_waits(sub)
+    frames = follow(nats.js, request_id, subscription=subscription)
+    async with contextlib.aclosing(frames):
+        assert (await anext(frames)).seq == 1
+        assert (sub.pending_msgs, sub.pending_bytes) == (2, sum(sizes[1:]))
+        rest = [f.seq async for f in frames]
+
+    assert rest == [2, 3]
+    assert waits == []  # every frame was waiting in the queue
+    assert await consumers_on(nats, request_id) == []
+
+    # Live frames (none delivered when the follow asks) are waited for through next_msg.
+    request_id = new_id()
+    subscription = await subscribe_request(nats.js, request_id)
+    count_waits(subscription.sub)
+    live = asyncio.create_task(collect(follow(nats.js, request_id, subscription=subscription)))
+    async with asyncio.timeout(GUARD_S):
+        await asked.wait()
+    await publish_run(nats, request_id, 1)
+    assert [f.seq for f in await live] == [1, 2]
+    assert len(waits) >= 1
+
+
+async def test_the_deliver_subject_is_subscribed_before_the_consumer_is_made(
+    nats: NatsConnection,
+) -> None:
+    """So the server delivers the first frame as soon as the consumer exists, not a trip later
+    (js.subscribe creates the consumer, waits for the reply, then subscribes)."""
+    request_id = new_id()
+    await publish_run(nats, request_id, 1)
+    nc = nats.nc
+    said: list[tuple[str, str]] = []
+    subscribe, request = nc.subscribe, nc.request
+
+    async def subscribing(subject: str, *args: object, **kwargs: object) -> object:
+        said.append(("SUB", subject))
+        return await subscribe(subject, *args, **kwargs)  # type: ignore[arg-type]
+
+    async def requesting(subject: str, payload: bytes = b"", **kwargs: object) -> object:
+        if subject.startswith("$JS.API.CONSUMER.CREATE."):
+            said.append(("CREATE", json.loads(payload)["config"]["deliver_subject"]))
+        return await request(subject, payload, **kwargs)  # type: ignore[arg-type]
+
+    nc.subscribe, nc.request = subscribing, requesting  # type: ignore[method-assign]
+    try:
+        subscription = await subscribe_request(nats.js, request_id)
+    finally:
+        del nc.subscribe, nc.request
+
+    assert [kind for kind, _ in said] == ["SUB", "CREATE"]
+    assert said[0][1] == said[1][1]  # the consumer delivers to that subscription
+    assert await consumers_on(nats, request_id) == [subscription.sub._consumer]
+    frames = await collect(follow(nats.js, request_id, subscription=subscription))
+    assert [f.seq for f in frames] == [1, 2]
+    assert await consumers_on(nats, request_id) == []
+
+
 async def test_a_subscription_no_follow_takes_is_removed_by_aclose(nats: NatsConnection) -> None:
     request_id = new_id()
     await publish_run(nats, request_id, 1)

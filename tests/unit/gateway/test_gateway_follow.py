@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
@@ -256,3 +257,44 @@ async def test_a_follow_removes_its_subscription_when_it_ends_or_is_left() -> No
     assert (await anext(left)).seq == 1
     await left.aclose()  # the caller hangs up after one frame
     assert (frames.subscribed, frames.closed) == (2, 2)
+
+
+class SendingStore(CountingStore):
+    """A CountingStore whose read is sent from a task of its own, as a grpc.aio call is."""
+
+    def __init__(self, inner: InMemoryStore, order: list[str]) -> None:
+        super().__init__(inner)
+        self.order = order
+
+    async def get_run_with_session(self, *, request_id: str) -> tuple[Any, Any]:
+        async def send() -> None:
+            self.order.append("store read sent")
+
+        await asyncio.ensure_future(send())
+        return await super().get_run_with_session(request_id=request_id)
+
+
+class OrderedFrames(SubscribingFrames):
+    def __init__(self, frames: list[StreamChunk], order: list[str]) -> None:
+        super().__init__(frames, then=ErrorCode.STREAM_TIMEOUT)
+        self.order = order
+
+    async def subscribe(self, request_id: str) -> Subscribed:
+        self.order.append("consumer asked for")
+        return await super().subscribe(request_id)
+
+
+async def test_the_store_read_goes_out_before_the_consumer_is_asked_for() -> None:
+    """The read is the longer wait of the two; the consumer is made while it is under way."""
+    order: list[str] = []
+    frames = OrderedFrames([chunk(1), done(2)], order)
+    store = SendingStore(InMemoryStore(), order)
+    gw, principal = gateway(store, frames)  # type: ignore[arg-type]
+    request_id, _ = await finished_run(store.inner, user=principal.subject, status="completed")
+
+    got = [f.seq async for f in gw.follow(principal, request_id, after_seq=0)]
+
+    assert got == [1, 2]
+    assert order == ["store read sent", "consumer asked for"]
+    assert (frames.subscribed, frames.closed) == (1, 1)
+    assert store.reads == ["get_run_with_session"]
