@@ -289,8 +289,9 @@ def _delivered_msg(sub: JetStreamContext.PushSubscription) -> Msg | None:
     pending-bytes accounting, so its slow-consumer limits and ordered-consumer flow control see
     no difference. Control messages (heartbeats, flow control) never enter the queue.
     """
-    queue = sub._pending_queue
-    if queue.empty():
+    # nats-py's own attribute: a version without it (none so far) takes the next_msg path.
+    queue: asyncio.Queue[Msg] | None = getattr(sub, "_pending_queue", None)
+    if queue is None or queue.empty():
         return None
     msg = queue.get_nowait()
     sub._pending_size -= len(msg.data)
