@@ -20,6 +20,7 @@ from riverbeam.store._checkpoints import (
 )
 from riverbeam.store._client_children import ChildRunsClient
 from riverbeam.store._client_ledger import LedgerClient
+from riverbeam.store._finish_reply import finished_run
 from riverbeam.store._history_cache import MessageCache
 from riverbeam.store._session_history import HeldWindow, SessionHistory
 from riverbeam.store._types import (
@@ -368,9 +369,10 @@ class StoreClient(LedgerClient, ChildRunsClient):
             lease_epoch=_checks.lease_epoch(lease_epoch),
             action_ttl_s=action_ttl_s,
             tool_executions=[e.to_proto() for e in tool_executions],
+            brief=True,
         )
         resp = await self._call(self._stub.FinishRun, request)
-        return Run.from_proto(resp.run)
+        return finished_run(resp, result=result, token_usage=token_usage)
 
     async def record_action_outcome(
         self,
