@@ -253,7 +253,10 @@ class StoreClient(LedgerClient, ChildRunsClient):
             agent_version=agent_version,
             version_policy=version_policy,
             session_config=None if session_config is None else session_config.to_proto(),
-            run_options=None if run_options is None else run_options.to_proto(),
+            # Both stores record empty options as none: an empty message is not worth sending.
+            run_options=None
+            if run_options is None or run_options.is_empty
+            else run_options.to_proto(),
             session_config_narrows=session_config_narrows,
         )
         # The window this runner received last turn: the store sends only what follows it.
