@@ -15,6 +15,7 @@ from riverbeam.store import (
     checkpoint_to_proto,
     usage_row_to_proto,
 )
+from riverbeam.store._finish_reply import finish_response
 from riverbeam.store._lending import records_lent
 from riverbeam.types import (
     ActionResponseEnvelope,
@@ -185,6 +186,10 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
             interaction_status = enum_name(
                 records_pb2.InteractionStatus, request.interaction_status, "INTERACTION_STATUS_"
             )
+        token_usage = (
+            TokenUsage.from_proto(request.token_usage) if request.HasField("token_usage") else None
+        )
+        result = AgentResult.from_proto(request.result) if request.HasField("result") else None
         run = await self._store.finish_run(
             run_id=request.run_id,
             lease_owner=request.lease_owner,
@@ -194,18 +199,14 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
             interaction_status=interaction_status,  # type: ignore[arg-type]
             error_code=optional(request, "error_code"),
             error_message=optional(request, "error_message"),
-            token_usage=(
-                TokenUsage.from_proto(request.token_usage)
-                if request.HasField("token_usage")
-                else None
-            ),
+            token_usage=token_usage,
             model_used=optional(request, "model_used"),
-            result=AgentResult.from_proto(request.result) if request.HasField("result") else None,
+            result=result,
             lease_epoch=_epoch(request),
             action_ttl_s=(request.action_ttl_s if request.HasField("action_ttl_s") else None),
             tool_executions=[ToolExecution.from_proto(e) for e in request.tool_executions],
         )
-        return pb.FinishRunResponse(run=run.to_proto())
+        return finish_response(run, brief=request.brief, result=result, token_usage=token_usage)
 
     # ---- the tool-execution ledger -------------------------------------------------------------
     async def RecordToolExecutions(

@@ -20,6 +20,7 @@ from riverbeam.store._checkpoints import (
 )
 from riverbeam.store._client_children import ChildRunsClient
 from riverbeam.store._client_ledger import LedgerClient
+from riverbeam.store._finish_reply import finished_run
 from riverbeam.store._history_cache import MessageCache
 from riverbeam.store._session_history import HeldWindow, SessionHistory
 from riverbeam.store._types import (
@@ -252,7 +253,10 @@ class StoreClient(LedgerClient, ChildRunsClient):
             agent_version=agent_version,
             version_policy=version_policy,
             session_config=None if session_config is None else session_config.to_proto(),
-            run_options=None if run_options is None else run_options.to_proto(),
+            # Both stores record empty options as none: an empty message is not worth sending.
+            run_options=None
+            if run_options is None or run_options.is_empty
+            else run_options.to_proto(),
             session_config_narrows=session_config_narrows,
         )
         # The window this runner received last turn: the store sends only what follows it.
@@ -368,9 +372,10 @@ class StoreClient(LedgerClient, ChildRunsClient):
             lease_epoch=_checks.lease_epoch(lease_epoch),
             action_ttl_s=action_ttl_s,
             tool_executions=[e.to_proto() for e in tool_executions],
+            brief=True,
         )
         resp = await self._call(self._stub.FinishRun, request)
-        return Run.from_proto(resp.run)
+        return finished_run(resp, result=result, token_usage=token_usage)
 
     async def record_action_outcome(
         self,

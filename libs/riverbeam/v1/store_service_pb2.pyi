@@ -253,7 +253,7 @@ class BeginRunResponse(_message.Message):
     def __init__(self, session: _Optional[_Union[_records_pb2.Session, _Mapping]] = ..., interaction: _Optional[_Union[_records_pb2.Interaction, _Mapping]] = ..., run: _Optional[_Union[_records_pb2.Run, _Mapping]] = ..., human_message: _Optional[_Union[_records_pb2.Message, _Mapping]] = ..., resolved_actions: _Optional[_Iterable[_Union[_records_pb2.Action, _Mapping]]] = ..., action_messages: _Optional[_Iterable[_Union[_records_pb2.Message, _Mapping]]] = ..., history: _Optional[_Iterable[_Union[_records_pb2.Message, _Mapping]]] = ..., history_after: _Optional[int] = ...) -> None: ...
 
 class FinishRunRequest(_message.Message):
-    __slots__ = ("run_id", "lease_owner", "status", "messages", "pending_actions", "interaction_status", "error_code", "error_message", "token_usage", "model_used", "result", "lease_epoch", "action_ttl_s", "tool_executions")
+    __slots__ = ("run_id", "lease_owner", "status", "messages", "pending_actions", "interaction_status", "error_code", "error_message", "token_usage", "model_used", "result", "lease_epoch", "action_ttl_s", "tool_executions", "brief")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     LEASE_OWNER_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -268,6 +268,7 @@ class FinishRunRequest(_message.Message):
     LEASE_EPOCH_FIELD_NUMBER: _ClassVar[int]
     ACTION_TTL_S_FIELD_NUMBER: _ClassVar[int]
     TOOL_EXECUTIONS_FIELD_NUMBER: _ClassVar[int]
+    BRIEF_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     lease_owner: str
     status: _records_pb2.RunStatus
@@ -282,13 +283,16 @@ class FinishRunRequest(_message.Message):
     lease_epoch: int
     action_ttl_s: float
     tool_executions: _containers.RepeatedCompositeFieldContainer[_ledger_pb2.ToolExecution]
-    def __init__(self, run_id: _Optional[str] = ..., lease_owner: _Optional[str] = ..., status: _Optional[_Union[_records_pb2.RunStatus, str]] = ..., messages: _Optional[_Iterable[_Union[NewMessage, _Mapping]]] = ..., pending_actions: _Optional[_Iterable[_Union[_types_pb2.ActionRequired, _Mapping]]] = ..., interaction_status: _Optional[_Union[_records_pb2.InteractionStatus, str]] = ..., error_code: _Optional[str] = ..., error_message: _Optional[str] = ..., token_usage: _Optional[_Union[_types_pb2.TokenUsage, _Mapping]] = ..., model_used: _Optional[str] = ..., result: _Optional[_Union[_types_pb2.AgentResult, _Mapping]] = ..., lease_epoch: _Optional[int] = ..., action_ttl_s: _Optional[float] = ..., tool_executions: _Optional[_Iterable[_Union[_ledger_pb2.ToolExecution, _Mapping]]] = ...) -> None: ...
+    brief: bool
+    def __init__(self, run_id: _Optional[str] = ..., lease_owner: _Optional[str] = ..., status: _Optional[_Union[_records_pb2.RunStatus, str]] = ..., messages: _Optional[_Iterable[_Union[NewMessage, _Mapping]]] = ..., pending_actions: _Optional[_Iterable[_Union[_types_pb2.ActionRequired, _Mapping]]] = ..., interaction_status: _Optional[_Union[_records_pb2.InteractionStatus, str]] = ..., error_code: _Optional[str] = ..., error_message: _Optional[str] = ..., token_usage: _Optional[_Union[_types_pb2.TokenUsage, _Mapping]] = ..., model_used: _Optional[str] = ..., result: _Optional[_Union[_types_pb2.AgentResult, _Mapping]] = ..., lease_epoch: _Optional[int] = ..., action_ttl_s: _Optional[float] = ..., tool_executions: _Optional[_Iterable[_Union[_ledger_pb2.ToolExecution, _Mapping]]] = ..., brief: _Optional[bool] = ...) -> None: ...
 
 class FinishRunResponse(_message.Message):
-    __slots__ = ("run",)
+    __slots__ = ("run", "as_sent")
     RUN_FIELD_NUMBER: _ClassVar[int]
+    AS_SENT_FIELD_NUMBER: _ClassVar[int]
     run: _records_pb2.Run
-    def __init__(self, run: _Optional[_Union[_records_pb2.Run, _Mapping]] = ...) -> None: ...
+    as_sent: bool
+    def __init__(self, run: _Optional[_Union[_records_pb2.Run, _Mapping]] = ..., as_sent: _Optional[bool] = ...) -> None: ...
 
 class RecordActionOutcomeRequest(_message.Message):
     __slots__ = ("action_id", "outcome", "result", "error", "run_id", "lease_epoch")

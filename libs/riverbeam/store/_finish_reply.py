@@ -1,0 +1,40 @@
+"""A finish step's reply without what its caller sent (FinishRunRequest.brief).
+
+The runner sends the run's result and token usage in FinishRun and then has no use for them
+coming back inside the finished run: building, serialising and reading them again costs both
+processes. For a `brief` request whose finished run holds exactly the result and usage the
+request carried (the usual case; a retry answered with what an earlier attempt stored, or a
+value the store changed, e.g. a NUL scrubbed, does not qualify) the store service leaves the
+two out and says so with `as_sent`; the client puts back copies of its own. Anything else gets
+the whole run, so a request without `brief` (an older client) is answered as before.
+"""
+
+from __future__ import annotations
+
+from riverbeam.types import AgentResult, Run, TokenUsage, deep_copy
+from riverbeam.v1 import store_service_pb2 as pb
+
+__all__ = ["finish_response", "finished_run"]
+
+
+def finish_response(
+    run: Run, *, brief: bool, result: AgentResult | None, token_usage: TokenUsage | None
+) -> pb.FinishRunResponse:
+    """The service's reply: `run` whole, or for a brief request without what it sent."""
+    if not brief or run.result != result or run.token_usage != token_usage:
+        return pb.FinishRunResponse(run=run.to_proto())
+    if result is None and token_usage is None:
+        return pb.FinishRunResponse(run=run.to_proto(), as_sent=True)
+    thin = run.model_copy(update={"result": None, "token_usage": None})
+    return pb.FinishRunResponse(run=thin.to_proto(), as_sent=True)
+
+
+def finished_run(
+    resp: pb.FinishRunResponse, *, result: AgentResult | None, token_usage: TokenUsage | None
+) -> Run:
+    """The client's finished run: as received, completed with copies of what it sent."""
+    run = Run.from_proto(resp.run)
+    if resp.as_sent:
+        run.result = None if result is None else deep_copy(result)
+        run.token_usage = None if token_usage is None else deep_copy(token_usage)
+    return run

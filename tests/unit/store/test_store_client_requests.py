@@ -1,0 +1,88 @@
+"""What StoreClient puts in a step's request: nothing the store would ignore.
+
+The client's calls go straight to a StoreServicer (serialised and parsed on the way, as on
+the wire) so that the server's conversions can be counted.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+
+from riverbeam.store import InMemoryStore, StoreClient
+from riverbeam.types import ContentPart, RunOptions, TurnConfig
+from services.store.servicer import StoreServicer
+
+
+class _Direct:
+    """A stub whose every call is the servicer's method, with the messages serialised."""
+
+    def __init__(self, servicer: StoreServicer) -> None:
+        self._servicer = servicer
+        self.requests: list[Any] = []
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self._servicer, name)
+
+        async def call(request: Any, **_: Any) -> Any:
+            parsed = type(request).FromString(request.SerializeToString())
+            self.requests.append(parsed)
+            reply = await method(parsed, None)
+            return type(reply).FromString(reply.SerializeToString())
+
+        return call
+
+
+@pytest.fixture
+async def client() -> StoreClient:
+    store_client = StoreClient("127.0.0.1:1")
+    store_client._stub = _Direct(StoreServicer(InMemoryStore()))
+    return store_client
+
+
+@pytest.fixture
+def options_read(monkeypatch: pytest.MonkeyPatch) -> list[RunOptions]:
+    """The RunOptions the store service converts out of requests."""
+    seen: list[RunOptions] = []
+    original = RunOptions.from_proto.__func__  # type: ignore[attr-defined]
+
+    def counting(cls: type[RunOptions], msg: Any) -> RunOptions:
+        out: RunOptions = original(cls, msg)
+        seen.append(out)
+        return out
+
+    monkeypatch.setattr(RunOptions, "from_proto", classmethod(counting))
+    return seen
+
+
+async def _begin(client: StoreClient, options: RunOptions | None) -> None:
+    await client.begin_run(
+        session_id=str(uuid.uuid4()),
+        agent_name="a",
+        run_id=str(uuid.uuid4()),
+        lease_owner="w",
+        lease_ttl_s=30,
+        human_content=[ContentPart.of_text("hello")],
+        run_options=options,
+    )
+
+
+async def test_empty_run_options_are_not_sent(
+    client: StoreClient, options_read: list[RunOptions]
+) -> None:
+    await _begin(client, RunOptions())
+    stub: _Direct = client._stub
+    assert not stub.requests[-1].HasField("run_options")
+    assert options_read == []  # nothing for the service to convert
+
+
+async def test_run_options_that_say_something_are_sent(
+    client: StoreClient, options_read: list[RunOptions]
+) -> None:
+    options = RunOptions(time_limit_s=5.0, turn_config=TurnConfig(append_instructions="be brief"))
+    await _begin(client, options)
+    stub: _Direct = client._stub
+    assert stub.requests[-1].HasField("run_options")
+    assert options_read == [options]
