@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from riverbeam.runtime._pipeline_types import Grant
@@ -17,7 +18,25 @@ from riverbeam.types import (
 from riverbeam.v1 import runner_service_pb2 as pb
 from riverbeam.v1 import runner_service_pb2_grpc as pb_grpc
 
-__all__ = ["RunnerClient"]
+__all__ = ["RunnerClient", "RunnerReply"]
+
+
+@dataclass(frozen=True, slots=True)
+class RunnerReply:
+    """The runner's answer to RunInvoke as it came off the wire (a RunInvokeResponse).
+
+    The router hands it to its caller as it is (the caller's InvokeResponse holds the same
+    AgentResult or StreamAck message), so a relayed answer is never converted to the wire
+    types and back; `outcome()` converts it for whoever reads it.
+    """
+
+    message: Any
+
+    def outcome(self) -> AgentResult | StreamAck:
+        """The answer as a wire type (one conversion, on each call)."""
+        if self.message.WhichOneof("outcome") == "ack":
+            return StreamAck.from_proto(self.message.ack)
+        return AgentResult.from_proto(self.message.result)
 
 
 def _grant(grant: Grant) -> pb.CallerGrant:
@@ -52,14 +71,24 @@ class RunnerClient:
         grant: Grant,
         timeout_s: float | None = None,
     ) -> AgentResult | StreamAck:
+        reply = await self.run_invoke_reply(request, model=model, grant=grant, timeout_s=timeout_s)
+        return reply.outcome()
+
+    async def run_invoke_reply(
+        self,
+        request: InvokeRequest,
+        *,
+        model: ModelConfig,
+        grant: Grant,
+        timeout_s: float | None = None,
+    ) -> RunnerReply:
+        """As run_invoke, the answer left as it came (the router relays it unconverted)."""
         message = pb.RunInvokeRequest(
             request=request.to_proto(), model=model.to_proto(), grant=_grant(grant)
         )
         async with translate_rpc_errors(service="runner"):
             reply = await self._stub.RunInvoke(message, timeout=timeout_s)
-        if reply.WhichOneof("outcome") == "ack":
-            return StreamAck.from_proto(reply.ack)
-        return AgentResult.from_proto(reply.result)
+        return RunnerReply(reply)
 
     async def run_resume(
         self,
