@@ -130,15 +130,18 @@ class Gateway(LedgerReads):
             ) from None
 
     async def _agent_map(self, *, refresh: bool) -> dict[str, AgentMetadata]:
+        # A fresh list is read without the lock (nothing is awaited between the check and the
+        # return); the lock only makes concurrent callers of a stale one refresh it once.
+        if not refresh and self._agents and not self._agents_stale():
+            return self._agents
         async with self._agents_lock:
-            if (
-                refresh
-                or not self._agents
-                or time.monotonic() - self._agents_at > self._agents_ttl_s
-            ):
+            if refresh or not self._agents or self._agents_stale():
                 self._agents = {a.name: a for a in await self._runner.list_agents()}
                 self._agents_at = time.monotonic()
             return self._agents
+
+    def _agents_stale(self) -> bool:
+        return time.monotonic() - self._agents_at > self._agents_ttl_s
 
     async def usage(
         self,

@@ -165,3 +165,50 @@ async def test_gateway_invoke_still_answers_a_wire_type(runner: RunnerClient) ->
 
     assert isinstance(result, AgentResult)
     assert result == AgentResult.from_proto(stub.replies[-1].result)
+
+
+class CountingLock(asyncio.Lock):
+    def __init__(self) -> None:
+        super().__init__()
+        self.taken = 0
+
+    async def acquire(self) -> bool:
+        self.taken += 1
+        return await super().acquire()
+
+
+async def test_a_fresh_agent_list_is_read_without_the_lock(runner: RunnerClient) -> None:
+    stub = FakeRunnerStub()
+    gateway = _gateway(runner, stub)
+    lock = CountingLock()
+    gateway._agents_lock = lock
+    servicer = RiverbeamServicer(gateway)
+    await servicer.Invoke(_invoke_request(), Ctx())  # the list is read (under the lock)
+    assert (lock.taken, stub.list_calls) == (1, 1)
+
+    for _ in range(5):
+        await servicer.Invoke(_invoke_request(), Ctx())
+
+    assert (lock.taken, stub.list_calls) == (1, 1)
+
+
+async def test_concurrent_invokes_read_a_missing_agent_list_once(runner: RunnerClient) -> None:
+    stub = FakeRunnerStub()
+    servicer = RiverbeamServicer(_gateway(runner, stub))
+
+    await asyncio.gather(*(servicer.Invoke(_invoke_request(), Ctx()) for _ in range(8)))
+
+    assert stub.list_calls == 1
+    assert len(stub.replies) == 8
+
+
+async def test_a_stale_agent_list_is_read_again(runner: RunnerClient) -> None:
+    stub = FakeRunnerStub()
+    gateway = _gateway(runner, stub)
+    servicer = RiverbeamServicer(gateway)
+    await servicer.Invoke(_invoke_request(), Ctx())
+    gateway._agents_at -= 2 * gateway._agents_ttl_s
+
+    await asyncio.gather(*(servicer.Invoke(_invoke_request(), Ctx()) for _ in range(4)))
+
+    assert stub.list_calls == 2
