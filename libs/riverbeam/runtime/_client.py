@@ -14,11 +14,15 @@ from riverbeam.types import (
     ModelConfig,
     ResumePayload,
     StreamAck,
+    deep_copy,
 )
 from riverbeam.v1 import runner_service_pb2 as pb
 from riverbeam.v1 import runner_service_pb2_grpc as pb_grpc
 
 __all__ = ["RunnerClient", "RunnerReply"]
+
+# Model messages a client keeps (a router's model list is a handful of models).
+_MODELS_HELD = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +66,21 @@ class RunnerClient:
     def __init__(self, target: str, *, round_robin: bool = True) -> None:
         self._channel = open_channel(target, round_robin=round_robin)
         self._stub: Any = pb_grpc.RunnerServiceStub(self._channel)  # type: ignore[no-untyped-call]
+        # The message of each model last sent, by name, with a copy of the model it was made
+        # from: the router sends copies of the same few listed models on every call.
+        self._models: dict[str, tuple[ModelConfig, Any]] = {}
+
+    def _model_message(self, model: ModelConfig) -> Any:
+        """`model.to_proto()`, converted again only when the model differs from the last one
+        of its name (the caller's message gets a copy of it)."""
+        held = self._models.get(model.name)
+        if held is not None and held[0] == model:
+            return held[1]
+        message = model.to_proto()
+        if len(self._models) >= _MODELS_HELD:
+            self._models.clear()
+        self._models[model.name] = (deep_copy(model), message)
+        return message
 
     async def run_invoke(
         self,
@@ -84,7 +103,7 @@ class RunnerClient:
     ) -> RunnerReply:
         """As run_invoke, the answer left as it came (the router relays it unconverted)."""
         message = pb.RunInvokeRequest(
-            request=request.to_proto(), model=model.to_proto(), grant=_grant(grant)
+            request=request.to_proto(), model=self._model_message(model), grant=_grant(grant)
         )
         async with translate_rpc_errors(service="runner"):
             reply = await self._stub.RunInvoke(message, timeout=timeout_s)
@@ -99,7 +118,7 @@ class RunnerClient:
         timeout_s: float | None = None,
     ) -> StreamAck:
         message = pb.RunResumeRequest(
-            request=request.to_proto(), model=model.to_proto(), grant=_grant(grant)
+            request=request.to_proto(), model=self._model_message(model), grant=_grant(grant)
         )
         async with translate_rpc_errors(service="runner"):
             reply = await self._stub.RunResume(message, timeout=timeout_s)

@@ -13,13 +13,14 @@ import pytest
 from riverbeam.auth import DevAuthenticator
 from riverbeam.gateway import Gateway
 from riverbeam.routing import ModelList
-from riverbeam.runtime import RunnerClient
+from riverbeam.runtime import Grant, RunnerClient
 from riverbeam.store import InMemoryStore
 from riverbeam.types import (
     AgentMetadata,
     AgentResult,
     InvokeRequest,
     WireModel,
+    deep_copy,
 )
 from riverbeam.v1 import runner_service_pb2 as runner_pb
 from riverbeam.v1 import types_pb2
@@ -60,11 +61,13 @@ class FakeRunnerStub:
     def __init__(self, *, ack: bool = False) -> None:
         self.ack = ack
         self.replies: list[Any] = []
+        self.sent: list[Any] = []
         self.list_calls = 0
 
     async def RunInvoke(self, message: Any, **_: Any) -> Any:
         # As off the wire: the reply is parsed from bytes, the request is serialised.
         wire = runner_pb.RunInvokeRequest.FromString(message.SerializeToString())
+        self.sent.append(wire)
         made = (_ack_reply if self.ack else _result_reply)(wire.request)
         reply = runner_pb.RunInvokeResponse.FromString(made.SerializeToString())
         self.replies.append(reply)
@@ -143,13 +146,10 @@ async def test_the_runners_answer_is_relayed_unconverted(
 
     response = await servicer.Invoke(_invoke_request(), Ctx())
 
-    # The caller's request is read once and the runner's request written once (with the
-    # routed model); the runner's answer is neither read into a wire type nor written back.
-    assert sorted(conversions) == [
-        ("from", "InvokeRequest"),
-        ("to", "InvokeRequest"),
-        ("to", "ModelConfig"),
-    ]
+    # The caller's request is read once and the runner's request written once (the routed
+    # model's message is the one made for the first call); the runner's answer is neither
+    # read into a wire type nor written back.
+    assert sorted(conversions) == [("from", "InvokeRequest"), ("to", "InvokeRequest")]
     reply = stub.replies[-1]
     outcome = "ack" if ack else "result"
     assert response.WhichOneof("outcome") == outcome
@@ -212,3 +212,25 @@ async def test_a_stale_agent_list_is_read_again(runner: RunnerClient) -> None:
     await asyncio.gather(*(servicer.Invoke(_invoke_request(), Ctx()) for _ in range(4)))
 
     assert stub.list_calls == 2
+
+
+async def test_a_models_message_is_made_again_when_the_model_differs(
+    runner: RunnerClient, conversions: list[tuple[str, str]]
+) -> None:
+    stub = FakeRunnerStub()
+    runner._stub = stub
+    model = ModelList.default().models[0]
+    changed = model.model_copy(update={"max_tokens": model.max_tokens + 1})
+    expected = [model.to_proto()] * 3 + [changed.to_proto()]
+    grant = Grant(subject="dev")
+    request = InvokeRequest.from_proto(_invoke_request())
+    conversions.clear()
+
+    for _ in range(3):  # copies of one listed model, as the router's routing hands out
+        await runner.run_invoke_reply(request, model=deep_copy(model), grant=grant)
+    await runner.run_invoke_reply(request, model=changed, grant=grant)
+    model.capabilities.append("added-later")  # mutated after its message was made
+    await runner.run_invoke_reply(request, model=model, grant=grant)
+
+    assert conversions.count(("to", "ModelConfig")) == 3
+    assert [wire.model for wire in stub.sent] == [*expected, model.to_proto()]
