@@ -10,6 +10,7 @@ from typing import Any
 from riverbeam.auth import Principal
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.gateway import Gateway
+from riverbeam.runtime import RunnerReply
 from riverbeam.store import usage_row_to_proto
 from riverbeam.types import AgentResult, InvokeRequest, ResumePayload, StreamAck
 from riverbeam.v1 import ledger_pb2
@@ -38,9 +39,15 @@ class RiverbeamServicer(pb_grpc.RiverbeamServiceServicer):
 
     async def Invoke(self, request: Any, context: Any) -> pb.InvokeResponse:
         principal = self._principal(context)
-        outcome = await self._gw.invoke(
+        outcome = await self._gw.invoke_relayed(
             principal, InvokeRequest.from_proto(request), timeout_s=_remaining(context)
         )
+        if isinstance(outcome, RunnerReply):
+            # The runner's answer, handed on unconverted (the same AgentResult / StreamAck).
+            reply = outcome.message
+            if reply.WhichOneof("outcome") == "ack":
+                return pb.InvokeResponse(ack=reply.ack)
+            return pb.InvokeResponse(result=reply.result)
         if isinstance(outcome, StreamAck):
             return pb.InvokeResponse(ack=outcome.to_proto())
         assert isinstance(outcome, AgentResult)

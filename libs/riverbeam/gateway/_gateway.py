@@ -34,10 +34,15 @@ from riverbeam.gateway._early import discard_early, subscribe_early, subscribed_
 from riverbeam.gateway._ledger import LedgerReads
 from riverbeam.gateway._lost_runner import await_lost_run, cancel_when_continued
 from riverbeam.gateway._ownership import not_found_error, owner_refusal
-from riverbeam.gateway._ports import FramesPort, FramesSubscription, RunnerPort
+from riverbeam.gateway._ports import (
+    FramesPort,
+    FramesSubscription,
+    RelayingRunner,
+    RunnerPort,
+)
 from riverbeam.gateway._usage import UsageReport, usage_report
 from riverbeam.routing import ModelList, ModelRouter, check_agent_accepts, is_placeholder
-from riverbeam.runtime import Grant, active_agent
+from riverbeam.runtime import Grant, RunnerReply, active_agent
 from riverbeam.store import BeamStore
 from riverbeam.types import (
     Action,
@@ -78,6 +83,10 @@ class Gateway(LedgerReads):
     ) -> None:
         self._auth = authenticator
         self._runner = runner
+        # A remote runner's invoke answer is relayed to a protobuf caller as it came.
+        self._relaying: RelayingRunner | None = (
+            runner if isinstance(runner, RelayingRunner) else None
+        )
         self._store = store
         self._models = models
         self._router = ModelRouter(models)
@@ -121,15 +130,18 @@ class Gateway(LedgerReads):
             ) from None
 
     async def _agent_map(self, *, refresh: bool) -> dict[str, AgentMetadata]:
+        # A fresh list is read without the lock (nothing is awaited between the check and the
+        # return); the lock only makes concurrent callers of a stale one refresh it once.
+        if not refresh and self._agents and not self._agents_stale():
+            return self._agents
         async with self._agents_lock:
-            if (
-                refresh
-                or not self._agents
-                or time.monotonic() - self._agents_at > self._agents_ttl_s
-            ):
+            if refresh or not self._agents or self._agents_stale():
                 self._agents = {a.name: a for a in await self._runner.list_agents()}
                 self._agents_at = time.monotonic()
             return self._agents
+
+    def _agents_stale(self) -> bool:
+        return time.monotonic() - self._agents_at > self._agents_ttl_s
 
     async def usage(
         self,
@@ -162,6 +174,18 @@ class Gateway(LedgerReads):
     async def invoke(
         self, principal: Principal, request: InvokeRequest, *, timeout_s: float | None = None
     ) -> AgentResult | StreamAck:
+        outcome = await self.invoke_relayed(principal, request, timeout_s=timeout_s)
+        return outcome.outcome() if isinstance(outcome, RunnerReply) else outcome
+
+    async def invoke_relayed(
+        self, principal: Principal, request: InvokeRequest, *, timeout_s: float | None = None
+    ) -> AgentResult | StreamAck | RunnerReply:
+        """As `invoke`; a remote runner's answer comes back as it came off the wire.
+
+        For a caller that hands the answer on in protobuf (the router's servicer): the
+        runner's AgentResult or StreamAck message is not converted to a wire type and back.
+        An answer made here (a lost runner's run, answered from its record) is a wire type.
+        """
         if request.actions:
             raise RiverbeamError(
                 ErrorCode.INVALID_ARGUMENT, "actions belong in Resume, not Invoke", field="actions"
@@ -219,6 +243,10 @@ class Gateway(LedgerReads):
         deadline = None if timeout_s is None else asyncio.get_running_loop().time() + timeout_s
         try:
             with owner_refusal():
+                if self._relaying is not None:
+                    return await self._relaying.run_invoke_reply(
+                        req, model=decision.model, grant=grant, timeout_s=timeout_s
+                    )
                 return await self._runner.run_invoke(
                     req, model=decision.model, grant=grant, timeout_s=timeout_s
                 )

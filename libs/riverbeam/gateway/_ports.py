@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Protocol, runtime_checkable
 
-from riverbeam.runtime import Grant
+from riverbeam.runtime import Grant, RunnerReply
 from riverbeam.types import (
     AgentMetadata,
     AgentResult,
@@ -21,6 +21,7 @@ from riverbeam.types import (
 __all__ = [
     "FramesPort",
     "FramesSubscription",
+    "RelayingRunner",
     "RunWithSessionReads",
     "RunnerPort",
     "SubscribingFrames",
@@ -51,6 +52,21 @@ class RunnerPort(Protocol):
     async def cancel_run(self, request_id: str, *, reason: str | None = None) -> bool: ...
 
     async def list_agents(self) -> list[AgentMetadata]: ...
+
+
+@runtime_checkable
+class RelayingRunner(Protocol):
+    """A RunnerPort whose invoke answer can be handed on as it came off the wire
+    (RunnerClient), unconverted."""
+
+    async def run_invoke_reply(
+        self,
+        request: InvokeRequest,
+        *,
+        model: ModelConfig,
+        grant: Grant,
+        timeout_s: float | None = None,
+    ) -> RunnerReply: ...
 
 
 class FramesPort(Protocol):

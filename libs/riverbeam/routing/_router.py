@@ -22,7 +22,14 @@ from typing import Any
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.routing._model_list import ModelList
-from riverbeam.types import AgentMetadata, ContentPart, Modality, ModelConfig, modalities_of
+from riverbeam.types import (
+    AgentMetadata,
+    ContentPart,
+    Modality,
+    ModelConfig,
+    deep_copy,
+    modalities_of,
+)
 
 __all__ = ["ModelRouter", "RoutingDecision", "RoutingReason"]
 
@@ -181,7 +188,7 @@ class ModelRouter:
                 f"model {name!r} lacks the capabilities {sorted(missing_capabilities)}",
                 field="metadata.capabilities",
             )
-        return RoutingDecision(model.model_copy(deep=True), reason, (name,))
+        return RoutingDecision(deep_copy(model), reason, (name,))
 
     def _route(self, needed: set[Modality], required: set[str], tags: set[str]) -> RoutingDecision:
         candidates = list(self._models)
@@ -223,7 +230,7 @@ class ModelRouter:
             tied = sum(1 for m in candidates if m.cost_per_1k_tokens == chosen.cost_per_1k_tokens)
             reason = RoutingReason.COST if tied == 1 else RoutingReason.LIST_ORDER
             settled = (reason, tuple(m.name for m in candidates))
-        return RoutingDecision(chosen.model_copy(deep=True), *settled)
+        return RoutingDecision(deep_copy(chosen), *settled)
 
     def _no_modalities(self, needed: set[Modality]) -> RiverbeamError:
         non_text = needed - {"text"}

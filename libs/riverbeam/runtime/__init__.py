@@ -21,6 +21,7 @@ __all__ = [
     "PreparedRun",
     "RiverBeam",
     "RunnerClient",
+    "RunnerReply",
     "SinkFactory",
     "active_agent",
     "default_client",
@@ -31,7 +32,7 @@ __all__ = [
 ]
 
 if _typing.TYPE_CHECKING:
-    from riverbeam.runtime._client import RunnerClient
+    from riverbeam.runtime._client import RunnerClient, RunnerReply
     from riverbeam.runtime._facade import MemorySinks, RiverBeam
     from riverbeam.runtime._handoff import active_agent
     from riverbeam.runtime._jetstream import JetStreamFrames, JetStreamSinks
@@ -52,6 +53,7 @@ if _typing.TYPE_CHECKING:
 # what the caller then uses.
 _LAZY: dict[str, str | tuple[str, str]] = {
     "RunnerClient": "riverbeam.runtime._client",
+    "RunnerReply": "riverbeam.runtime._client",
     "MemorySinks": "riverbeam.runtime._facade",
     "RiverBeam": "riverbeam.runtime._facade",
     "active_agent": "riverbeam.runtime._handoff",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from riverbeam.runtime._pipeline_types import Grant
@@ -13,11 +14,33 @@ from riverbeam.types import (
     ModelConfig,
     ResumePayload,
     StreamAck,
+    deep_copy,
 )
 from riverbeam.v1 import runner_service_pb2 as pb
 from riverbeam.v1 import runner_service_pb2_grpc as pb_grpc
 
-__all__ = ["RunnerClient"]
+__all__ = ["RunnerClient", "RunnerReply"]
+
+# Model messages a client keeps (a router's model list is a handful of models).
+_MODELS_HELD = 64
+
+
+@dataclass(frozen=True, slots=True)
+class RunnerReply:
+    """The runner's answer to RunInvoke as it came off the wire (a RunInvokeResponse).
+
+    The router hands it to its caller as it is (the caller's InvokeResponse holds the same
+    AgentResult or StreamAck message), so a relayed answer is never converted to the wire
+    types and back; `outcome()` converts it for whoever reads it.
+    """
+
+    message: Any
+
+    def outcome(self) -> AgentResult | StreamAck:
+        """The answer as a wire type (one conversion, on each call)."""
+        if self.message.WhichOneof("outcome") == "ack":
+            return StreamAck.from_proto(self.message.ack)
+        return AgentResult.from_proto(self.message.result)
 
 
 def _grant(grant: Grant) -> pb.CallerGrant:
@@ -43,6 +66,21 @@ class RunnerClient:
     def __init__(self, target: str, *, round_robin: bool = True) -> None:
         self._channel = open_channel(target, round_robin=round_robin)
         self._stub: Any = pb_grpc.RunnerServiceStub(self._channel)  # type: ignore[no-untyped-call]
+        # The message of each model last sent, by name, with a copy of the model it was made
+        # from: the router sends copies of the same few listed models on every call.
+        self._models: dict[str, tuple[ModelConfig, Any]] = {}
+
+    def _model_message(self, model: ModelConfig) -> Any:
+        """`model.to_proto()`, converted again only when the model differs from the last one
+        of its name (the caller's message gets a copy of it)."""
+        held = self._models.get(model.name)
+        if held is not None and held[0] == model:
+            return held[1]
+        message = model.to_proto()
+        if len(self._models) >= _MODELS_HELD:
+            self._models.clear()
+        self._models[model.name] = (deep_copy(model), message)
+        return message
 
     async def run_invoke(
         self,
@@ -52,14 +90,24 @@ class RunnerClient:
         grant: Grant,
         timeout_s: float | None = None,
     ) -> AgentResult | StreamAck:
+        reply = await self.run_invoke_reply(request, model=model, grant=grant, timeout_s=timeout_s)
+        return reply.outcome()
+
+    async def run_invoke_reply(
+        self,
+        request: InvokeRequest,
+        *,
+        model: ModelConfig,
+        grant: Grant,
+        timeout_s: float | None = None,
+    ) -> RunnerReply:
+        """As run_invoke, the answer left as it came (the router relays it unconverted)."""
         message = pb.RunInvokeRequest(
-            request=request.to_proto(), model=model.to_proto(), grant=_grant(grant)
+            request=request.to_proto(), model=self._model_message(model), grant=_grant(grant)
         )
         async with translate_rpc_errors(service="runner"):
             reply = await self._stub.RunInvoke(message, timeout=timeout_s)
-        if reply.WhichOneof("outcome") == "ack":
-            return StreamAck.from_proto(reply.ack)
-        return AgentResult.from_proto(reply.result)
+        return RunnerReply(reply)
 
     async def run_resume(
         self,
@@ -70,7 +118,7 @@ class RunnerClient:
         timeout_s: float | None = None,
     ) -> StreamAck:
         message = pb.RunResumeRequest(
-            request=request.to_proto(), model=model.to_proto(), grant=_grant(grant)
+            request=request.to_proto(), model=self._model_message(model), grant=_grant(grant)
         )
         async with translate_rpc_errors(service="runner"):
             reply = await self._stub.RunResume(message, timeout=timeout_s)

@@ -165,6 +165,24 @@ def test_decision_holds_a_copy() -> None:
     assert "mutated" not in FLEET.get("premium").capabilities  # type: ignore[union-attr]
 
 
+@pytest.mark.parametrize("override", ["premium", None], ids=["override", "routed"])
+def test_the_copy_is_made_without_copy_deepcopy(
+    monkeypatch: pytest.MonkeyPatch, override: str | None
+) -> None:
+    # model_copy(deep=True) ran copy.deepcopy (memo, __reduce_ex__) on every invoke; the
+    # decision's copy is made by walking the model's values (riverbeam.types.deep_copy).
+    deepcopies: list[str] = []
+    monkeypatch.setattr(
+        ModelConfig, "__deepcopy__", lambda self, memo=None: deepcopies.append(self.name)
+    )
+    decision = route(override=override)
+    assert deepcopies == []
+    listed = FLEET.get(decision.model.name)
+    assert decision.model == listed and decision.model is not listed
+    assert decision.model.capabilities is not listed.capabilities  # type: ignore[union-attr]
+    assert decision.model.modalities is not listed.modalities  # type: ignore[union-attr]
+
+
 def test_empty_override_routes() -> None:
     assert route(override="").reason is RoutingReason.COST
 
