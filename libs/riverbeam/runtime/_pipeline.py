@@ -48,7 +48,7 @@ from riverbeam.runtime._pipeline_types import (
 )
 from riverbeam.runtime._records import agent_options, finish_messages, pending_actions
 from riverbeam.runtime._run_options import apply_options, run_options_for
-from riverbeam.runtime._sinks import FrameSink, SinkFactory
+from riverbeam.runtime._sinks import FrameSink, SinkFactory, close_sink
 from riverbeam.runtime._steps import (
     CancelElsewhere,
     close_abandoned,
@@ -338,6 +338,8 @@ class Pipeline:
             lease.cancel()
             self._live.pop(prepared.request_id, None)
             self._held.discard(prepared.run_id)
+            if sink is not None:
+                await close_sink(sink)
         if outcome.error is not None and not prepared.request.stream:
             raise outcome.error
         return outcome.result

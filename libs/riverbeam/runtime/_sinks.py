@@ -8,13 +8,22 @@ from riverbeam.core.errors import RiverbeamError
 from riverbeam.stream import StreamConfig
 from riverbeam.types import StreamChunk
 
-__all__ = ["CollectingSink", "FrameSink", "SinkFactory"]
+__all__ = ["CollectingSink", "FrameSink", "SinkFactory", "close_sink"]
 
 
 class FrameSink(Protocol):
     """Publishes one request's frames in order."""
 
     async def publish(self, chunk: StreamChunk) -> None: ...
+
+
+async def close_sink(sink: FrameSink) -> None:
+    """End a run's sink: stop the background delivery of one that queues frames (a run that
+    ends without its terminal frame leaves nothing running). Sinks that deliver each frame
+    in its publish() have nothing to end."""
+    aclose = getattr(sink, "aclose", None)
+    if aclose is not None:
+        await aclose()
 
 
 class SinkFactory(Protocol):
