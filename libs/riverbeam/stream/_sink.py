@@ -119,23 +119,25 @@ class SequencedSink(abc.ABC):
                     last_seq=self._last_seq,
                 )
             if self._max_pending and not self._confirms(chunk):
-                await self._wait_until(self._has_room)
-                self._raise_failure()
-                self._queue.append(self._numbered(chunk))
-                if self._worker is None:
-                    self._worker = asyncio.create_task(
-                        self._deliver_queued(), name=f"frames {self._request_id}"
-                    )
-                return
-            await self._settle()
-            frame = self._numbered(chunk)
-            try:
-                await self._deliver(frame)
-            except RiverbeamError as err:
-                self._note_refusal(err)
-                raise
-            if frame.is_terminal:
-                self._terminal = frame
+                started = await self._enqueue(chunk)
+                turns = 2 if started else 1
+            else:
+                await self._settle()
+                frame = self._numbered(chunk)
+                try:
+                    await self._deliver(frame)
+                except RiverbeamError as err:
+                    self._note_refusal(err)
+                    raise
+                if frame.is_terminal:
+                    self._terminal = frame
+                turns = 0
+        # Let the delivery go on now, not only when the caller next waits for something itself
+        # (an agent may compute for a while): one turn of the loop takes in an ack that came
+        # and sends the next frame; a delivery just started needs a second turn, for the
+        # connection's writer to put its frame on the wire.
+        for _ in range(turns):
+            await asyncio.sleep(0)
 
     async def drain(self) -> None:
         """Wait until every frame published so far was delivered.
@@ -163,6 +165,18 @@ class SequencedSink(abc.ABC):
             )
         if self._failure is not None:
             log.warning("frame delivery of %s failed: %s", self._request_id, self._failure)
+
+    async def _enqueue(self, chunk: StreamChunk) -> bool:
+        """Number and queue the frame; True when this started the delivery task."""
+        await self._wait_until(self._has_room)
+        self._raise_failure()
+        self._queue.append(self._numbered(chunk))
+        if self._worker is not None:
+            return False
+        self._worker = asyncio.create_task(
+            self._deliver_queued(), name=f"frames {self._request_id}"
+        )
+        return True
 
     def _confirms(self, chunk: StreamChunk) -> bool:
         """True for a frame whose publish() must deliver it before returning (the terminal)."""
