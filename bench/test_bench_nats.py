@@ -85,11 +85,12 @@ async def test_nats_publish(js: JetStreamContext) -> None:
         return per_call(publish)
 
     async def ours(n: int) -> list[float]:
-        publisher = RequestPublisher(js, str(uuid.uuid4()), config=CONFIG)
+        # max_pending=0: each publish awaits its ack, as this section measures.
+        publisher = RequestPublisher(js, str(uuid.uuid4()), config=CONFIG, max_pending=0)
         return await per_call(lambda: publisher.publish(frame))(n)
 
     async def framing(n: int) -> list[float]:
-        publisher = _FramingOnly(js, str(uuid.uuid4()), config=CONFIG)
+        publisher = _FramingOnly(js, str(uuid.uuid4()), config=CONFIG, max_pending=0)
         return await per_call(lambda: publisher.publish(frame))(n)
 
     await compare(

@@ -25,7 +25,7 @@ from riverbeam.agents._ledger import ToolLedger
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.runtime._frames import stamp
 from riverbeam.runtime._pipeline_types import Grant, PreparedRun
-from riverbeam.runtime._sinks import FrameSink, SinkFactory
+from riverbeam.runtime._sinks import FrameSink, SinkFactory, confirm_frames
 from riverbeam.runtime._steps import TRANSIENT_STORE_CODES
 from riverbeam.store import BeamStore, BeginRunResult, RunCheckpoint, TakenOverRun
 from riverbeam.store._checks import version_pin, version_policy
@@ -113,6 +113,8 @@ class RunCheckpointer:
             "next_seq": _sink_seq(self._sink) + 1,
             "agent": agent_state,
         }
+        # The checkpoint covers the frames published before it: they are stored first.
+        await confirm_frames(self._sink)
         deadline = time.monotonic() + self._retry_s
         delay = 0.1
         while True:

@@ -48,7 +48,13 @@ from riverbeam.runtime._pipeline_types import (
 )
 from riverbeam.runtime._records import agent_options, finish_messages, pending_actions
 from riverbeam.runtime._run_options import apply_options, run_options_for
-from riverbeam.runtime._sinks import FrameSink, SinkFactory
+from riverbeam.runtime._sinks import (
+    FrameSink,
+    SinkFactory,
+    close_sink,
+    confirm_frames,
+    confirm_frames_before_finish,
+)
 from riverbeam.runtime._steps import (
     CancelElsewhere,
     close_abandoned,
@@ -338,6 +344,8 @@ class Pipeline:
             lease.cancel()
             self._live.pop(prepared.request_id, None)
             self._held.discard(prepared.run_id)
+            if sink is not None:
+                await close_sink(sink)
         if outcome.error is not None and not prepared.request.stream:
             raise outcome.error
         return outcome.result
@@ -357,6 +365,8 @@ class Pipeline:
         (BEM-036) nothing is published and the reaper ends the run once the lease expires.
         """
         agent = prepared.request.agent_name
+        if sink is not None:
+            await confirm_frames_before_finish(sink, prepared.run_id)
         try:
             await finish_with_retry(
                 lambda: self._finish(prepared, outcome, tracker),
@@ -453,6 +463,8 @@ class Pipeline:
                     raise_if_cancel_was_swallowed()
                     frame = stamp(raw, **ids)
                     tracker.observe(frame)
+                    if frame.is_terminal:
+                        await confirm_frames(sink)  # a lost frame fails the run, as before
                     if frame.type == "done":
                         return done_outcome(prepared, frame, usage)
                     if frame.type == "error":

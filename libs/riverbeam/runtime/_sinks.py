@@ -2,19 +2,60 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Protocol
 
 from riverbeam.core.errors import RiverbeamError
 from riverbeam.stream import StreamConfig
 from riverbeam.types import StreamChunk
 
-__all__ = ["CollectingSink", "FrameSink", "SinkFactory"]
+__all__ = [
+    "CollectingSink",
+    "FrameSink",
+    "SinkFactory",
+    "close_sink",
+    "confirm_frames",
+    "confirm_frames_before_finish",
+]
+
+log = logging.getLogger("riverbeam.pipeline")
 
 
 class FrameSink(Protocol):
     """Publishes one request's frames in order."""
 
     async def publish(self, chunk: StreamChunk) -> None: ...
+
+
+async def confirm_frames(sink: FrameSink) -> None:
+    """Wait until every frame published to the sink so far is stored (a sink that queues
+    frames, see SequencedSink); raises the first delivery error not raised yet.
+
+    The run's records rely on it: a finished run's frames before its terminal one are all on
+    the stream (FollowStream ends a finished run's quiet stream right after its last stored
+    frame), and a checkpoint covers only frames that are stored.
+    """
+    drain = getattr(sink, "drain", None)
+    if drain is not None:
+        await drain()
+
+
+async def confirm_frames_before_finish(sink: FrameSink, run_id: str) -> None:
+    """confirm_frames for a run that ends otherwise than by its agent's terminal frame (it
+    failed, was cancelled): a delivery error is logged, and the run ends as it was going to."""
+    try:
+        await confirm_frames(sink)
+    except RiverbeamError as err:
+        log.error("frames of %s not all published: %s", run_id, err)
+
+
+async def close_sink(sink: FrameSink) -> None:
+    """End a run's sink: stop the background delivery of one that queues frames (a run that
+    ends without its terminal frame leaves nothing running). Sinks that deliver each frame
+    in its publish() have nothing to end."""
+    aclose = getattr(sink, "aclose", None)
+    if aclose is not None:
+        await aclose()
 
 
 class SinkFactory(Protocol):

@@ -27,6 +27,8 @@ MSG_ID_HEADER = "Nats-Msg-Id"
 EXPECTED_LAST_SUBJECT_SEQ_HEADER = "Nats-Expected-Last-Subject-Sequence"
 # JetStream error code: "wrong last sequence" (the expected-last header did not match).
 _WRONG_LAST_SEQUENCE = 10071
+# Frames one request may have numbered but not yet acknowledged before publish() waits.
+DEFAULT_MAX_PENDING = 32
 
 # Failures that cannot get better by publishing the same bytes again.
 _PERMANENT: tuple[type[Exception], ...] = (
@@ -60,6 +62,12 @@ class RequestPublisher(SequencedSink):
     empty again), the writer carries on from there. With `ensure_missing_stream`, a stream
     that vanished (NATS restarted without its data) is created again and the frame retried.
 
+    The chain means one frame on the wire at a time, but the caller need not wait for it: a
+    non-terminal frame is queued (see SequencedSink) and its publish() returns at once, so the
+    agent goes on while the acks come back. The terminal frame, and a continuing writer's
+    first frame, are sent only after every earlier frame's ack, and their publish() returns
+    with their own ack. A fenced frame's BEM-115 is raised by the next publish().
+
     Args:
         js: A JetStream context.
         request_id: The request's UUID.
@@ -71,6 +79,8 @@ class RequestPublisher(SequencedSink):
             Such a writer does not know the subject's last stream sequence: its first frame
             is deduplicated by number only.
         ensure_missing_stream: Create the stream again when a publish finds it missing.
+        max_pending: Frames queued for delivery before publish() waits (0: every publish
+            awaits its acknowledgement).
     """
 
     def __init__(
@@ -84,8 +94,9 @@ class RequestPublisher(SequencedSink):
         backoff_s: float = 0.1,
         start_after_seq: int = 0,
         ensure_missing_stream: bool = False,
+        max_pending: int = DEFAULT_MAX_PENDING,
     ) -> None:
-        super().__init__(request_id, start_after_seq=start_after_seq)
+        super().__init__(request_id, start_after_seq=start_after_seq, max_pending=max_pending)
         self._expected_last: int | None = 0 if start_after_seq == 0 else None
         # The frame whose publish was sent but never acknowledged (e.g. cancelled meanwhile):
         # if it landed, it is this writer's own and not another writer's.
@@ -105,6 +116,11 @@ class RequestPublisher(SequencedSink):
     @property
     def subject(self) -> str:
         return self._subject
+
+    def _confirms(self, chunk: StreamChunk) -> bool:
+        # A writer continuing a request has no fence until its first frame is acknowledged,
+        # and its caller renumbers that frame when it was a duplicate (BEM-031).
+        return chunk.is_terminal or self._expected_last is None
 
     async def _deliver(self, frame: StreamChunk) -> None:
         assert frame.seq is not None

@@ -26,6 +26,7 @@ async def test_reaper_renumbers_after_a_collision(
     runner = RequestPublisher(nats.js, request_id, config=config)
     await runner.publish(_chunk("one"))
     await runner.publish(_chunk("two"))
+    await runner.drain()  # both landed (a non-terminal publish does not wait for its ack)
 
     real_last_seq = _jetstream.last_seq
     calls = 0

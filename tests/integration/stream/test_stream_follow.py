@@ -230,6 +230,7 @@ async def test_last_frame_and_last_seq(nats: NatsConnection) -> None:
     request_id = new_id()
     pub = RequestPublisher(nats.js, request_id)
     await pub.publish(text_chunk("a"))
+    await pub.drain()  # a non-terminal frame's publish does not wait for its ack
     assert await last_seq(nats.js, request_id) == 1
     await pub.publish(done_frame())
 

@@ -98,8 +98,9 @@ async def test_publish_gives_up_after_bounded_attempts() -> None:
     dead = Unreachable()
     pub = RequestPublisher(dead, request_id, attempts=3, backoff_s=0.01)  # type: ignore[arg-type]
 
+    await pub.publish(text_chunk("a"))  # queued: its publish does not wait for the ack
     with pytest.raises(RiverbeamError) as info:
-        await pub.publish(text_chunk("a"))
+        await pub.drain()
 
     assert info.value.code is ErrorCode.STREAM_PUBLISH_FAILED
     assert dead.msg_ids == [f"{request_id}:1"] * 3
@@ -128,10 +129,14 @@ async def test_nothing_is_published_after_the_terminal_frame(nats: NatsConnectio
 
 async def test_second_writer_of_a_request_is_refused(nats: NatsConnection) -> None:
     request_id = new_id()
-    await RequestPublisher(nats.js, request_id).publish(text_chunk("first writer"))
+    first = RequestPublisher(nats.js, request_id)
+    await first.publish(text_chunk("first writer"))
+    await first.drain()
 
+    second = RequestPublisher(nats.js, request_id)
+    await second.publish(text_chunk("second writer"))
     with pytest.raises(RiverbeamError) as info:
-        await RequestPublisher(nats.js, request_id).publish(text_chunk("second writer"))
+        await second.drain()
 
     assert info.value.code is ErrorCode.REQUEST_ID_REUSED
     assert await stored_count(nats, request_id) == 1
@@ -143,8 +148,9 @@ async def test_publish_to_a_subject_no_stream_captures_fails(nats: NatsConnectio
     config = StreamConfig(name="RIVERBEAM_NOT_CREATED", subject_prefix="riverbeam.notcreated")
     pub = RequestPublisher(nats.js, new_id(), config=config, attempts=2, backoff_s=0.01)
 
+    await pub.publish(text_chunk("a"))
     with pytest.raises(RiverbeamError) as info:
-        await pub.publish(text_chunk("a"))
+        await pub.drain()
     assert info.value.code is ErrorCode.STREAM_PUBLISH_FAILED
 
 
