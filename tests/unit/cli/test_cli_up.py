@@ -63,6 +63,25 @@ def _gone(pid: int) -> bool:
     return False
 
 
+def _free_port_run(count: int) -> int:
+    """The first of `count` consecutive free ports, below the ephemeral range (32768 up on
+    Linux): there, the ports after a probed free one are often taken by other tests' sockets."""
+    for base in range(20_000 + os.getpid() % 997 * 10, 32_000, count):
+        socks: list[socket.socket] = []
+        try:
+            for port in range(base, base + count):
+                sock = socket.socket()
+                socks.append(sock)
+                sock.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        finally:
+            for sock in socks:
+                sock.close()
+        return base
+    raise RuntimeError(f"no {count} consecutive free ports below 32000")
+
+
 def _env(data_dir: Path, svc: str) -> dict[str, str]:
     lines = (data_dir / f"{svc}.env").read_text().splitlines()
     return dict(line.split("=", 1) for line in lines)
@@ -319,9 +338,7 @@ async def test_each_service_gets_its_own_metrics_port_shown_in_the_banner(
     tmp_path: Path, fake_python: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("RIVERBEAM_METRICS_PORT", "9464")  # inherited: must not reach them all
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        base = probe.getsockname()[1]
+    base = _free_port_run(4)
     consoles, out = _consoles()
     stack = LocalStack(data_dir=tmp_path, python=fake_python, metrics_base_port=base)
     stop = asyncio.Event()
