@@ -19,7 +19,7 @@ from riverbeam.runtime import (
 from riverbeam.runtime._reaper import FenceRevoker
 from riverbeam.sandbox import FenceClient
 from riverbeam.server import GrpcServer, ServiceApp, ServiceBinding, health_follows, open_channel
-from riverbeam.store import BeamStore, InMemoryStore, StoreClient
+from riverbeam.store import BeamStore, StoreClient
 from riverbeam.stream import (
     NatsConnection,
     StreamConfig,
@@ -38,7 +38,13 @@ SERVICE_NAME = "riverbeam.v1.RunnerService"
 
 @contextlib.asynccontextmanager
 async def build(settings: RunnerSettings) -> AsyncIterator[ServiceApp]:
-    store: BeamStore = StoreClient(settings.store_url) if settings.store_url else InMemoryStore()
+    store: BeamStore
+    if settings.store_url:
+        store = StoreClient(settings.store_url)
+    else:  # a runner without a store service: the in-memory store, loaded only then
+        from riverbeam.store._memory import InMemoryStore
+
+        store = InMemoryStore()
     config = StreamConfig(
         name=settings.stream_name,
         max_age_s=settings.stream_max_age_s,

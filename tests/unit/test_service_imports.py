@@ -36,11 +36,14 @@ _PROBE = textwrap.dedent(
 
     async def wire() -> None:
         from riverbeam.runtime import MemorySinks, RiverBeam, wire_agents
-        from riverbeam.store import InMemoryStore
+        from riverbeam.store import StoreClient
 
-        beam = RiverBeam(store=InMemoryStore(), sinks=MemorySinks())
+        # A store service, as `riverbeam up` gives the runner (the channel connects on a call).
+        store = StoreClient("127.0.0.1:1")
+        beam = RiverBeam(store=store, sinks=MemorySinks())
         for close in await wire_agents(beam, settings, env={}):
             await close()
+        await store.aclose()
 
     if name.value in ("store", "sandbox"):
         asyncio.run(enter())
@@ -88,6 +91,7 @@ _NOT_LOADED: dict[str, tuple[str, ...]] = {
         "jsonschema",  # with the first request that has a response schema
         "pygit2",
         "riverbeam.sandbox",
+        "riverbeam.agents",  # with the first request that has a response schema
         "riverbeam.runtime._pipeline",
         "riverbeam.runtime._checkpointing",
         "riverbeam.agents._guardrails",
@@ -101,6 +105,7 @@ _NOT_LOADED: dict[str, tuple[str, ...]] = {
         "riverbeam.agents._config",  # riverbeam.yaml's machinery: no RIVERBEAM_CONFIG here
         "riverbeam.agents._mcp",
         "riverbeam.runtime._config_agents",
+        "riverbeam.store._memory",  # its store is the store service
     ),
 }
 

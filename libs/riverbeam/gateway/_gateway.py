@@ -13,7 +13,6 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator
 from datetime import datetime
 
-from riverbeam.agents import ResponseSchema
 from riverbeam.auth import (
     DEFAULT_LIMITS,
     Authenticator,
@@ -192,7 +191,10 @@ class Gateway(LedgerReads):
             )
         validate_invoke_limits(request, self._limits)
         # A schema that is not a JSON Schema is refused before anything is written (BEM-201).
-        ResponseSchema.combine(None, request.response_schema)
+        if request.response_schema:  # the agents package is loaded by the first that has one
+            from riverbeam.agents import ResponseSchema
+
+            ResponseSchema.combine(None, request.response_schema)
         clean = sanitize_invoke(request, principal)
         req = clean.request
         if req.interaction_id is not None:

@@ -11,7 +11,7 @@ from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
 from riverbeam.runtime._pipeline import CancelElsewhere, Grant, Pipeline, PipelineOptions
 from riverbeam.runtime._sinks import CollectingSink, FrameSink, SinkFactory
-from riverbeam.store import BeamStore, InMemoryStore
+from riverbeam.store import BeamStore
 from riverbeam.stream import StreamConfig, subject_for
 from riverbeam.types import (
     Action,
@@ -77,7 +77,11 @@ class RiverBeam:
     ) -> None:
         self._registry = AgentRegistry()
         self._cancel_elsewhere = cancel_elsewhere
-        self._store: BeamStore = store or InMemoryStore()
+        if store is None:  # a runner with a store service never loads the in-memory one
+            from riverbeam.store._memory import InMemoryStore
+
+            store = InMemoryStore()
+        self._store: BeamStore = store
         self._sinks: SinkFactory = sinks or MemorySinks()
         self._options = options or PipelineOptions()
         self._background: set[asyncio.Task[Any]] = set()
