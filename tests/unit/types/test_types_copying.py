@@ -203,10 +203,12 @@ class _Tagged(BaseModel):
 
 
 def test_leaves_are_filled_through_their_own_class_slots() -> None:
-    # RootModel declares its own slots: a leaf filled through BaseModel's would read as unset.
+    # RootModel's class attributes `__pydantic_extra__ = None` and `__pydantic_private__ = None`
+    # are no slots: setting through them put both into the copy's __dict__ (old code).
     value = _Tagged(tags=[_Tag("a"), _Tag("b")])
     make = copy_maker(value)
     for copied in (make(), make(), deep_copy(value)):
         assert copied == value and copied.tags[0].root == "a"
         assert copied.tags[1].model_fields_set == value.tags[1].model_fields_set
+        assert copied.tags[0].__dict__ == {"root": "a"}
         assert _shared_mutables(copied, value) == []
