@@ -1,4 +1,5 @@
-"""run_service: what start-up built is frozen out of the cyclic collector before it is ready."""
+"""run_service: what start-up built is frozen out of the cyclic collector before it is ready, and
+the young generation is collected less often while it serves."""
 
 from __future__ import annotations
 
@@ -6,9 +7,12 @@ import contextlib
 import gc
 import signal
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 
 from riverbeam.core.settings import StoreSettings
 from riverbeam.server import ServiceApp, run_service
+from riverbeam.store._session_history import SessionHistory
+from riverbeam.types import ContentPart, Message
 
 
 async def test_start_up_objects_are_frozen_before_the_service_is_ready() -> None:
@@ -31,3 +35,48 @@ async def test_start_up_objects_are_frozen_before_the_service_is_ready() -> None
         gc.unfreeze()
     assert seen["frozen"] > 0
     assert seen["marker_walked"] is False
+
+
+async def test_a_turns_history_copies_run_no_young_collection_while_serving() -> None:
+    held = SessionHistory()
+    window = [
+        Message(
+            message_id=f"m{i}",
+            session_id="s",
+            seq=i,
+            role="human",
+            content=[ContentPart.of_text("hello")],
+            created_at=datetime(2026, 1, 1, tzinfo=UTC),
+        )
+        for i in range(1, 201)
+    ]
+    kept = held.keep("s", None, 200, window)
+    assert kept is not None
+    young: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and info["generation"] == 0:
+            young.append(1)
+
+    @contextlib.asynccontextmanager
+    async def build() -> AsyncIterator[ServiceApp]:
+        yield ServiceApp([])
+
+    def ready(address: str) -> None:
+        gc.collect(0)  # the young generation empty: what follows alone decides
+        gc.callbacks.append(count)
+        try:
+            copies = kept.copies()  # a turn's copies, alive together
+        finally:
+            gc.callbacks.remove(count)
+        assert copies == window
+        signal.raise_signal(signal.SIGTERM)
+
+    before = gc.get_threshold()
+    try:
+        await run_service(StoreSettings(listen="127.0.0.1:0"), build, ready=ready)
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
+    # At the default threshold (700) the copies of 200 messages ran a young collection.
+    assert young == []

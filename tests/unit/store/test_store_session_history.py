@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 from datetime import UTC, datetime
+from typing import Any
 
 from riverbeam.store._session_history import SessionHistory
 from riverbeam.types import ContentPart, Message
@@ -110,3 +112,25 @@ def test_a_window_read_again_gets_new_makers() -> None:
     assert kept is not None and again is not None
     assert not set(again.makers) & set(kept.makers)
     assert again.copies() == _msgs(1, 4)
+
+
+def test_a_held_windows_copies_take_one_call_a_message() -> None:
+    # Copying the held window is the runner's per-message cost every turn: one Python call a
+    # message (the old plans made five for a message of one text part).
+    held = SessionHistory()
+    kept = held.keep("s", T0, 200, _msgs(1, 200))
+    assert kept is not None
+    calls = 0
+
+    def profile(frame: Any, event: str, _: Any) -> None:
+        nonlocal calls
+        if event == "call" and frame.f_code.co_filename.endswith("_copying.py"):
+            calls += 1
+
+    sys.setprofile(profile)
+    try:
+        copies = kept.copies()
+    finally:
+        sys.setprofile(None)
+    assert calls == 200
+    assert copies == _msgs(1, 200)

@@ -3,12 +3,13 @@ with it (nor, for copy_maker, with one another)."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel, PrivateAttr
+from pydantic import BaseModel, PrivateAttr, RootModel
 
 from riverbeam.types import WIRE_TYPES, ContentPart, Message, deep_copy
 from riverbeam.types._copying import copy_maker
@@ -152,3 +153,62 @@ def test_a_maker_copies_extra_and_private_values_and_tuples_too() -> None:
         assert copied._seen["n"] is not value._seen["n"]
     first._seen["n"].append(5)
     assert make()._seen == {"n": [4]}
+
+
+def _copying_calls(make: Any, times: int) -> int:
+    """Python function calls of _copying.py made by `times` calls of `make`."""
+    calls = 0
+
+    def profile(frame: Any, event: str, _: Any) -> None:
+        nonlocal calls
+        if event == "call" and frame.f_code.co_filename.endswith("_copying.py"):
+            calls += 1
+
+    sys.setprofile(profile)
+    try:
+        for _ in range(times):
+            make()
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+def test_a_message_with_text_parts_is_copied_by_one_call() -> None:
+    # A held message's content (parts whose values are all shared) is made inside the
+    # message's own plan: the old plans called a function per model, per dict and per list
+    # (five calls for a message of one text part, eight for two).
+    message = Message(
+        message_id="m",
+        session_id="s",
+        seq=1,
+        role="ai",
+        content=[ContentPart.of_text("a"), ContentPart.of_text("b")],
+        created_at="2026-01-01T00:00:00Z",  # type: ignore[arg-type]
+    )
+    make = copy_maker(message)
+    assert _copying_calls(make, 10) == 10
+    copied = make()
+    assert copied == message and _shared_mutables(copied, message) == []
+    copied.content[0].text = "changed"
+    copied.content[1].model_fields_set.add("url")
+    assert make() == message and make().content[1].model_fields_set == {"type", "text"}
+
+
+class _Tag(RootModel[str]):
+    pass
+
+
+class _Tagged(BaseModel):
+    tags: list[_Tag]
+
+
+def test_leaves_are_filled_through_their_own_class_slots() -> None:
+    # RootModel's class attributes `__pydantic_extra__ = None` and `__pydantic_private__ = None`
+    # are no slots: setting through them put both into the copy's __dict__ (old code).
+    value = _Tagged(tags=[_Tag("a"), _Tag("b")])
+    make = copy_maker(value)
+    for copied in (make(), make(), deep_copy(value)):
+        assert copied == value and copied.tags[0].root == "a"
+        assert copied.tags[1].model_fields_set == value.tags[1].model_fields_set
+        assert copied.tags[0].__dict__ == {"root": "a"}
+        assert _shared_mutables(copied, value) == []
