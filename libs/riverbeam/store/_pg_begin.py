@@ -1,9 +1,9 @@
 """begin_run on Postgres, inside its step's connection: in one call, or statement by statement.
 
 The common step (a new interaction, a session configuration that does not depend on the stored
-one) is one call of the begin_step function of migration 0013: the request-id check, the
-session upsert, the interaction, the busy check after the session row lock, the run, its
-messages and the history. It refuses by raising one of four SQLSTATEs, which roll the call
+one) is one call of the begin_step function (migration 0013, in fewer statements since 0014):
+the request-id check, the session upsert, the interaction, the busy check after the session row
+lock, the run, its messages and the history. It refuses by raising one of four SQLSTATEs, which roll the call
 back and are turned here into the catalog errors the statement-by-statement path raises.
 
 A resume (its answered actions are compare-and-set one by one, the version pin checked in

@@ -285,42 +285,16 @@ class Statements:
                 " ARRAY(SELECT row FROM h ORDER BY seq) AS history"
                 " FROM (SELECT 1) AS one LEFT JOIN r ON true LEFT JOIN busy b ON true"
             ),
-            # finish_run in one statement: the compare-and-set of finish_run, then (only when
-            # it took the row) the session's next $10 numbers, the messages, the
-            # interaction's status ($20) and the pending actions (previews $27, child links $28). The CTEs of one statement
-            # run in no promised order, so each reads the one whose lock must come first:
-            # rows are locked run -> session -> interaction, as every other step does (a
-            # resume holds the session and then updates the interaction; taking the
-            # interaction before the session here would deadlock with it).
+            # finish_run in one statement: a call of the finish_step function (migration 0014)
+            # with the compare-and-set of finish_run, then (only when it took the row) the
+            # session's next $10 numbers, the messages, the interaction's status ($20) and the
+            # pending actions (previews $27, child links $28); rows locked run -> session ->
+            # interaction, as every other step does (a resume holds the session and then
+            # updates the interaction; taking the interaction before the session here would
+            # deadlock with it). The finished run, or no row.
             finish_step=(
-                f"WITH fin AS (UPDATE {q}.runs SET status = $3, finished_at = now(), error_code = $4,"
-                " error_message = $5, token_usage = $6::jsonb, model_used = $7, result = $8::jsonb"
-                " WHERE run_id = $1 AND lease_owner = $2 AND status = 'running'"
-                f" AND ($9::bigint IS NULL OR lease_epoch = $9::bigint) RETURNING {RUN_COLS}),"
-                f" bumped AS (UPDATE {q}.sessions s SET last_seq = s.last_seq + $10::bigint,"
-                " last_active_at = now() FROM fin WHERE s.session_id = fin.session_id"
-                " RETURNING s.last_seq, s.user_id),"
-                f" m AS (INSERT INTO {q}.messages ({insert_message_cols})"
-                " SELECT u.message_id, fin.session_id, fin.interaction_id, fin.run_id,"
-                " bumped.last_seq - $10::bigint + u.n, u.role, u.type, u.content::jsonb,"
-                " u.tool_call_id, u.tool_name, u.tool_args::jsonb, u.tool_result::jsonb,"
-                " u.metadata::jsonb"
-                " FROM fin, bumped, unnest($11::text[], $12::text[], $13::text[], $14::text[],"
-                " $15::text[], $16::text[], $17::text[], $18::text[], $19::text[]) WITH ORDINALITY"
-                " AS u(message_id, role, type, content, tool_call_id, tool_name, tool_args,"
-                " tool_result, metadata, n) RETURNING 1),"
-                f" st AS (UPDATE {q}.interactions i SET status = $20, updated_at = now()"
-                " FROM fin, bumped WHERE i.interaction_id = fin.interaction_id RETURNING 1),"
-                f" a AS (INSERT INTO {q}.actions (action_id, session_id, interaction_id, run_id,"
-                " kind, tool, args, tool_call_id, status, agent_name, user_id, expires_at, preview,"
-                " child)"
-                " SELECT u.action_id, fin.session_id, fin.interaction_id, fin.run_id, u.kind, u.tool,"
-                " u.args::jsonb, u.tool_call_id, 'pending', fin.agent_name, bumped.user_id,"
-                " now() + $26::interval, u.preview::jsonb, u.child::jsonb"
-                " FROM fin, bumped, unnest($21::text[], $22::text[], $23::text[], $24::text[],"
-                " $25::text[], $27::text[], $28::text[]) WITH ORDINALITY"
-                " AS u(action_id, kind, tool, args, tool_call_id, preview, child, n)"
-                " ORDER BY u.n RETURNING 1)"
-                " SELECT * FROM fin"
+                f"SELECT {RUN_COLS} FROM {q}.finish_step("
+                + ", ".join(f"${i}" for i in range(1, 29))
+                + ")"
             ),
         )

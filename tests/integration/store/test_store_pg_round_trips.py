@@ -79,6 +79,7 @@ async def test_an_invoke_is_two_statements(logged: tuple[PgBeamStore, _Log]) -> 
     assert len(begin_statements) == 1, begin_statements
     assert "begin_step" in begin_statements[0]
     assert len(finish_statements) == 1, finish_statements
+    assert "finish_step" in finish_statements[0]
 
 
 async def test_a_replacing_session_config_stays_one_statement(
@@ -101,7 +102,7 @@ async def test_statements_are_prepared_once(logged: tuple[PgBeamStore, _Log]) ->
     async with store._connection() as conn:
         names = await conn.fetch(
             "SELECT statement FROM pg_prepared_statements WHERE statement LIKE '%begin_step(%'"
-            " OR statement LIKE 'WITH fin AS%'"
+            " OR statement LIKE '%finish_step(%'"
         )
     names = [r for r in names if "pg_prepared_statements" not in r["statement"]]
     assert len(names) == 2, names
