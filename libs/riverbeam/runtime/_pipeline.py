@@ -520,8 +520,7 @@ class Pipeline:
             model_used=result.model_used,
             result=result,
             lease_epoch=prepared.epoch,
-            action_ttl_s=(prepared.metadata or prepared.agent.metadata()).approval_ttl_s
-            or self.options.approval_ttl_s,
+            action_ttl_s=prepared.metadata.approval_ttl_s or self.options.approval_ttl_s,
             tool_executions=batch,
         )
         if ledger is not None:

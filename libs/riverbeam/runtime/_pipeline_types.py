@@ -82,15 +82,15 @@ class PreparedRun:
     grant: Grant
     begun: BeginRunResult
     resumed: list[ResumedAction]
+    # The agent's metadata as read when the run was prepared (an agent builds it afresh on
+    # every call): the finish step's approval TTL comes from it.
+    metadata: AgentMetadata
     # The input guardrails' outcome, computed before the turn was stored (GuardedInput).
     guarded_input: Any = None
     # The run's tool-execution ledger; its unwritten entries go with the finish step.
     ledger: ToolLedger | None = None
     # Set when this replica continues the run from another runner's checkpoint.
     recovery: Recovery | None = None
-    # The agent's metadata as read when the run was prepared (an agent builds it afresh on
-    # every call): the finish step's approval TTL comes from it. None: read it again.
-    metadata: AgentMetadata | None = None
 
     @property
     def ids(self) -> dict[str, str]:
