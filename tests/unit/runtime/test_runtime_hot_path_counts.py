@@ -119,18 +119,24 @@ async def test_an_invoke_reads_the_agent_metadata_once() -> None:
     assert agent.metadata_reads == before + 1
 
 
-def test_the_model_of_a_request_is_validated_once_per_distinct_message(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    validated: list[str] = []
+@pytest.fixture
+def validated(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The name of every model ModelConfig.from_proto validates, in order."""
+    names: list[str] = []
     original = ModelConfig.from_proto.__func__  # type: ignore[attr-defined]
 
     def counting(cls: type[ModelConfig], message: Any) -> ModelConfig:
-        validated.append(message.name)
+        names.append(message.name)
         model: ModelConfig = original(cls, message)
         return model
 
     monkeypatch.setattr(ModelConfig, "from_proto", classmethod(counting))
+    return names
+
+
+def test_the_model_of_a_request_is_validated_once_per_distinct_message(
+    validated: list[str],
+) -> None:
     models = ModelConfigs()
     first = ModelConfig(name="m1", provider="openai", provider_config={"region": "eu"})
     other = ModelConfig(name="m2", provider="openai")
@@ -150,20 +156,11 @@ def test_a_model_that_fails_validation_is_not_remembered() -> None:
 
 
 async def test_the_runner_service_validates_the_routed_model_once(
-    monkeypatch: pytest.MonkeyPatch,
+    validated: list[str],
 ) -> None:
     from bench._stack import run_invoke_request
     from services.runner.servicer import RunnerServicer
 
-    validated: list[str] = []
-    original = ModelConfig.from_proto.__func__  # type: ignore[attr-defined]
-
-    def counting(cls: type[ModelConfig], message: Any) -> ModelConfig:
-        validated.append(message.name)
-        model: ModelConfig = original(cls, message)
-        return model
-
-    monkeypatch.setattr(ModelConfig, "from_proto", classmethod(counting))
     beam = RiverBeam()
     beam.register_echo_agent()
     servicer = RunnerServicer(beam)
