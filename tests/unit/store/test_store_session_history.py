@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from datetime import UTC, datetime
-from typing import Any
 
 from riverbeam.store._session_history import SessionHistory
 from riverbeam.types import ContentPart, Message
+from tests.support.copy_calls import copying_calls
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 T1 = datetime(2026, 1, 2, tzinfo=UTC)
@@ -120,17 +119,5 @@ def test_a_held_windows_copies_take_one_call_a_message() -> None:
     held = SessionHistory()
     kept = held.keep("s", T0, 200, _msgs(1, 200))
     assert kept is not None
-    calls = 0
-
-    def profile(frame: Any, event: str, _: Any) -> None:
-        nonlocal calls
-        if event == "call" and frame.f_code.co_filename.endswith("_copying.py"):
-            calls += 1
-
-    sys.setprofile(profile)
-    try:
-        copies = kept.copies()
-    finally:
-        sys.setprofile(None)
-    assert calls == 200
-    assert copies == _msgs(1, 200)
+    assert copying_calls(kept.copies) == 200
+    assert kept.copies() == _msgs(1, 200)

@@ -3,7 +3,6 @@ with it (nor, for copy_maker, with one another)."""
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import pytest
@@ -13,6 +12,7 @@ from pydantic import BaseModel, PrivateAttr, RootModel
 
 from riverbeam.types import WIRE_TYPES, ContentPart, Message, deep_copy
 from riverbeam.types._copying import copy_maker
+from tests.support.copy_calls import copying_calls
 from tests.unit.types._wire_values import VALUES
 
 PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -155,24 +155,6 @@ def test_a_maker_copies_extra_and_private_values_and_tuples_too() -> None:
     assert make()._seen == {"n": [4]}
 
 
-def _copying_calls(make: Any, times: int) -> int:
-    """Python function calls of _copying.py made by `times` calls of `make`."""
-    calls = 0
-
-    def profile(frame: Any, event: str, _: Any) -> None:
-        nonlocal calls
-        if event == "call" and frame.f_code.co_filename.endswith("_copying.py"):
-            calls += 1
-
-    sys.setprofile(profile)
-    try:
-        for _ in range(times):
-            make()
-    finally:
-        sys.setprofile(None)
-    return calls
-
-
 def test_a_message_with_text_parts_is_copied_by_one_call() -> None:
     # A held message's content (parts whose values are all shared) is made inside the
     # message's own plan: the old plans called a function per model, per dict and per list
@@ -186,7 +168,7 @@ def test_a_message_with_text_parts_is_copied_by_one_call() -> None:
         created_at="2026-01-01T00:00:00Z",  # type: ignore[arg-type]
     )
     make = copy_maker(message)
-    assert _copying_calls(make, 10) == 10
+    assert copying_calls(make, 10) == 10
     copied = make()
     assert copied == message and _shared_mutables(copied, message) == []
     copied.content[0].text = "changed"
