@@ -10,24 +10,11 @@ import pytest
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
 from riverbeam.stream import RequestPublisher
-from riverbeam.types import AgentMessage, AgentResult, ContentPart, StreamChunk
+from riverbeam.types import StreamChunk
+from tests.support.frames import chunk, done, error
 from tests.support.gated_jetstream import WRONG_LAST_SEQUENCE, GatedJetStream, let_run
 
 GUARD_S = 5  # a hang guard, not a timing assertion
-
-
-def chunk(text: str) -> StreamChunk:
-    return StreamChunk(
-        type="chunk", data=AgentMessage(role="ai", content=[ContentPart.of_text(text)])
-    )
-
-
-def done() -> StreamChunk:
-    return StreamChunk(type="done", result=AgentResult(agent_name="echo"))
-
-
-def error() -> StreamChunk:
-    return StreamChunk(type="error", error="boom")
 
 
 def publisher(js: GatedJetStream, **kwargs: object) -> RequestPublisher:
