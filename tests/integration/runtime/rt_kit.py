@@ -17,11 +17,20 @@ from nats.js import JetStreamContext
 
 from riverbeam.agents import AgentContext, AgentInput, ToolSpec, json_params
 from riverbeam.core.settings import RunnerSettings
-from riverbeam.runtime import RunnerClient
+from riverbeam.runtime import Grant, RunnerClient
 from riverbeam.server import GrpcServer
 from riverbeam.store import BeamStore
 from riverbeam.stream import follow
-from riverbeam.types import AgentMessage, AgentMetadata, AgentResult, ContentPart, StreamChunk
+from riverbeam.types import (
+    AgentMessage,
+    AgentMetadata,
+    AgentResult,
+    ContentPart,
+    InvokeRequest,
+    ModelConfig,
+    StreamAck,
+    StreamChunk,
+)
 from services.runner.app import build as build_runner
 from services.store.app import binding as store_binding
 from tests.support.chat_server import ChatServer
@@ -229,6 +238,29 @@ async def configured_runner(
                     yield client, model
                 finally:
                     await client.aclose()
+
+
+async def invoke_until_held(
+    client: RunnerClient,
+    js: JetStreamContext,
+    agent: str,
+    text: str,
+    session_id: str,
+    model: ModelConfig,
+) -> AgentResult:
+    """Invoke `agent` streaming, for a caller who may not confirm, and read its frames: they
+    are gap-free and end in a done frame whose result is interrupted; that result."""
+    ack = await client.run_invoke(
+        InvokeRequest.parse(text_request(agent, text, session_id, stream=True)),
+        model=model,
+        grant=Grant(may_confirm=False),
+    )
+    assert isinstance(ack, StreamAck)
+    paused = await collect(js, ack.request_id)
+    assert_gap_free(paused)
+    result = paused[-1].result
+    assert paused[-1].type == "done" and result is not None and result.interrupted
+    return result
 
 
 def runner_settings(nats_url: str, store_url: str, **overrides: Any) -> RunnerSettings:

@@ -13,13 +13,13 @@ import pytest
 from riverbeam.runtime import Grant
 from riverbeam.store import BeamStore
 from riverbeam.stream import NatsConnection
-from riverbeam.types import InvokeRequest, ModelConfig, ResumePayload, StreamAck
+from riverbeam.types import ModelConfig, ResumePayload
 from tests.integration.runtime.rt_kit import (
     approval,
     assert_gap_free,
     collect,
     configured_runner,
-    text_request,
+    invoke_until_held,
     uid,
 )
 from tests.support.chat_server import call, text, tool_calls
@@ -57,16 +57,9 @@ async def test_a_childs_approval_pauses_the_tree_and_the_resume_completes_it(
     model_config = ModelConfig(name="m", provider="custom")
     session = uid()
     async with configured_runner(store, nats_url, path, script, monkeypatch) as (client, model):
-        ack = await client.run_invoke(
-            InvokeRequest.parse(text_request("lead", "make it loud", session, stream=True)),
-            model=model_config,
-            grant=Grant(may_confirm=False),
+        first = await invoke_until_held(
+            client, nats.js, "lead", "make it loud", session, model_config
         )
-        assert isinstance(ack, StreamAck)
-        paused = await collect(nats.js, ack.request_id)
-        assert_gap_free(paused)
-        first = paused[-1].result
-        assert paused[-1].type == "done" and first is not None and first.interrupted
         (held,) = first.action_required
         assert (held.tool, held.args) == ("shout", {"text": "hi"})
         assert held.child is not None and held.child["agent"] == "helper"
