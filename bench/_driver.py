@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import resource
 import sys
 import time
 import uuid
@@ -192,6 +193,12 @@ def _cpu(pids: dict[str, int]) -> dict[str, float]:
     return {name: cpu_seconds(pid) for name, pid in pids.items()}
 
 
+def _own_cpu() -> float:
+    """This client process's CPU seconds (user + system), for the client half of each call."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _read_config(path: str) -> dict[str, Any]:
     with open(path, encoding="utf-8") as fh:
         config: dict[str, Any] = json.load(fh)
@@ -298,11 +305,14 @@ async def main(config_path: str) -> dict[str, Any]:
             name: str, call: Callable[[], Awaitable[object]], pids: dict[str, int], total: int
         ) -> None:
             before = _cpu(pids)
+            own = _own_cpu()
             wall = await _concurrent(call, total)
+            own = _own_cpu() - own
             after = _cpu(pids)
-            entry = c32.setdefault(name, {"calls": 0, "wall": 0.0, "cpu": {}})
+            entry = c32.setdefault(name, {"calls": 0, "wall": 0.0, "cpu": {}, "client_cpu": 0.0})
             entry["calls"] += total
             entry["wall"] += wall
+            entry["client_cpu"] += own
             for proc in pids:
                 entry["cpu"][proc] = (
                     entry["cpu"].get(proc, 0.0) + after[proc] - before.get(proc, after[proc])

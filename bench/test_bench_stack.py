@@ -6,7 +6,9 @@ once with the in-memory store and once on PostgreSQL (a throwaway schema). The c
 `bench/_driver.py` in its own process; it prints JSON, from which this file prints the table
 of issue 16, every figure next to the bare echo (or a bare JetStream publish) measured in the
 same run, interleaved. CPU per invoke is utime + stime from /proc of every process of the
-stack, nats-server and the store's Postgres backends; RSS is VmRSS.
+stack, nats-server and the store's Postgres backends; RSS is VmRSS. The driver's own CPU per
+call gives the client half of a bare call, so the table also prices the gRPC floor of an
+invoke's hops (what no code of ours can save without fewer hops) and what is above it.
 
 Settings (environment):
 - RIVERBEAM_BENCH_SCALE: counts times this (0.2 for a smoke run).
@@ -177,6 +179,23 @@ def _tables(
         float("nan"),
         [c32[n]["cpu"].get("nats-server", 0.0) / c32[n]["calls"] for n in names],
         ratio=False,
+    )
+    # An invoke's server processes hold one server half (the router's Invoke) and three whole
+    # calls (RunInvoke, BeginRun, FinishRun): priced at the bare call's two halves of this run,
+    # that is the CPU no code of ours could save without fewer hops.
+    echo_client = echo_c32.get("client_cpu", float("nan")) / echo_c32["calls"]
+    floor = echo_cpu + 3 * (echo_cpu + echo_client)
+    row(
+        "  bare gRPC floor of its hops (1 server half + 3 calls)",
+        float("nan"),
+        [floor for _ in names],
+        ratio=False,
+    )
+    row("  above that floor", float("nan"), [cpu(n) - floor for n in names], ratio=False)
+    row(
+        "client CPU per call at c32 (the driver)",
+        echo_client,
+        [c32[n].get("client_cpu", float("nan")) / c32[n]["calls"] for n in names],
     )
     row("first frame at a NATS subscriber, p50", js_first, [_p50(s[f"{n}.first"]) for n in names])
     row("done frame at a NATS subscriber, p50", js_done, [_p50(s[f"{n}.done"]) for n in names])
