@@ -98,7 +98,8 @@ _NOT_LOADED: dict[str, tuple[str, ...]] = {
         "riverbeam.agents._registry",
     ),
     "runner": (
-        *_NOWHERE,  # jsonschema it does load: its tools' schemas are checked as they register
+        *_NOWHERE,
+        "jsonschema",  # with its first tool call: its sandbox tools' schemas are our own
         "pygit2",  # the runner's sandbox tools call the sandbox service
         "riverbeam.sandbox._gitdir",
         "riverbeam.sandbox._tree",

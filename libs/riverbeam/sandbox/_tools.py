@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from riverbeam.agents._io import AgentInput
 from riverbeam.agents._tool import Tool, ToolSpec, json_params
@@ -119,6 +119,9 @@ class _SandboxTool:
     tool_spec: ToolSpec
     handler: _Handler
     source: _TreeSource
+    # Each sandbox tool's schema is a valid JSON Schema (tested): BoundTool compiles it at the
+    # tool's first call, not when an agent is built.
+    schema_checked: ClassVar[bool] = True
 
     def spec(self) -> ToolSpec:
         return self.tool_spec

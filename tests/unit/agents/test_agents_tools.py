@@ -59,6 +59,28 @@ def test_an_invalid_schema_is_refused_when_bound() -> None:
     assert caught.value.bem == "BEM-002"
 
 
+class _Checked(Recorder):
+    """A tool whose schema its maker has checked: BoundTool compiles it at the first call."""
+
+    schema_checked = True
+
+
+def test_a_checked_schema_is_compiled_at_the_first_call_and_still_validates() -> None:
+    bound = BoundTool(_Checked("c", params={"n": {"type": "integer"}}, required=("n",)))
+    assert bound.check_args({"n": 1}) is None
+    refused = bound.check_args({"n": "one"})
+    assert refused is not None and refused.bem == "BEM-090"
+    missing = bound.check_args({})
+    assert missing is not None and "'n' is a required property" in missing.message
+
+
+def test_a_checked_schema_that_is_invalid_is_refused_at_the_first_call() -> None:
+    bound = BoundTool(_Checked("c", params={"n": {"type": "no-such-type"}}))
+    with pytest.raises(RiverbeamError) as caught:
+        bound.check_args({"n": 1})
+    assert caught.value.bem == "BEM-002"
+
+
 async def test_valid_arguments_reach_the_tool() -> None:
     tool = Recorder("word_count", params={"text": {"type": "string"}}, required=("text",))
     outcome = await BoundTool(tool).run({"text": "a b"}, _call(), default_timeout_s=None)

@@ -229,3 +229,13 @@ def test_each_sandbox_tool_declares_what_a_rerun_does() -> None:
     assert not specs["git_commit"].rerun_safe
     assert not specs["git_push"].rerun_safe
     assert all(specs[n].rerun_safe for n in read_only | idempotent)
+
+
+def test_each_sandbox_tool_schema_is_a_valid_json_schema() -> None:
+    # BoundTool takes the sandbox's schemas as checked (schema_checked) and compiles them at a
+    # tool's first call: this is the check it skips when an agent is built.
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+
+    for tool in sandbox_tools(None):
+        assert getattr(tool, "schema_checked", False) is True
+        Draft202012Validator.check_schema(tool.spec().parameters)
