@@ -14,6 +14,7 @@ from wsgiref.simple_server import WSGIServer
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.settings import CommonSettings
 from riverbeam.server._grpc_server import GrpcServer, ServiceBinding
+from riverbeam.server._heap import return_free_heap
 from riverbeam.server._logging import configure_logging
 from riverbeam.telemetry import configure_tracing, shutdown_tracing, tracing_requested
 
@@ -123,6 +124,7 @@ async def _serve(
         # until it ends: at the default 700 each turn ran ~2 young collections that walked
         # them and moved them on to be walked again (~1 us a history message a turn).
         gc.set_threshold(YOUNG_GC_THRESHOLD, *gc.get_threshold()[1:])
+        return_free_heap()
         if ready is not None:
             ready(server.address)
         await stop.wait()

@@ -1,5 +1,5 @@
-"""run_service: what start-up built is frozen out of the cyclic collector before it is ready, and
-the young generation is collected less often while it serves."""
+"""run_service: what start-up built is frozen out of the cyclic collector before it is ready, the
+young generation is collected less often while it serves, and the C heap's free pages go back."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import gc
 import signal
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
+
+import pytest
 
 from riverbeam.core.settings import StoreSettings
 from riverbeam.server import ServiceApp, run_service
@@ -80,3 +82,43 @@ async def test_a_turns_history_copies_run_no_young_collection_while_serving() ->
         gc.set_threshold(*before)
     # At the default threshold (700) the copies of 200 messages ran a young collection.
     assert young == []
+
+
+async def test_the_c_heap_is_trimmed_once_before_the_service_is_ready(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import riverbeam.server._lifecycle as lifecycle
+
+    order: list[str] = []
+    monkeypatch.setattr(lifecycle, "return_free_heap", lambda: order.append("trim") or True)
+
+    @contextlib.asynccontextmanager
+    async def build() -> AsyncIterator[ServiceApp]:
+        yield ServiceApp([])
+
+    def ready(address: str) -> None:
+        order.append("ready")
+        signal.raise_signal(signal.SIGTERM)
+
+    try:
+        await run_service(StoreSettings(listen="127.0.0.1:0"), build, ready=ready)
+    finally:
+        gc.unfreeze()
+    assert order == ["trim", "ready"]
+
+
+def test_trimming_the_heap_calls_glibc_and_is_skipped_where_there_is_none(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import ctypes
+
+    from riverbeam.server._heap import return_free_heap
+
+    assert return_free_heap() is True  # glibc, as on every Linux image we ship
+
+    class NoTrim:
+        def __init__(self, name: object) -> None:
+            pass
+
+    monkeypatch.setattr(ctypes, "CDLL", NoTrim)  # a libc without malloc_trim (musl, macOS)
+    assert return_free_heap() is False
