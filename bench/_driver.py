@@ -340,8 +340,11 @@ async def main(config_path: str) -> dict[str, Any]:
             for s in stacks:
                 scale[s.name] = {"low": (await s.turn2_c1(n))["turn2"]}
             scale["echo"] = {"low": (await echo_c1(n * 2))["c1"]}
+            skip = set(config.get("fill_skip", []))
             for s in stacks:
-                done = await _fill(s, fill_to, float(config["fill_budget_s"]))
+                done = (
+                    0 if s.name in skip else await _fill(s, fill_to, float(config["fill_budget_s"]))
+                )
                 scale[s.name]["filled"] = done
             for _ in range(rounds):
                 scale["echo"].setdefault("high", []).extend((await echo_c1(2 * n // rounds))["c1"])

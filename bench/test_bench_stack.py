@@ -20,6 +20,8 @@ Settings (environment):
   RIVERBEAM_BENCH_BEFORE_LABEL names them (default `before`).
 - RIVERBEAM_BENCH_FILL_RUNS: runs added to each store for the stored-runs figure (default
   20000, scaled; bounded by RIVERBEAM_BENCH_FILL_BUDGET_S per stack, default 60).
+- RIVERBEAM_BENCH_FILL_CONTROL=1: one more stack of this tree per kind, named `... (control)`,
+  measured like the others but given no runs: the stored-runs rows' drift with nothing stored.
 - RIVERBEAM_BENCH_README: a markdown file whose section between `<!-- bench-stack:begin -->`
   and `<!-- bench-stack:end -->` is replaced with this run's tables (bench/README.md).
 - RIVERBEAM_BENCH_MARKDOWN: as for every benchmark, append the tables there.
@@ -309,6 +311,11 @@ async def test_bench_stack(pg_url: str) -> None:
         label = os.environ.get("RIVERBEAM_BENCH_BEFORE_LABEL", "before")
         trees.insert(0, (f" ({label})", Path(before)))
     fill = scaled(int(os.environ.get("RIVERBEAM_BENCH_FILL_RUNS", "20000")), minimum=0)
+    # A control stack of this tree per kind, measured as the others but never filled: what the
+    # stored-runs figure would show with nothing stored (the machine's own drift).
+    control = fill > 0 and os.environ.get("RIVERBEAM_BENCH_FILL_CONTROL", "") not in ("", "0")
+    if control:
+        trees.append((" (control)", None))
     fill_budget = float(os.environ.get("RIVERBEAM_BENCH_FILL_BUDGET_S", "60"))
     rounds = 3
     counts = {
@@ -348,6 +355,7 @@ async def test_bench_stack(pg_url: str) -> None:
                 "counts": counts,
                 "budget_s": 240.0,
                 "fill_runs": fill,
+                "fill_skip": [spec.name for spec in specs if spec.name.endswith(" (control)")],
                 "fill_budget_s": fill_budget,
             }
             cfg = Path(tmp) / "config.json"
