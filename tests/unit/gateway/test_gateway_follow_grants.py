@@ -173,6 +173,7 @@ class Router:
         session_id: str | None = None,
         auth: InvokeAuthContext | None = None,
         stream: bool = True,
+        request_id: str | None = None,
     ) -> Any:
         request = InvokeRequest(
             agent_name=AGENT,
@@ -180,6 +181,7 @@ class Router:
             session_id=session_id or str(uuid.uuid4()),
             stream=stream,
             auth_context=auth,
+            request_id=request_id,
         )
         return await self.gateway.invoke(principal, request)
 
@@ -296,6 +298,10 @@ async def test_an_invoke_that_is_refused_or_fails_records_no_grant() -> None:
     with pytest.raises(RiverbeamError) as info:
         await router.stream(ALICE, session_id=bobs.session_id)
     assert info.value.code is ErrorCode.SESSION_NOT_FOUND
+    # Alice names Bob's request id: the begin-run step refuses it (BEM-031).
+    with pytest.raises(RiverbeamError) as info:
+        await router.stream(ALICE, request_id=bobs.request_id)
+    assert info.value.code is ErrorCode.REQUEST_ID_REUSED
     # The runner fails; a non-streaming invoke answers a result; an ack naming no run.
     failing = Router(store, stored(), runner=FailingRunner)
     with pytest.raises(RiverbeamError):
