@@ -15,6 +15,7 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 __all__ = [
+    "MIN_RETENTION_IDLE_DAYS",
     "CommonSettings",
     "ConsoleSettings",
     "RouterSettings",
@@ -24,6 +25,8 @@ __all__ = [
 ]
 
 DEFAULT_HOME = Path.home() / ".riverbeam"
+# The shortest retention window (RIVERBEAM_RETENTION_IDLE_DAYS): one hour.
+MIN_RETENTION_IDLE_DAYS = 1 / 24
 
 
 class CommonSettings(BaseSettings):
@@ -56,8 +59,9 @@ class StoreSettings(CommonSettings):
     db_pool_min: int = 1
     db_pool_max: int = 10
     # Delete sessions (with everything under them) idle longer than this many days; None keeps
-    # everything. Checked every retention_interval_s.
-    retention_idle_days: float | None = Field(default=None, gt=0)
+    # everything. Checked every retention_interval_s. At least one hour: a router's stream
+    # grant (riverbeam.gateway._grants, 60 s) must never outlive the session it was made for.
+    retention_idle_days: float | None = Field(default=None, ge=MIN_RETENTION_IDLE_DAYS)
     retention_interval_s: float = Field(default=3600.0, gt=0)
 
 

@@ -30,6 +30,7 @@ from riverbeam.auth import (
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
 from riverbeam.gateway._early import discard_early, subscribe_early, subscribed_early
+from riverbeam.gateway._grants import StreamGrants
 from riverbeam.gateway._ledger import LedgerReads
 from riverbeam.gateway._lost_runner import await_lost_run, cancel_when_continued
 from riverbeam.gateway._ownership import not_found_error, owner_refusal
@@ -79,6 +80,7 @@ class Gateway(LedgerReads):
         follow_recheck_s: float = 15.0,
         follow_settled_s: float = 1.0,
         recovery_wait_s: float = 120.0,
+        stream_grants: StreamGrants | None = None,
     ) -> None:
         self._auth = authenticator
         self._runner = runner
@@ -100,6 +102,8 @@ class Gateway(LedgerReads):
         # run (RIVERBEAM_ROUTER_RECOVERY_WAIT_S); 0: answer BEM-034 at once.
         self._recovery_wait_s = recovery_wait_s
         self._cancelling: set[asyncio.Task[None]] = set()
+        # The requests whose StreamAck this router handed out, and to whom (_grants.py).
+        self._grants = stream_grants if stream_grants is not None else StreamGrants()
         self._agents: dict[str, AgentMetadata] = {}
         self._agents_at = 0.0
         self._agents_lock = asyncio.Lock()
@@ -245,15 +249,24 @@ class Gateway(LedgerReads):
         deadline = None if timeout_s is None else asyncio.get_running_loop().time() + timeout_s
         try:
             with owner_refusal():
+                reply: AgentResult | StreamAck | RunnerReply
                 if self._relaying is not None:
-                    return await self._relaying.run_invoke_reply(
+                    reply = await self._relaying.run_invoke_reply(
                         req, model=decision.model, grant=grant, timeout_s=timeout_s
                     )
-                return await self._runner.run_invoke(
-                    req, model=decision.model, grant=grant, timeout_s=timeout_s
-                )
+                else:
+                    reply = await self._runner.run_invoke(
+                        req, model=decision.model, grant=grant, timeout_s=timeout_s
+                    )
         except RiverbeamError as err:
             return await self._runner_lost(err, req, deadline=deadline)
+        # The begin-run step has checked the caller's use of the session (the Grant above),
+        # which is all _may_reach would check of it: its FollowStream need not ask again.
+        if isinstance(reply, RunnerReply) and reply.message.WhichOneof("outcome") == "ack":
+            self._grants.record_ack(principal, req.request_id, reply.message.ack)
+        elif isinstance(reply, StreamAck):
+            self._grants.record_ack(principal, req.request_id, reply)
+        return reply
 
     async def resume(
         self, principal: Principal, payload: ResumePayload, *, timeout_s: float | None = None
@@ -312,9 +325,14 @@ class Gateway(LedgerReads):
         if body.request_id is None:
             body = body.model_copy(update={"request_id": new_id()})
         grant = Grant(may_confirm=clean.may_confirm, subject=principal.subject)
-        return await self._runner.run_resume(
+        ack = await self._runner.run_resume(
             body, model=decision.model, grant=grant, timeout_s=timeout_s
         )
+        # A caller that may read the session passes _may_reach for any of its runs; an
+        # approver that may only resume it is checked there (the approval rule reads the store).
+        if ack.session_id == session.session_id and self._may_read(session, principal):
+            self._grants.record_ack(principal, body.request_id, ack)
+        return ack
 
     async def cancel(self, principal: Principal, request_id: str, reason: str | None) -> bool:
         check_string("reason", reason, 4 * self._limits.max_name_chars)
@@ -406,9 +424,16 @@ class Gateway(LedgerReads):
         # call when the store can); nothing is yielded before the access check passes, and a
         # refusal removes the consumer.
         early = subscribe_early(self._frames, request_id)
+        # This router just handed this very principal the request's StreamAck: it may follow
+        # it, and the run was running then (the relay re-reads it when the stream is quiet).
+        granted = self._grants.lookup(principal, request_id)
         try:
-            run, session = await self._request_run_with_session(request_id)
-            run = await self._may_reach(principal, run, session)
+            if granted is not None:
+                run_id, running = granted.run_id, True
+            else:
+                run, session = await self._request_run_with_session(request_id)
+                run = await self._may_reach(principal, run, session)
+                run_id, running = run.run_id, run.status == "running"
             subscribed = await subscribed_early(early)
         except BaseException:
             await discard_early(early)
@@ -416,7 +441,7 @@ class Gateway(LedgerReads):
         # The follow owns the subscription, but may be stopped before it ever reads it.
         try:
             async with contextlib.aclosing(
-                self._relay(request_id, run, after_seq, subscribed)
+                self._relay(request_id, run_id, running, after_seq, subscribed)
             ) as relay:
                 async for frame in relay:
                     yield frame
@@ -425,15 +450,24 @@ class Gateway(LedgerReads):
                 await subscribed.aclose()
 
     async def _relay(
-        self, request_id: str, run: Run, cursor: int, subscribed: FramesSubscription | None
+        self,
+        request_id: str,
+        run_id: str,
+        running: bool,
+        cursor: int,
+        subscribed: FramesSubscription | None,
     ) -> AsyncGenerator[StreamChunk, None]:
-        """The frames of a request the caller may follow, until its end."""
+        """The frames of a request the caller may follow, until its end.
+
+        `running`: whether its run was running when last read; the run is read again by
+        `run_id` whenever the stream goes quiet.
+        """
         assert self._frames is not None
         first: tuple[AsyncIterator[StreamChunk], asyncio.Future[StreamChunk]] | None = None
-        first = self._frames_after(request_id, run, cursor, subscribed)
+        first = self._frames_after(request_id, running, cursor, subscribed)
         while True:
-            finished = run.status != "running"
-            frames, head = first or self._frames_after(request_id, run, cursor)
+            finished = not running
+            frames, head = first or self._frames_after(request_id, running, cursor)
             first = None
             try:
                 try:
@@ -455,8 +489,9 @@ class Gateway(LedgerReads):
                     raise
                 if err.code is ErrorCode.STREAM_NOT_FOUND and cursor == 0 and finished:
                     raise  # a request that never streamed (stream=false)
-                run = await self._store.get_run(run_id=run.run_id)
-                if run.status == "running":
+                run = await self._store.get_run(run_id=run_id)
+                running = run.status == "running"
+                if running:
                     continue  # quiet, not over: follow on from the cursor
                 if not finished:
                     continue  # it just ended: read what it stored, briefly
@@ -475,14 +510,14 @@ class Gateway(LedgerReads):
     def _frames_after(
         self,
         request_id: str,
-        run: Run,
+        running: bool,
         cursor: int,
         subscribed: FramesSubscription | None = None,
     ) -> tuple[AsyncIterator[StreamChunk], asyncio.Future[StreamChunk]]:
         """The request's frames after `cursor` (on `subscribed` if given), the first one
         already being awaited."""
         assert self._frames is not None
-        finished = run.status != "running"
+        finished = not running
         # A finished run's frames are all stored: no need to wait for more.
         idle_timeout_s = self._settled_s if finished else self._recheck_s
         wait_for_start_s = self._settled_s if finished else None

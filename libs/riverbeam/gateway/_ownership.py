@@ -88,6 +88,14 @@ class OwnershipChecks:
             access=access,
         )
 
+    def _may_read(self, session: Session, principal: Principal) -> bool:
+        """Whether `_check_read` passes (READ access)."""
+        try:
+            self._check_read(session, principal)
+        except RiverbeamError:
+            return False
+        return True
+
     async def _owned(
         self,
         principal: Principal,

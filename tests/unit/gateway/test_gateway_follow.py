@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -14,45 +13,20 @@ from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.gateway import Gateway
 from riverbeam.routing import ModelList
 from riverbeam.store import InMemoryStore
-from riverbeam.types import AgentMessage, AgentResult, ContentPart, StreamChunk
-
-
-class ScriptedFrames:
-    """Yields the stored frames after the cursor, then fails as told (timeout or not found)."""
-
-    def __init__(self, frames: list[StreamChunk], then: ErrorCode) -> None:
-        self.frames = frames
-        self.then = then
-        self.calls: list[dict[str, Any]] = []
-
-    async def follow(
-        self,
-        request_id: str,
-        *,
-        after_seq: int = 0,
-        idle_timeout_s: float | None = None,
-        wait_for_start_s: float | None = None,
-    ) -> AsyncIterator[StreamChunk]:
-        self.calls.append(
-            {"after_seq": after_seq, "idle": idle_timeout_s, "start": wait_for_start_s}
-        )
-        for frame in self.frames:
-            if (frame.seq or 0) > after_seq:
-                yield frame
-        raise RiverbeamError(self.then)
-
-    async def last_frame(self, request_id: str) -> StreamChunk | None:
-        return self.frames[-1] if self.frames else None
+from riverbeam.types import AgentResult, ContentPart, StreamChunk
+from tests.unit.gateway.follow_kit import (
+    CountingStore,
+    ScriptedFrames,
+    Subscribed,
+    SubscribingFrames,
+    chunk,
+    done,
+)
 
 
 class NoRunner:
     async def list_agents(self) -> list[Any]:
         return []
-
-
-def chunk(seq: int) -> StreamChunk:
-    data = AgentMessage(role="ai", content=[ContentPart.of_text(f"part {seq}")])
-    return StreamChunk(type="chunk", data=data, seq=seq)
 
 
 async def finished_run(store: InMemoryStore, *, user: str, status: str) -> tuple[str, str]:
@@ -122,11 +96,6 @@ async def test_a_finished_request_that_never_streamed_is_refused_at_once() -> No
     assert call["start"] is not None and call["start"] <= 1.0  # not the 30 s default
 
 
-def done(seq: int) -> StreamChunk:
-    result = AgentResult(agent_name="assistant", content=[ContentPart.of_text("bye")])
-    return StreamChunk(type="done", result=result, seq=seq)
-
-
 @pytest.mark.parametrize("after_seq", [2, 3, 50, 2147483647])
 async def test_a_cursor_at_or_past_the_stored_end_gets_no_frames(after_seq: int) -> None:
     """The real frames (none) and the real end: no done frame is invented with a new seq."""
@@ -148,59 +117,6 @@ async def test_a_lost_terminal_frame_is_rebuilt_after_the_last_stored_one_only()
     assert (rebuilt.type, rebuilt.seq) == ("done", 3)
     assert [f async for f in gw.follow(principal, request_id, after_seq=3)] == []
     assert [f async for f in gw.follow(principal, request_id, after_seq=2147483647)] == []
-
-
-class CountingStore:
-    """An InMemoryStore whose reads are counted, and that reads a run with its session at once
-    (as StoreClient does in one FetchRunByRequest call)."""
-
-    def __init__(self, inner: InMemoryStore) -> None:
-        self.inner = inner
-        self.reads: list[str] = []
-
-    def __getattr__(self, name: str) -> Any:
-        self.reads.append(name)
-        return getattr(self.inner, name)
-
-    async def get_run_with_session(self, *, request_id: str) -> tuple[Any, Any]:
-        self.reads.append("get_run_with_session")
-        run = await self.inner.get_run_by_request(request_id=request_id)
-        if run is None:
-            return None, None
-        return run, await self.inner.get_session(session_id=run.session_id)
-
-
-class SubscribingFrames(ScriptedFrames):
-    """ScriptedFrames that subscribe first (as JetStreamFrames does), counting subscriptions."""
-
-    def __init__(self, frames: list[StreamChunk], then: ErrorCode) -> None:
-        super().__init__(frames, then)
-        self.subscribed = 0
-        self.closed = 0
-
-    async def subscribe(self, request_id: str) -> Subscribed:
-        self.subscribed += 1
-        return Subscribed(self, request_id)
-
-
-class Subscribed:
-    def __init__(self, frames: SubscribingFrames, request_id: str) -> None:
-        self.owner = frames
-        self.request_id = request_id
-
-    def frames(
-        self, *, after_seq: int, idle_timeout_s: float | None, wait_for_start_s: float | None
-    ) -> AsyncIterator[StreamChunk]:
-        self.owner.calls.append({"subscribed": True})
-        return self.owner.follow(
-            self.request_id,
-            after_seq=after_seq,
-            idle_timeout_s=idle_timeout_s,
-            wait_for_start_s=wait_for_start_s,
-        )
-
-    async def aclose(self) -> None:
-        self.owner.closed += 1
 
 
 def counting_gateway(frames: ScriptedFrames) -> tuple[Gateway, Any, CountingStore]:
