@@ -117,7 +117,8 @@ def _build(msg: Any, plan: _Plan) -> Any:
     alloc, set_dict, set_fields, set_extra, set_private = plan.slots
     model = alloc(plan.cls)
     set_dict(model, values)
-    set_fields(model, plan.base_given | listed)
+    listed |= plan.base_given  # a set, as pydantic keeps it (model_copy updates it)
+    set_fields(model, listed)
     set_extra(model, None)
     set_private(model, None)
     return model

@@ -71,6 +71,7 @@ def _same_model(built: Any, validated: Any, path: str = "") -> None:
     assert type(built) is type(validated), path
     assert list(built.__dict__) == list(validated.__dict__), path
     assert built.model_fields_set == validated.model_fields_set, path
+    assert type(built.__pydantic_fields_set__) is type(validated.__pydantic_fields_set__), path
     assert built.__pydantic_extra__ == validated.__pydantic_extra__, path
     assert built.__pydantic_private__ == validated.__pydantic_private__, path
     for key, value in built.__dict__.items():
@@ -229,6 +230,11 @@ def test_records_between_services_are_built(record: WireModel) -> None:
     built = _agrees(type(record), msg)
     assert built is not None, "a record the services send was validated, not built"
     assert built == record
+    # It behaves as a validated one: copied with an update, dumped, converted back.
+    first = next(iter(type(record).model_fields))
+    copy = built.model_copy(update={first: getattr(record, first)})
+    assert first in copy.model_fields_set and copy == record
+    assert built.to_json() == record.to_json() and built.to_proto() == msg
 
 
 # ---- what the build leaves to validation ------------------------------------------------------
