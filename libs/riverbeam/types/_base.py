@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Annotated, Any, ClassVar, Self
@@ -24,7 +23,7 @@ from pydantic_core import PydanticCustomError
 from pydantic_core.core_schema import SerializerFunctionWrapHandler
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
-from riverbeam.types import _convert, _convert_from, _convert_to
+from riverbeam.types import _convert, _convert_build, _convert_from, _convert_to
 from riverbeam.types._convert import _ints_back as _ints_back  # bench/_direct.py reads it here
 
 __all__ = [
@@ -56,7 +55,8 @@ def _canonical_uuid(value: str) -> str:
             "'{value}' is not a UUID (8-4-4-4-12 hex digits)",
             {"value": value[:64]},
         )
-    return str(uuid.UUID(value))
+    # str(uuid.UUID(value)) of the hyphenated form is value with its hex digits lowercased.
+    return value.lower()
 
 
 UUIDStr = Annotated[
@@ -207,8 +207,13 @@ class WireModel(BaseModel):
         presence that arrives as "" is treated as absent: a required one is reported missing
         (BEM-011, or BEM-062 for interaction_id) and a defaulted one takes its default.
         The dict validated is the one json_format.MessageToDict and its fix-ups make of the
-        message, read directly from its fields.
+        message, read directly from its fields; where validating it would change nothing (a
+        record as the services send it), the model is built from the fields instead
+        (_convert_build), equal to what validation gives.
         """
+        built: Self | None = _convert_build.build(cls, msg)
+        if built is not None:
+            return built
         data = _convert_from.to_dict(cls, msg)
         return cls.parse(_convert._proto_dict_json(cls, msg) if data is None else data)
 

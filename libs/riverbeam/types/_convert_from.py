@@ -166,12 +166,25 @@ def _double(number: float) -> Any:
     return number
 
 
+# Datetimes made of Timestamps, by (seconds, nanos): a record carries the same instant several
+# times (a new session's created_at, last_active_at, its run's started_at, ...), and a datetime
+# is immutable, so one is shared. Bounded: emptied when full.
+_STAMPS: dict[tuple[int, int], datetime] = {}
+_STAMPS_MAX = 1024
+
+
 def _time(stamp: Any, as_datetime: bool) -> Any:
     seconds, nanos = stamp.seconds, stamp.nanos
     if not (_SECONDS_MIN <= seconds <= _SECONDS_MAX and 0 <= nanos < 1_000_000_000):
         raise Fallback  # json_format raises on it: let it
     if as_datetime and not nanos % 1000:
-        return _EPOCH + timedelta(0, seconds, nanos // 1000)
+        key = (seconds, nanos)
+        found = _STAMPS.get(key)
+        if found is None:
+            if len(_STAMPS) >= _STAMPS_MAX:
+                _STAMPS.clear()
+            found = _STAMPS[key] = _EPOCH + timedelta(0, seconds, nanos // 1000)
+        return found
     return stamp.ToJsonString()  # the text validation read before, to the nanosecond
 
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from riverbeam.core import RiverbeamError
 from riverbeam.types import (
@@ -20,6 +23,7 @@ from riverbeam.types import (
     ResumePayload,
     TokenUsage,
 )
+from riverbeam.types._base import _UUID_PATTERN, _canonical_uuid
 
 SESSION = "5f8915eb-31eb-4f8a-9517-e2c15ce7bc41"
 INTERACTION = "40744652-2720-4b10-86ee-7333c1be8165"
@@ -161,3 +165,12 @@ def test_only_the_hyphenated_uuid_form_is_accepted(value: str) -> None:
     with pytest.raises(RiverbeamError) as caught:
         InvokeRequest.parse({"agent_name": "a", "content": [], "session_id": value})
     assert caught.value.bem == "BEM-010"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.from_regex(_UUID_PATTERN, fullmatch=True))
+def test_a_uuid_is_kept_as_uuid_formats_it(value: str) -> None:
+    # The validator lowercases the hyphenated form instead of parsing and formatting it.
+    assert _canonical_uuid(value) == str(uuid.UUID(value))
+    req = InvokeRequest.parse({"agent_name": "a", "content": [], "session_id": value})
+    assert req.session_id == str(uuid.UUID(value))
