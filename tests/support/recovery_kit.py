@@ -11,6 +11,7 @@ over and continues it (`Pipeline.recover`).
 from __future__ import annotations
 
 import asyncio
+import inspect
 import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
@@ -29,10 +30,31 @@ from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.runtime import MemorySinks, Pipeline, PipelineOptions, reap_once
 from riverbeam.runtime._sinks import FrameSink, SinkFactory
 from riverbeam.store import BeamStore, InMemoryStore
+from riverbeam.stream import NatsConnection, RequestPublisher
 from riverbeam.types import InvokeRequest, Run, StreamChunk
 
 GUARD_S = 10.0
 A_LEASE_S = 1.0
+
+
+def _default(call: Any, name: str) -> float:
+    value: float = inspect.signature(call).parameters[name].default
+    return value
+
+
+def _frame_budget_s() -> float:
+    """How long a JetStream publisher keeps at one frame before it gives up (its attempts,
+    each waiting out its ack timeout, and the pauses between them)."""
+    attempts = int(_default(RequestPublisher, "attempts"))
+    timeout_s = _default(RequestPublisher, "publish_timeout_s")
+    backoff_s = _default(RequestPublisher, "backoff_s")
+    return attempts * timeout_s + sum(backoff_s * 2**i for i in range(attempts - 1))
+
+
+# A reaper pass on JetStream looks up the request's last frame (one API call) and publishes
+# the terminal frame, retrying a lost or late ack as the publisher does; the hang guard of a
+# pass outlasts that, so a loaded machine's slow ack is waited for, as the reaper would.
+REAP_GUARD_S = GUARD_S + _default(NatsConnection, "js_timeout_s") + _frame_budget_s()
 
 
 class Clock:
@@ -236,7 +258,7 @@ class Replicas:
             self.clock.advance(3600)
         else:
             await asyncio.sleep(A_LEASE_S)  # its last renewal was at most this long ago
-        async with asyncio.timeout(GUARD_S):
+        async with asyncio.timeout(REAP_GUARD_S):
             while True:
                 taken = await reap_once(
                     self.store, self.sinks, owner="runner-b", lease_ttl_s=30.0, **reap

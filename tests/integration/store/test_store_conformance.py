@@ -624,9 +624,11 @@ async def test_memory_is_per_scope_newest_first(store: BeamStore) -> None:
 async def test_idle_sessions_are_deleted_with_everything_under_them(store: BeamStore) -> None:
     old, (old_action,) = await interrupted_with(store)
     busy = await begin(store, lease_ttl_s=60)  # idle too, but its run holds a live lease
-    await asyncio.sleep(0.5)
+    idle = timedelta(seconds=0.5)
+    await asyncio.sleep(idle.total_seconds() * 1.5)  # at least this long: both are idle
+    # Kept while the deletion (the next step) reads the clock within `idle` of its creation.
     fresh = await begin(store)
-    assert await store.delete_idle_sessions(older_than=timedelta(seconds=0.25)) == 1
+    assert await store.delete_idle_sessions(older_than=idle) == 1
     with expect(ErrorCode.SESSION_NOT_FOUND):
         await store.get_session(session_id=old.session.session_id)
     with expect(ErrorCode.INTERACTION_NOT_FOUND):

@@ -14,6 +14,9 @@ from store_kit import OWNER, answer, begin, expect, resume, uid
 from riverbeam.core.errors import ErrorCode
 from riverbeam.store import BeamStore, BeginRunResult, NewAction
 
+# The approval TTL of an action that expires during a test.
+SHORT_TTL_S = 0.5
+
 
 async def test_a_busy_session_names_its_running_run(store: BeamStore) -> None:
     """What a busy-session `interrupt` cancels: BEM-030 carries the running run's ids."""
@@ -129,12 +132,14 @@ async def test_a_pending_action_carries_its_expiry(store: BeamStore) -> None:
 async def test_an_expired_action_cannot_be_answered_and_leaves_the_inbox(
     store: BeamStore,
 ) -> None:
-    begun, action_id = await _pending(store, 0.2)
-    live_session, live_id = await _pending(store, 3600)
+    begun, action_id = await _pending(store, SHORT_TTL_S)
     sid = begun.session.session_id
+    # Listed while still pending: read at once, before the other action is written, so only
+    # this one read has to come within the TTL.
     inbox, _ = await store.list_pending_actions(session_id=sid)
     assert [a.action_id for a in inbox] == [action_id]
-    await asyncio.sleep(0.5)
+    live_session, live_id = await _pending(store, 3600)
+    await asyncio.sleep(SHORT_TTL_S * 1.5)  # at least this long: the short TTL has passed
     inbox, _ = await store.list_pending_actions(session_id=sid)
     assert inbox == []
     everyone, _ = await store.list_pending_actions(page_size=1000)

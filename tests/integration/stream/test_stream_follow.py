@@ -215,11 +215,14 @@ async def test_idle_follower_times_out(nats: NatsConnection) -> None:
     request_id = new_id()
     pub = RequestPublisher(nats.js, request_id)
     await pub.publish(text_chunk("only"))
+    await pub.drain()  # stored before the follow starts (a non-terminal publish does not wait)
 
     got: list[int | None] = []
     with pytest.raises(RiverbeamError) as info:
         async with asyncio.timeout(GUARD_S):
-            async for frame in follow(nats.js, request_id, timeout_s=0.2):
+            # Only the wait after the first frame is the idle one: the first may take its time.
+            frames = follow(nats.js, request_id, timeout_s=0.2, wait_for_start_s=GUARD_S)
+            async for frame in frames:
                 got.append(frame.seq)
 
     assert info.value.code is ErrorCode.STREAM_TIMEOUT

@@ -21,6 +21,8 @@ from riverbeam.store import InMemoryStore
 from riverbeam.types import AgentMessage, AgentResult, ContentPart, StreamAck, StreamChunk
 from tests.unit.runtime.runtime_kit import CountingTool, FramesAgent, approval, text_request
 
+GUARD_S = 10.0  # a hang guard for waits, never a timing assertion
+
 
 def author_beam(
     steps: list[Any], *, options: PipelineOptions | None = None
@@ -316,9 +318,9 @@ async def test_cancel_mid_run_records_partial_result() -> None:
     beam.register_agent(RigAgentRunner.new("worker", client, [slow], None))
     ack = await beam.invoke(text_request("worker", "work", stream=True))
     assert isinstance(ack, StreamAck)
-    await asyncio.wait_for(slow.started.wait(), 5)
+    await asyncio.wait_for(slow.started.wait(), GUARD_S)
     assert await beam.cancel(ack.request_id, "user pressed stop")
-    await asyncio.wait_for(beam.wait_idle(), 1.0)
+    await asyncio.wait_for(beam.wait_idle(), GUARD_S)
     frames = beam.sinks.frames(ack.request_id)  # type: ignore[attr-defined]
     assert frames[-1].type == "error" and frames[-1].error_code == "BEM-033"
     run = await beam.get_run(ack.run_id or "")
@@ -348,14 +350,15 @@ async def test_second_invoke_on_busy_session_is_rejected_or_queued() -> None:
     assert info.value.code is ErrorCode.SESSION_BUSY
 
     queued = RiverBeam(
-        store=beam.store, options=PipelineOptions(busy_session_policy="queue", queue_timeout_s=5)
+        store=beam.store,
+        options=PipelineOptions(busy_session_policy="queue", queue_timeout_s=GUARD_S),
     )
     queued.register_echo_agent("assistant")
     waiting = asyncio.create_task(queued.invoke(text_request("assistant", "after you", sid)))
     await asyncio.sleep(0.2)
     assert not waiting.done()
     await beam.cancel(ack.request_id)
-    result = await asyncio.wait_for(waiting, 5)
+    result = await asyncio.wait_for(waiting, GUARD_S)
     assert isinstance(result, AgentResult) and result.text == "Echo: after you"
     await beam.wait_idle()
 
