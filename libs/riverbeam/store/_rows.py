@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 import asyncpg
 from pydantic import BaseModel
+from pydantic_core import PydanticSerializationError
 
 from riverbeam.store._types import NewAction, NewMessage
 from riverbeam.types import (
@@ -30,6 +31,7 @@ __all__ = [
     "action_columns",
     "action_of",
     "dump",
+    "dump_content",
     "interaction_of",
     "memory_of",
     "message_columns",
@@ -43,12 +45,35 @@ Row = asyncpg.Record
 
 
 def dump(value: Any) -> str | None:
-    """A value as JSON text for a jsonb parameter; None stays SQL NULL."""
+    """A value as JSON text for a jsonb parameter; None stays SQL NULL.
+
+    A model is written by pydantic's own JSON serializer: the same JSON values as
+    json.dumps(model_dump(mode="json")), so the same jsonb (tests/unit/store/test_store_rows_dump.py
+    pins it), in a third of the time. What it cannot write (a lone surrogate) takes the
+    json.dumps path, which fails where it always failed: in the database.
+    """
     if value is None:
         return None
     if isinstance(value, BaseModel):
-        return json.dumps(value.model_dump(mode="json", exclude_none=True))
+        try:
+            return value.model_dump_json(exclude_none=True)
+        except PydanticSerializationError:
+            return _dump_model(value)
     return json.dumps(value, ensure_ascii=False)
+
+
+def _dump_model(value: BaseModel) -> str:
+    return json.dumps(value.model_dump(mode="json", exclude_none=True))
+
+
+def dump_content(parts: Sequence[ContentPart]) -> str:
+    """A message's content parts as the JSON array text of a jsonb parameter (as dump)."""
+    try:
+        return "[" + ",".join(p.model_dump_json(exclude_none=True) for p in parts) + "]"
+    except PydanticSerializationError:
+        return json.dumps(
+            [p.model_dump(mode="json", exclude_none=True) for p in parts], ensure_ascii=False
+        )
 
 
 def _load(text: str | None) -> Any:
@@ -185,7 +210,7 @@ def message_values(m: NewMessage) -> list[Any]:
         m.message_id,
         m.role,
         m.type,
-        dump([p.model_dump(mode="json", exclude_none=True) for p in m.content]),
+        dump_content(m.content),
         m.tool_call_id,
         m.tool_name,
         dump(m.tool_args),
