@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Coroutine
 from datetime import date, datetime, timedelta
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar, cast
 
 from pydantic import BaseModel
 
@@ -110,12 +110,12 @@ def _has_nul(value: Any) -> bool:
     if isinstance(value, BaseModel):
         fields = value.__dict__
         for name in type(value).__pydantic_fields__:
-            item = fields.get(name)
-            kind = type(item)
+            field: Any = fields.get(name)
+            kind = type(field)
             if kind is str:
-                if NUL in item:
+                if NUL in field:
                     return True
-            elif kind not in _PLAIN and _has_nul(item):
+            elif kind not in _PLAIN and _has_nul(field):
                 return True
         return False
     return False
@@ -172,8 +172,8 @@ def nul_safe(
                 _refuse_nul(name, value)
             elif kind is not str:
                 kwargs[name] = scrub(value)
-            elif NUL in value:
-                kwargs[name] = value.replace(NUL, REPLACEMENT)
+            elif NUL in cast(str, value):
+                kwargs[name] = cast(str, value).replace(NUL, REPLACEMENT)
         return await method(*args, **kwargs)
 
     return wrapper
