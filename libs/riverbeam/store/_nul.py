@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Coroutine
 from datetime import date, datetime, timedelta
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar, cast
 
 from pydantic import BaseModel
 
@@ -75,7 +75,11 @@ _PLAIN: frozenset[type] = frozenset({int, float, bool, type(None), datetime, dat
 
 
 def _has_nul(value: Any) -> bool:
-    """Whether a U+0000 is anywhere in `value`, where _scrub would find it."""
+    """Whether a U+0000 is anywhere in `value`, where _scrub would find it.
+
+    The loops decide a str, and a value of a type without strings, in place: most of what a
+    step carries (ids, texts, None), without a call each.
+    """
     kind = type(value)
     if kind is str:
         return NUL in value
@@ -85,18 +89,33 @@ def _has_nul(value: Any) -> bool:
         return NUL in value
     if isinstance(value, dict):
         for key, item in value.items():
-            if _has_nul(key) or _has_nul(item):
+            if _has_nul(key):
+                return True
+            kind = type(item)
+            if kind is str:
+                if NUL in item:
+                    return True
+            elif kind not in _PLAIN and _has_nul(item):
                 return True
         return False
     if isinstance(value, list | tuple):
         for item in value:
-            if _has_nul(item):
+            kind = type(item)
+            if kind is str:
+                if NUL in item:
+                    return True
+            elif kind not in _PLAIN and _has_nul(item):
                 return True
         return False
     if isinstance(value, BaseModel):
         fields = value.__dict__
         for name in type(value).__pydantic_fields__:
-            if _has_nul(fields.get(name)):
+            field: Any = fields.get(name)
+            kind = type(field)
+            if kind is str:
+                if NUL in field:
+                    return True
+            elif kind not in _PLAIN and _has_nul(field):
                 return True
         return False
     return False
@@ -146,10 +165,15 @@ def nul_safe(
     @functools.wraps(method)
     async def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
         for name, value in kwargs.items():
+            kind = type(value)
+            if kind in _PLAIN:  # None, numbers, times: nothing to refuse or normalise
+                continue
             if name in _NAMES:
                 _refuse_nul(name, value)
-            else:
+            elif kind is not str:
                 kwargs[name] = scrub(value)
+            elif NUL in cast(str, value):
+                kwargs[name] = cast(str, value).replace(NUL, REPLACEMENT)
         return await method(*args, **kwargs)
 
     return wrapper

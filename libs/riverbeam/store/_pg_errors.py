@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import NoReturn
 
 import asyncpg
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 
-__all__ = ["translate_pg_errors"]
+__all__ = ["reraise_translated", "translate_pg_errors"]
 
 # Constraint names are fixed by the migrations.
 _CONSTRAINTS: dict[str, tuple[ErrorCode, str]] = {
@@ -58,6 +59,16 @@ def _translate(exc: BaseException) -> RiverbeamError | None:
     if isinstance(exc, asyncpg.PostgresError):
         return RiverbeamError(ErrorCode.INTERNAL, f"database error: {exc}", sqlstate=exc.sqlstate)
     return None
+
+
+def reraise_translated(exc: Exception) -> NoReturn:
+    """Raise what translate_pg_errors() raises for `exc`, from inside its except block."""
+    if isinstance(exc, RiverbeamError):
+        raise exc
+    translated = _translate(exc)
+    if translated is None:
+        raise exc
+    raise translated from exc
 
 
 @contextmanager

@@ -26,6 +26,7 @@ from riverbeam.store._pg_errors import translate_pg_errors
 from riverbeam.store._pg_leases import PgLeases
 from riverbeam.store._pg_ledger import PgLedger, write_entries
 from riverbeam.store._pg_memory import PgMemory
+from riverbeam.store._pg_pool import PooledConnection
 from riverbeam.store._pg_step_parts import (
     check_fence,
     why_not_finished,
@@ -177,11 +178,8 @@ class PgBeamStore(PgLeases, PgMemory, PgLedger, PgCheckpoints, PgChildRuns):
         if self._owns_pool:
             await self._pool.close()
 
-    @asynccontextmanager
-    async def _connection(self) -> AsyncIterator[Connection]:
-        with translate_pg_errors():
-            async with self._pool.acquire(timeout=self._acquire_timeout) as conn:
-                yield conn
+    def _connection(self) -> contextlib.AbstractAsyncContextManager[Connection]:
+        return PooledConnection(self._pool, self._acquire_timeout)
 
     @asynccontextmanager
     async def _transaction(self, step: str) -> AsyncIterator[Connection]:

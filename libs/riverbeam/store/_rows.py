@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from typing import Any, TypeVar
 
 import asyncpg
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
+from pydantic_core import PydanticSerializationError
 
 from riverbeam.store._types import NewAction, NewMessage
 from riverbeam.types import (
@@ -30,6 +31,7 @@ __all__ = [
     "action_columns",
     "action_of",
     "dump",
+    "dump_content",
     "interaction_of",
     "memory_of",
     "message_columns",
@@ -43,12 +45,35 @@ Row = asyncpg.Record
 
 
 def dump(value: Any) -> str | None:
-    """A value as JSON text for a jsonb parameter; None stays SQL NULL."""
+    """A value as JSON text for a jsonb parameter; None stays SQL NULL.
+
+    A model is written by pydantic's own JSON serializer: the same JSON values as
+    json.dumps(model_dump(mode="json")), so the same jsonb (tests/unit/store/test_store_rows_dump.py
+    pins it), in a third of the time. What it cannot write (a lone surrogate) takes the
+    json.dumps path, which fails where it always failed: in the database.
+    """
     if value is None:
         return None
     if isinstance(value, BaseModel):
-        return json.dumps(value.model_dump(mode="json", exclude_none=True))
+        try:
+            return value.model_dump_json(exclude_none=True)
+        except PydanticSerializationError:
+            return _dump_model(value)
     return json.dumps(value, ensure_ascii=False)
+
+
+def _dump_model(value: BaseModel) -> str:
+    return json.dumps(value.model_dump(mode="json", exclude_none=True))
+
+
+def dump_content(parts: Sequence[ContentPart]) -> str:
+    """A message's content parts as the JSON array text of a jsonb parameter (as dump)."""
+    try:
+        return "[" + ",".join(p.model_dump_json(exclude_none=True) for p in parts) + "]"
+    except PydanticSerializationError:
+        return json.dumps(
+            [p.model_dump(mode="json", exclude_none=True) for p in parts], ensure_ascii=False
+        )
 
 
 def _load(text: str | None) -> Any:
@@ -59,9 +84,29 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def _model(cls: type[M], text: str | None) -> M | None:
-    """A jsonb column holding one model (TurnConfig, RunOptions), or None when NULL."""
-    value = _load(text)
+    """A jsonb column holding one model (TurnConfig, RunOptions, TokenUsage, AgentResult ...),
+    or None when NULL.
+
+    jsonb writes an object as `{...}`: pydantic validates that text in one pass, to the model
+    json.loads and model_validate make of it (the same numbers, of the same types:
+    tests/integration/store/test_store_pg_dump.py). Anything else takes that old path.
+    """
+    if text is None:
+        return None
+    if text[:1] == "{":
+        return cls.model_validate_json(text)
+    value = json.loads(text)
     return None if value is None else cls.model_validate(value)
+
+
+_CONTENT: TypeAdapter[list[ContentPart]] = TypeAdapter(list[ContentPart])
+
+
+def _content(text: str | None) -> list[ContentPart]:
+    """A message's content column (a jsonb array, as _model reads an object)."""
+    if text is not None and text[:1] == "[":
+        return _CONTENT.validate_json(text)
+    return [ContentPart.model_validate(p) for p in _load(text) or []]
 
 
 def session_of(row: Row) -> Session:
@@ -91,8 +136,6 @@ def interaction_of(row: Row) -> Interaction:
 
 
 def run_of(row: Row) -> Run:
-    usage = _load(row["token_usage"])
-    result = _load(row["result"])
     return Run(
         run_id=row["run_id"],
         interaction_id=row["interaction_id"],
@@ -104,11 +147,11 @@ def run_of(row: Row) -> Run:
         finished_at=row["finished_at"],
         error_code=row["error_code"],
         error_message=row["error_message"],
-        token_usage=None if usage is None else TokenUsage.model_validate(usage),
+        token_usage=_model(TokenUsage, row["token_usage"]),
         model_used=row["model_used"],
         lease_owner=row["lease_owner"],
         lease_expires_at=row["lease_expires_at"],
-        result=None if result is None else AgentResult.model_validate(result),
+        result=_model(AgentResult, row["result"]),
         lease_epoch=row["lease_epoch"],
         agent_version=row["agent_version"],
         options=_model(RunOptions, row["options"]),
@@ -126,7 +169,7 @@ def message_of(row: Row) -> Message:
         seq=row["seq"],
         role=row["role"],
         type=row["type"],
-        content=[ContentPart.model_validate(p) for p in _load(row["content"]) or []],
+        content=_content(row["content"]),
         tool_call_id=row["tool_call_id"],
         tool_name=row["tool_name"],
         tool_args=_load(row["tool_args"]),
@@ -137,7 +180,6 @@ def message_of(row: Row) -> Message:
 
 
 def action_of(row: Row) -> Action:
-    response = _load(row["response"])
     return Action(
         action_id=row["action_id"],
         session_id=row["session_id"],
@@ -150,21 +192,16 @@ def action_of(row: Row) -> Action:
         status=row["status"],
         created_at=row["created_at"],
         resolved_at=row["resolved_at"],
-        response=None if response is None else ActionResponseEnvelope.model_validate(response),
+        response=_model(ActionResponseEnvelope, row["response"]),
         outcome=row["outcome"],
         result=_load(row["result"]),
         error=row["error"],
         agent_name=row["agent_name"],
         user_id=row["user_id"],
         expires_at=row["expires_at"],
-        preview=_preview(row["preview"]),
+        preview=_model(ActionPreview, row["preview"]),
         child=_load(row["child"]),
     )
-
-
-def _preview(text: str | None) -> ActionPreview | None:
-    loaded = _load(text)
-    return None if loaded is None else ActionPreview.model_validate(loaded)
 
 
 def memory_of(row: Row) -> MemoryEntry:
@@ -185,7 +222,7 @@ def message_values(m: NewMessage) -> list[Any]:
         m.message_id,
         m.role,
         m.type,
-        dump([p.model_dump(mode="json", exclude_none=True) for p in m.content]),
+        dump_content(m.content),
         m.tool_call_id,
         m.tool_name,
         dump(m.tool_args),
