@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import threading
 import types
-from typing import TYPE_CHECKING, Any, Union, get_args, get_origin
+from collections.abc import Callable, Hashable
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, Union, get_args, get_origin
 
 from google.protobuf import json_format
 from google.protobuf.descriptor import FieldDescriptor
@@ -43,6 +44,44 @@ as a recursive type."""
 
 class Fallback(Exception):  # a signal, not an error
     """The direct path cannot vouch for this value: the json_format path decides."""
+
+
+P = TypeVar("P")
+
+
+class PlanCache(Generic[P]):
+    """The plans of one direct path, each made once; None is "no plan: the reference path".
+
+    A top-level plan is made under BUILD_LOCK, so a thread never uses another's half-made one.
+    A nested plan is made while its parent's is (the lock held); a type already being made is
+    a recursive message type and gets None.
+    """
+
+    def __init__(self) -> None:
+        self._top: dict[Hashable, P | None] = {}
+        self._nested: dict[Hashable, P | None] = {}
+        self._making: set[Hashable] = set()
+
+    def top(self, key: Hashable, make: Callable[[], P | None]) -> P | None:
+        plan = self._top.get(key, UNBUILT)
+        if plan is UNBUILT:
+            with BUILD_LOCK:
+                plan = self._top.get(key, UNBUILT)
+                if plan is UNBUILT:
+                    plan = self._top[key] = make()
+        return plan
+
+    def nested(self, key: Hashable, make: Callable[[], P | None]) -> P | None:
+        if key in self._nested:
+            return self._nested[key]
+        if key in self._making:
+            return None
+        self._making.add(key)
+        try:
+            plan = self._nested[key] = make()
+        finally:
+            self._making.discard(key)
+        return plan
 
 
 # ---- the reference: json_format ---------------------------------------------------------------

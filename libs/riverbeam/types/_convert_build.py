@@ -34,7 +34,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from riverbeam.types import _convert_from as _from
-from riverbeam.types._convert import BUILD_LOCK, EXACT, UNBUILT, Fallback
+from riverbeam.types._convert import EXACT, Fallback, PlanCache
 from riverbeam.types._copying import _slots_of
 
 if TYPE_CHECKING:
@@ -78,9 +78,7 @@ class _Plan(NamedTuple):
     needed: frozenset[str]  # fields that must be set (required, or a default validation refuses)
 
 
-_TOP: dict[tuple[type[Any], Any], _Plan | None] = {}
-_NESTED: dict[tuple[type[Any], Any], _Plan | None] = {}
-_BUILDING: set[tuple[type[Any], Any]] = set()
+_PLANS: PlanCache[_Plan] = PlanCache()
 
 
 def build(cls: type[WireModel], msg: Any) -> Any | None:
@@ -88,13 +86,7 @@ def build(cls: type[WireModel], msg: Any) -> Any | None:
     descriptor = getattr(msg, "DESCRIPTOR", None)
     if descriptor is None:
         return None
-    key = (cls, descriptor)
-    plan = _TOP.get(key, UNBUILT)
-    if plan is UNBUILT:
-        with BUILD_LOCK:
-            plan = _TOP.get(key, UNBUILT)
-            if plan is UNBUILT:
-                plan = _TOP[key] = _plan(cls, descriptor, top=True)
+    plan = _PLANS.top((cls, descriptor), lambda: _plan(cls, descriptor, top=True))
     if plan is None:
         return None
     try:
@@ -482,14 +474,5 @@ def _after_of(probe: FieldInfo) -> Callable[[Any], Any] | None:
 
 
 def _nested(descriptor: Any, model: type[Any]) -> _Plan | None:
-    key = (model, descriptor)
-    if key in _NESTED:
-        return _NESTED[key]
-    if key in _BUILDING:
-        return None  # a recursive message type: validated
-    _BUILDING.add(key)
-    try:
-        plan = _NESTED[key] = _plan(model, descriptor, top=False)
-    finally:
-        _BUILDING.discard(key)
-    return plan
+    # None for a recursive message type: validated.
+    return _PLANS.nested((model, descriptor), lambda: _plan(model, descriptor, top=False))

@@ -23,11 +23,10 @@ from google.protobuf.message import Message as ProtoMessage
 from pydantic.fields import FieldInfo
 
 from riverbeam.types._convert import (
-    BUILD_LOCK,
     EXACT,
-    UNBUILT,
     Fallback,
     JsonObject,
+    PlanCache,
     enums_are_enums,
     in_real_oneof,
     is_utc_datetime,
@@ -60,9 +59,7 @@ class _Plan(NamedTuple):
     steps: tuple[_Step, ...]
 
 
-_TOP: dict[tuple[type[Any], Any], _Plan | None] = {}
-_NESTED: dict[tuple[type[Any] | None, Any], _Plan | None] = {}
-_BUILDING: set[tuple[type[Any] | None, Any]] = set()
+_PLANS: PlanCache[_Plan] = PlanCache()
 
 
 def to_dict(cls: type[WireModel], msg: ProtoMessage) -> JsonObject | None:
@@ -70,13 +67,7 @@ def to_dict(cls: type[WireModel], msg: ProtoMessage) -> JsonObject | None:
     descriptor = getattr(msg, "DESCRIPTOR", None)
     if descriptor is None:
         return None  # not a message: the reference path says so its own way
-    key = (cls, descriptor)
-    plan = _TOP.get(key, UNBUILT)
-    if plan is UNBUILT:
-        with BUILD_LOCK:
-            plan = _TOP.get(key, UNBUILT)
-            if plan is UNBUILT:
-                plan = _TOP[key] = _plan(descriptor, cls, top=True)
+    plan = _PLANS.top((cls, descriptor), lambda: _plan(descriptor, cls, top=True))
     if plan is None:
         return None
     try:
@@ -278,14 +269,5 @@ def _enum_values(enum: Any, prefix: str | None) -> dict[int, Any]:
 
 
 def _nested(descriptor: Any, model: type[Any] | None) -> _Plan | None:
-    key = (model, descriptor)
-    if key in _NESTED:
-        return _NESTED[key]
-    if key in _BUILDING:
-        return None  # a recursive message type: left to the reference path
-    _BUILDING.add(key)
-    try:
-        plan = _NESTED[key] = _plan(descriptor, model, top=False)
-    finally:
-        _BUILDING.discard(key)
-    return plan
+    # None for a recursive message type: left to the reference path.
+    return _PLANS.nested((model, descriptor), lambda: _plan(descriptor, model, top=False))

@@ -18,9 +18,8 @@ from google.protobuf.descriptor import FieldDescriptor
 from pydantic.fields import FieldInfo
 
 from riverbeam.types._convert import (
-    BUILD_LOCK,
-    UNBUILT,
     Fallback,
+    PlanCache,
     dumps_plainly,
     enums_are_enums,
     in_real_oneof,
@@ -55,20 +54,13 @@ class _Plan(NamedTuple):
     steps: tuple[_Step, ...]
 
 
-_TOP: dict[type[Any], _Plan | None] = {}
-_NESTED: dict[tuple[type[Any], Any], _Plan | None] = {}
-_BUILDING: set[tuple[type[Any], Any]] = set()
+_PLANS: PlanCache[_Plan] = PlanCache()
 
 
 def to_message(model: WireModel) -> Any | None:
     """The message of model built from its attributes, or None: the reference path decides."""
     cls = type(model)
-    plan = _TOP.get(cls, UNBUILT)
-    if plan is UNBUILT:
-        with BUILD_LOCK:
-            plan = _TOP.get(cls, UNBUILT)
-            if plan is UNBUILT:
-                plan = _TOP[cls] = _plan(cls, cls.proto_type().DESCRIPTOR, top=True)
+    plan = _PLANS.top(cls, lambda: _plan(cls, cls.proto_type().DESCRIPTOR, top=True))
     if plan is None:
         return None
     msg = cls.proto_type()()
@@ -247,14 +239,5 @@ def _kind(field: Any, info: FieldInfo, enum_prefix: str | None) -> tuple[int, An
 def _nested(model: type[Any] | None, descriptor: Any) -> _Plan | None:
     if model is None:
         return None
-    key = (model, descriptor)
-    if key in _NESTED:
-        return _NESTED[key]
-    if key in _BUILDING:
-        return None  # a recursive message type: left to the reference path
-    _BUILDING.add(key)
-    try:
-        plan = _NESTED[key] = _plan(model, descriptor, top=False)
-    finally:
-        _BUILDING.discard(key)
-    return plan
+    # None for a recursive message type: left to the reference path.
+    return _PLANS.nested((model, descriptor), lambda: _plan(model, descriptor, top=False))
