@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import uuid
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
+import asyncpg
 import pytest
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
@@ -17,6 +18,35 @@ OWNER = "runner-a"
 
 PgStoreFactory = Callable[..., Awaitable[PgBeamStore]]
 """make_pg_store(before_commit=..., max_size=...) -> a PgBeamStore on the test's schema."""
+
+
+ConnectionHook = Callable[[asyncpg.Connection], Awaitable[None]]
+
+
+@contextlib.asynccontextmanager
+async def one_connection_store(
+    pg_url: str,
+    schema: str,
+    *,
+    init: ConnectionHook | None = None,
+    setup: ConnectionHook | None = None,
+) -> AsyncIterator[PgBeamStore]:
+    """A migrated PgBeamStore on a pool of one connection, which keeps its session when it is
+    released (no reset query, as PgBeamStore.connect's pools): what `init` sets on it holds for
+    every step; `setup` runs at each acquire."""
+
+    async def keep_session(conn: asyncpg.Connection) -> None:
+        """No reset query on release."""
+
+    pool = await asyncpg.create_pool(
+        pg_url, min_size=1, max_size=1, init=init, setup=setup, reset=keep_session
+    )
+    store = PgBeamStore.new(pool, schema=schema)
+    try:
+        await store.migrate()
+        yield store
+    finally:
+        await pool.close()
 
 
 def new_schema_name() -> str:

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 
 import asyncpg
 import pytest
-from store_kit import OWNER, answer, begin, interrupted_with
+from store_kit import OWNER, answer, begin, interrupted_with, one_connection_store
 
 from riverbeam.store import NewMessage, PgBeamStore
 from riverbeam.types import ContentPart, TurnConfig
@@ -38,17 +38,9 @@ async def logged(pg_url: str, pg_schema: str) -> AsyncIterator[tuple[PgBeamStore
     async def init(conn: asyncpg.Connection) -> None:
         conn.add_query_logger(log)
 
-    async def keep_session(conn: asyncpg.Connection) -> None:
-        """No reset query on release, as PgBeamStore.connect's pools."""
-
-    pool = await asyncpg.create_pool(pg_url, min_size=1, max_size=1, init=init, reset=keep_session)
-    store = PgBeamStore.new(pool, schema=pg_schema)
-    try:
-        await store.migrate()
+    async with one_connection_store(pg_url, pg_schema, init=init) as store:
         log.taken()
         yield store, log
-    finally:
-        await pool.close()
 
 
 async def _invoke(store: PgBeamStore, **begin_args: object) -> None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import asyncpg
 import pytest
-from store_kit import OWNER, PgStoreFactory, begin, expect
+from store_kit import OWNER, PgStoreFactory, begin, expect, one_connection_store
 
 from riverbeam.core.errors import ErrorCode
 from riverbeam.store import NewMessage, PgBeamStore
@@ -64,18 +64,8 @@ async def explained(pg_url: str, pg_schema: str) -> AsyncIterator[tuple[PgBeamSt
     async def setup(conn: asyncpg.Connection) -> None:  # the pool drops listeners on release
         conn.add_log_listener(plans)
 
-    async def keep_session(conn: asyncpg.Connection) -> None:
-        """No reset query on release, as PgBeamStore.connect's pools."""
-
-    pool = await asyncpg.create_pool(
-        pg_url, min_size=1, max_size=1, init=init, setup=setup, reset=keep_session
-    )
-    store = PgBeamStore.new(pool, schema=pg_schema)
-    try:
-        await store.migrate()
+    async with one_connection_store(pg_url, pg_schema, init=init, setup=setup) as store:
         yield store, plans
-    finally:
-        await pool.close()
 
 
 def _own(texts: list[str], call: str) -> list[str]:
