@@ -44,10 +44,10 @@ class RiverbeamServicer(pb_grpc.RiverbeamServiceServicer):
         )
         if isinstance(outcome, RunnerReply):
             # The runner's answer, handed on unconverted (the same AgentResult / StreamAck).
-            reply = outcome.message
-            if reply.WhichOneof("outcome") == "ack":
-                return pb.InvokeResponse(ack=reply.ack)
-            return pb.InvokeResponse(result=reply.result)
+            ack = outcome.ack
+            if ack is not None:
+                return pb.InvokeResponse(ack=ack)
+            return pb.InvokeResponse(result=outcome.message.result)
         if isinstance(outcome, StreamAck):
             return pb.InvokeResponse(ack=outcome.to_proto())
         assert isinstance(outcome, AgentResult)

@@ -258,8 +258,9 @@ class Gateway(LedgerReads, StreamFollowing):
             return await self._runner_lost(err, req, deadline=deadline)
         # The begin-run step has checked the caller's use of the session (the Grant above),
         # which is all _may_reach would check of it: its FollowStream need not ask again.
-        if isinstance(reply, RunnerReply) and reply.message.WhichOneof("outcome") == "ack":
-            self._grants.record_ack(principal, req.request_id, reply.message.ack)
+        if isinstance(reply, RunnerReply):
+            if reply.ack is not None:
+                self._grants.record_ack(principal, req.request_id, reply.ack)
         elif isinstance(reply, StreamAck):
             self._grants.record_ack(principal, req.request_id, reply)
         return reply

@@ -36,10 +36,16 @@ class RunnerReply:
 
     message: Any
 
+    @property
+    def ack(self) -> Any | None:
+        """The StreamAck message of a streaming request's answer; None for an AgentResult."""
+        return self.message.ack if self.message.WhichOneof("outcome") == "ack" else None
+
     def outcome(self) -> AgentResult | StreamAck:
         """The answer as a wire type (one conversion, on each call)."""
-        if self.message.WhichOneof("outcome") == "ack":
-            return StreamAck.from_proto(self.message.ack)
+        ack = self.ack
+        if ack is not None:
+            return StreamAck.from_proto(ack)
         return AgentResult.from_proto(self.message.result)
 
 
