@@ -189,12 +189,8 @@ if _typing.TYPE_CHECKING:
     from riverbeam.agents._layer_config import AgentLayerConfig, load_agent_layer
     from riverbeam.agents._limits import RunLimits
     from riverbeam.agents._mcp import McpHub, McpTool, mcp_tool_name
-    from riverbeam.agents._openai import (
-        DEFAULT_BASE_URL,
-        DEFAULT_EXTRA_BODY,
-        DEFAULT_MODEL,
-        OpenAiCompatible,
-    )
+    from riverbeam.agents._model_env import DEFAULT_BASE_URL, DEFAULT_MODEL
+    from riverbeam.agents._openai import DEFAULT_EXTRA_BODY, OpenAiCompatible
     from riverbeam.agents._output import STRUCTURED_OUTPUT_CAPABILITY, OutputSpec, ResponseSchema
     from riverbeam.agents._policies import (
         ApprovePathOutside,
@@ -291,9 +287,9 @@ _LAZY: dict[str, str | tuple[str, str]] = {
     "McpHub": ("riverbeam.agents._mcp", "McpHub"),
     "McpTool": ("riverbeam.agents._mcp", "McpTool"),
     "mcp_tool_name": ("riverbeam.agents._mcp", "mcp_tool_name"),
-    "DEFAULT_BASE_URL": ("riverbeam.agents._openai", "DEFAULT_BASE_URL"),
+    "DEFAULT_BASE_URL": ("riverbeam.agents._model_env", "DEFAULT_BASE_URL"),
     "DEFAULT_EXTRA_BODY": ("riverbeam.agents._openai", "DEFAULT_EXTRA_BODY"),
-    "DEFAULT_MODEL": ("riverbeam.agents._openai", "DEFAULT_MODEL"),
+    "DEFAULT_MODEL": ("riverbeam.agents._model_env", "DEFAULT_MODEL"),
     "OpenAiCompatible": ("riverbeam.agents._openai", "OpenAiCompatible"),
     "STRUCTURED_OUTPUT_CAPABILITY": ("riverbeam.agents._output", "STRUCTURED_OUTPUT_CAPABILITY"),
     "OutputSpec": ("riverbeam.agents._output", "OutputSpec"),

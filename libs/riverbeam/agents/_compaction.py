@@ -63,7 +63,8 @@ class CompactionOptions(BaseModel):
         summary_model: Model for the summary call (default: the run's).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Built with the first agent run that compacts, not at import.
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     context_tokens: int | None = Field(default=None, gt=0)
     answer_share: float = Field(default=0.25, ge=0, lt=1)

@@ -17,6 +17,7 @@ closed with BEM-208.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -123,7 +124,8 @@ class GuardrailEvent:
 
 
 class _Base(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Built on first use: a runner with no guardrails configured never validates one.
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     name: str | None = None
     stages: list[GuardrailStage] = Field(default_factory=_input_and_output)
@@ -386,13 +388,17 @@ GuardrailConfig: TypeAlias = Annotated[
 ]
 """One guardrail as plain data (the `kind` picks the built-in)."""
 
-_CONFIGS: TypeAdapter[list[GuardrailConfig]] = TypeAdapter(list[GuardrailConfig])
+
+@functools.cache
+def _configs() -> TypeAdapter[list[GuardrailConfig]]:
+    # Built by the first config read, not at import (issue 16: idle RSS).
+    return TypeAdapter(list[GuardrailConfig])
 
 
 def parse_guardrails(data: Any, *, source: str = "guardrails") -> list[GuardrailConfig]:
     """Guardrail configs from plain data (a list of objects); BEM-209 when invalid."""
     try:
-        return _CONFIGS.validate_python(data)
+        return _configs().validate_python(data)
     except ValueError as exc:
         raise RiverbeamError(
             ErrorCode.GUARDRAIL_CONFIG_INVALID, f"{source}: {exc}", source=source

@@ -26,7 +26,9 @@ __all__ = ["AgentLayerConfig", "load_agent_layer"]
 class AgentLayerConfig(BaseModel):
     """Deployment-wide guardrails, tool policies and run limits."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Built on first use, with the guardrail and policy models it holds: a runner without
+    # RIVERBEAM_AGENT_LAYER builds it with its first agent run (issue 16: idle RSS).
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     guardrails: list[GuardrailConfig] = Field(default_factory=list)
     tool_policies: list[ToolPolicyConfig] = Field(default_factory=list)

@@ -37,6 +37,14 @@ from riverbeam.agents._completion import (
     closing_events,
     collect,
 )
+from riverbeam.agents._model_env import (
+    API_KEY_VARS,
+    BASE_URL_VARS,
+    DEFAULT_BASE_URL,
+    DEFAULT_MODEL,
+    MODEL_VARS,
+    first_set,
+)
 from riverbeam.agents._sse import DONE, StreamAssembler, completion_from_json, iter_sse_data
 from riverbeam.agents._tool import ToolSpec
 from riverbeam.core.errors import ErrorCode, RiverbeamError
@@ -48,13 +56,7 @@ __all__ = ["DEFAULT_BASE_URL", "DEFAULT_EXTRA_BODY", "DEFAULT_MODEL", "OpenAiCom
 
 log = logging.getLogger(__name__)
 
-DEFAULT_BASE_URL = "https://integrate.api.nvidia.com/v1"
-DEFAULT_MODEL = "deepseek-ai/deepseek-v4-pro-0813"
 DEFAULT_EXTRA_BODY: Mapping[str, Any] = {"chat_template_kwargs": {"thinking": False}}
-
-_API_KEY_VARS = ("BEAM_API_KEY", "GFS_BEAM_API_KEY", "NVIDIA_API_KEY")
-_BASE_URL_VARS = ("BEAM_API_BASE_URL", "GFS_BEAM_BASE_URL")
-_MODEL_VARS = ("BEAM_MODEL", "GFS_BEAM_MODEL")
 
 _CONTEXT_LENGTH_MARKERS = (
     "context_length_exceeded",
@@ -65,14 +67,6 @@ _CONTEXT_LENGTH_MARKERS = (
     "prompt is too long",
 )
 _MESSAGE_LIMIT = 500
-
-
-def _first_set(env: Mapping[str, str], names: Sequence[str]) -> str | None:
-    for name in names:
-        value = env.get(name, "").strip()
-        if value:
-            return value
-    return None
 
 
 def _default_extra_body() -> dict[str, Any]:
@@ -178,11 +172,11 @@ class OpenAiCompatible(StructuredStreaming):
             **options: Further keyword arguments of the constructor.
         """
         source: Mapping[str, str] = os.environ if env is None else env
-        api_key = _first_set(source, _API_KEY_VARS)
+        api_key = first_set(source, API_KEY_VARS)
         if api_key is None:
             return None
-        base_url = _first_set(source, _BASE_URL_VARS) or DEFAULT_BASE_URL
-        model = _first_set(source, _MODEL_VARS) or DEFAULT_MODEL
+        base_url = first_set(source, BASE_URL_VARS) or DEFAULT_BASE_URL
+        model = first_set(source, MODEL_VARS) or DEFAULT_MODEL
         return cls(base_url, api_key, model, **options)
 
     def with_max_tokens(self, max_tokens: int) -> OpenAiCompatible:

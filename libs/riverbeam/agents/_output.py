@@ -48,7 +48,8 @@ class OutputSpec(BaseModel):
         repair_attempts: How many times an invalid answer is sent back for repair.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    # Built on first use: only agents with a response schema make one.
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
 
     schema_: dict[str, Any] = Field(alias="schema")
     name: str = Field(default="answer", pattern=r"^[A-Za-z0-9_-]{1,64}$")

@@ -21,6 +21,7 @@ Built-ins are plain data with a discriminated `kind`:
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -132,7 +133,8 @@ class ToolPolicy(Protocol):
 
 
 class _Base(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Built on first use: a runner with no policies configured never validates one.
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     label: str | None = Field(default=None, alias="name")
 
@@ -259,13 +261,17 @@ ToolPolicyConfig: TypeAlias = Annotated[
 ]
 """One tool policy as plain data (the `kind` picks the built-in)."""
 
-_CONFIGS: TypeAdapter[list[ToolPolicyConfig]] = TypeAdapter(list[ToolPolicyConfig])
+
+@functools.cache
+def _configs() -> TypeAdapter[list[ToolPolicyConfig]]:
+    # Built by the first config read, not at import (issue 16: idle RSS).
+    return TypeAdapter(list[ToolPolicyConfig])
 
 
 def parse_policies(data: Any, *, source: str = "tool_policies") -> list[ToolPolicyConfig]:
     """Policy configs from plain data (a list of objects); BEM-211 when invalid."""
     try:
-        return _CONFIGS.validate_python(data)
+        return _configs().validate_python(data)
     except ValueError as exc:
         raise RiverbeamError(
             ErrorCode.TOOL_POLICY_INVALID, f"{source}: {exc}", source=source

@@ -17,14 +17,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from riverbeam.agents import (
-    CompletionClient,
-    EchoClient,
-    OpenAiCompatible,
-    RigAgentRunner,
-    Tool,
-    builtin_skills,
-)
+from riverbeam.agents import CompletionClient, EchoClient, RigAgentRunner, Tool, builtin_skills
+from riverbeam.agents._model_env import API_KEY_VARS, first_set
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.settings import RunnerSettings
 from riverbeam.routing import ModelList
@@ -89,10 +83,14 @@ def load_hook(spec: str) -> AgentsHook:
 
 def default_client(env: Mapping[str, str] | None = None) -> CompletionClient:
     """OpenAiCompatible when BEAM_API_KEY (or its fallbacks) is set; EchoClient otherwise."""
-    client = OpenAiCompatible.from_env(os.environ if env is None else env)
-    if client is None:
+    source = os.environ if env is None else env
+    if first_set(source, API_KEY_VARS) is None:  # the client is not even imported then
         log.info("no BEAM_API_KEY: built-in agents answer with EchoClient")
         return EchoClient()
+    from riverbeam.agents._openai import OpenAiCompatible
+
+    client = OpenAiCompatible.from_env(source)
+    assert client is not None  # it has the key just read
     log.info("built-in agents call %s", client.endpoint)
     return client
 
