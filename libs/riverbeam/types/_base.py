@@ -126,7 +126,11 @@ class WireModel(BaseModel):
     """
 
     model_config = ConfigDict(
-        extra="forbid", populate_by_name=True, validate_assignment=False, allow_inf_nan=False
+        extra="forbid",
+        populate_by_name=True,
+        validate_assignment=False,
+        allow_inf_nan=False,
+        defer_build=True,
     )
 
     _proto: ClassVar[type[ProtoMessage] | None] = None
