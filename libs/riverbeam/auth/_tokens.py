@@ -52,7 +52,10 @@ def generate_token() -> str:
 class _Entry(BaseModel):
     """One tokens-file entry, as written."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, hide_input_in_errors=True)
+    # Built by the first tokens file read: a router in dev mode never reads one.
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, hide_input_in_errors=True, defer_build=True
+    )
 
     token_sha256: str | None = Field(default=None, pattern=r"^[0-9a-fA-F]{64}$")
     token: SecretStr | None = None

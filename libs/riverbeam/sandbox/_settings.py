@@ -16,11 +16,14 @@ from riverbeam.core.settings import SandboxSettings
 
 __all__ = ["GitIdentity", "SandboxLimits", "WorkspaceConfig"]
 
+# Each model is built when it is first made (defer_build): a runner imports this module with
+# the sandbox package's workspace names and never makes one (issue 16: idle RSS).
+
 
 class GitIdentity(BaseModel):
     """Author and committer of every commit the sandbox makes. Never taken from a request."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     name: str = "Riverbeam Agent"
     email: str = "agent@riverbeam.invalid"
@@ -29,7 +32,7 @@ class GitIdentity(BaseModel):
 class SandboxLimits(BaseModel):
     """Bounds on what one call may read, write or return."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     max_read_bytes: int = Field(default=256 * 1024, gt=0)
     """read_file returns at most this many bytes, then a truncation marker."""
@@ -65,7 +68,7 @@ class SandboxLimits(BaseModel):
 class WorkspaceConfig(BaseModel):
     """What a `WorkspaceManager` needs: all of it server configuration, none of it from requests."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     base_dir: Path
     """Every workspace lives in a directory directly under this one."""
