@@ -105,13 +105,13 @@ if _typing.TYPE_CHECKING:
     from riverbeam.sandbox._runspaces import EnsuresWorkspaces, RunWorkspaces
     from riverbeam.sandbox._settings import GitIdentity, SandboxLimits, WorkspaceConfig
     from riverbeam.sandbox._tools import SANDBOX_TOOL_NAMES, WorkspaceResolver, sandbox_tools
-    from riverbeam.sandbox._workspaces import (
+    from riverbeam.sandbox._workspace_names import (
         WORKSPACE_NAME,
         EnsuredWorkspace,
-        WorkspaceManager,
         WorkspacePage,
         validate_workspace_name,
     )
+    from riverbeam.sandbox._workspaces import WorkspaceManager
 
 # Each name's module, imported on first use (PEP 562): importing this package costs only
 # what the caller then uses.
@@ -158,11 +158,11 @@ _LAZY: dict[str, str | tuple[str, str]] = {
     "WorkspaceResolver": "riverbeam.sandbox._tools",
     "sandbox_tools": "riverbeam.sandbox._tools",
     "DEFAULT_PROTECTED_REFS": "riverbeam.sandbox._refs",
-    "WORKSPACE_NAME": "riverbeam.sandbox._workspaces",
-    "EnsuredWorkspace": "riverbeam.sandbox._workspaces",
+    "WORKSPACE_NAME": "riverbeam.sandbox._workspace_names",
+    "EnsuredWorkspace": "riverbeam.sandbox._workspace_names",
     "WorkspaceManager": "riverbeam.sandbox._workspaces",
-    "WorkspacePage": "riverbeam.sandbox._workspaces",
-    "validate_workspace_name": "riverbeam.sandbox._workspaces",
+    "WorkspacePage": "riverbeam.sandbox._workspace_names",
+    "validate_workspace_name": "riverbeam.sandbox._workspace_names",
 }
 
 __getattr__, __dir__ = _lazy_exports(__name__, _LAZY)

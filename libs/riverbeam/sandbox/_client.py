@@ -28,7 +28,7 @@ from riverbeam.sandbox._results import (
     WorkspaceInfo,
     WriteResult,
 )
-from riverbeam.sandbox._workspaces import WORKSPACE_NAME, EnsuredWorkspace, WorkspacePage
+from riverbeam.sandbox._workspace_names import WORKSPACE_NAME, EnsuredWorkspace, WorkspacePage
 from riverbeam.server import translate_rpc_errors
 from riverbeam.v1 import sandbox_service_pb2 as pb
 from riverbeam.v1 import sandbox_service_pb2_grpc as pb_grpc

@@ -21,7 +21,7 @@ from typing import Literal
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.sandbox._refs import ProtectedRefs, validate_branch_name
-from riverbeam.sandbox._workspaces import validate_workspace_name
+from riverbeam.sandbox._workspace_names import validate_workspace_name
 
 __all__ = [
     "WORKSPACE_POLICIES",

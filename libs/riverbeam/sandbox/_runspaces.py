@@ -15,7 +15,7 @@ from riverbeam.agents._io import AgentInput
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.sandbox._placement import Placement, WorkspacePolicy, place_run
 from riverbeam.sandbox._results import WorkingTreeOps
-from riverbeam.sandbox._workspaces import EnsuredWorkspace
+from riverbeam.sandbox._workspace_names import EnsuredWorkspace
 
 __all__ = ["EnsuresWorkspaces", "RunWorkspaces"]
 

@@ -23,14 +23,12 @@ import builtins
 import contextlib
 import json
 import os
-import re
 import secrets
 import shutil
 import stat
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +39,12 @@ from riverbeam.sandbox._refs import ProtectedRefs, check_branch_form, validate_b
 from riverbeam.sandbox._results import WorkspaceInfo
 from riverbeam.sandbox._root import SandboxRoot
 from riverbeam.sandbox._settings import WorkspaceConfig
+from riverbeam.sandbox._workspace_names import (
+    WORKSPACE_NAME,
+    EnsuredWorkspace,
+    WorkspacePage,
+    validate_workspace_name,
+)
 
 if TYPE_CHECKING:
     from riverbeam.sandbox._local import WorkingTree
@@ -54,7 +58,6 @@ __all__ = [
     "validate_workspace_name",
 ]
 
-WORKSPACE_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,62}")
 _TREE = "tree"
 _META = "workspace.json"
 _MAX_PAGE = 1000
@@ -66,33 +69,6 @@ _MAX_OPEN_TREES = 256
 _EVICT_IDLE_S = 300.0
 # A half-built workspace this old belongs to a process that stopped while creating it.
 _STALE_CREATION_S = 3600.0
-
-
-def validate_workspace_name(name: object) -> str:
-    """A workspace name, checked against `[a-z0-9][a-z0-9_-]{0,62}`.
-
-    Raises:
-        RiverbeamError: BEM-312.
-    """
-    if not isinstance(name, str) or not WORKSPACE_NAME.fullmatch(name):
-        raise RiverbeamError(ErrorCode.WORKSPACE_BAD_NAME, name=display_path(name))
-    return name
-
-
-@dataclass(frozen=True, slots=True)
-class EnsuredWorkspace:
-    """What `ensure` found or made."""
-
-    info: WorkspaceInfo
-    created: bool
-
-
-@dataclass(frozen=True, slots=True)
-class WorkspacePage:
-    """One page of a workspace listing."""
-
-    workspaces: list[WorkspaceInfo]
-    next_page_token: str
 
 
 class WorkspaceManager:
