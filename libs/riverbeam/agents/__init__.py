@@ -186,7 +186,8 @@ if _typing.TYPE_CHECKING:
         ResumedAction,
         UsageMeter,
     )
-    from riverbeam.agents._layer_config import AgentLayerConfig, load_agent_layer
+    from riverbeam.agents._layer_config import AgentLayerConfig
+    from riverbeam.agents._layer_env import load_agent_layer
     from riverbeam.agents._limits import RunLimits
     from riverbeam.agents._mcp import McpHub, McpTool, mcp_tool_name
     from riverbeam.agents._model_env import DEFAULT_BASE_URL, DEFAULT_MODEL
@@ -282,7 +283,7 @@ _LAZY: dict[str, str | tuple[str, str]] = {
     "ResumedAction": ("riverbeam.agents._io", "ResumedAction"),
     "UsageMeter": ("riverbeam.agents._io", "UsageMeter"),
     "AgentLayerConfig": ("riverbeam.agents._layer_config", "AgentLayerConfig"),
-    "load_agent_layer": ("riverbeam.agents._layer_config", "load_agent_layer"),
+    "load_agent_layer": ("riverbeam.agents._layer_env", "load_agent_layer"),
     "RunLimits": ("riverbeam.agents._limits", "RunLimits"),
     "McpHub": ("riverbeam.agents._mcp", "McpHub"),
     "McpTool": ("riverbeam.agents._mcp", "McpTool"),

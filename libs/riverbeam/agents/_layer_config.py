@@ -11,7 +11,6 @@ agent's in the chain; limits combine with the agent's and the request's (the sma
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -20,7 +19,7 @@ from riverbeam.agents._guardrails import GuardrailConfig
 from riverbeam.agents._policies import ToolPolicyConfig
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 
-__all__ = ["AgentLayerConfig", "load_agent_layer"]
+__all__ = ["AgentLayerConfig"]
 
 
 class AgentLayerConfig(BaseModel):
@@ -47,29 +46,3 @@ class AgentLayerConfig(BaseModel):
             raise RiverbeamError(
                 ErrorCode.INVALID_ARGUMENT, f"{source}: {exc}", source=source
             ) from None
-
-
-def load_agent_layer(value: str | None) -> AgentLayerConfig | None:
-    """RIVERBEAM_AGENT_LAYER: JSON text, or the path of a JSON or YAML file; None when unset.
-
-    Raises:
-        RiverbeamError: BEM-002 when the file cannot be read or the config is invalid.
-    """
-    if value is None or not value.strip():
-        return None
-    text = value.strip()
-    if text.startswith("{"):
-        return AgentLayerConfig.parse(text, source="RIVERBEAM_AGENT_LAYER")
-    import yaml  # here: a runner without an agent layer file does not load it
-
-    path = Path(text)
-    try:
-        raw = path.read_text(encoding="utf-8")
-        data = yaml.safe_load(raw) if path.suffix in (".yaml", ".yml") else json.loads(raw)
-    except (OSError, ValueError, yaml.YAMLError) as exc:
-        raise RiverbeamError(
-            ErrorCode.INVALID_ARGUMENT,
-            f"RIVERBEAM_AGENT_LAYER: cannot read {path}: {exc}",
-            source=str(path),
-        ) from None
-    return AgentLayerConfig.parse(data or {}, source=str(path))

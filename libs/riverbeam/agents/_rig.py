@@ -14,18 +14,11 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from riverbeam import __version__
-from riverbeam.agents._compaction import CompactionOptions
 from riverbeam.agents._completion import CompletionClient, closing_events
-from riverbeam.agents._guardrails import Guardrail, GuardrailConfig, build_guardrails
-from riverbeam.agents._input_guard import GuardedInput, guard_content
 from riverbeam.agents._io import AgentContext, AgentInput
-from riverbeam.agents._layer_config import AgentLayerConfig
-from riverbeam.agents._output import OutputSpec
-from riverbeam.agents._policies import ToolPolicy
-from riverbeam.agents._run import RigRun
 from riverbeam.agents._skills import Skill, skill_by_name
 from riverbeam.agents._tokens import TokenCounter
 from riverbeam.agents._tool import Tool, ToolSpec
@@ -33,6 +26,14 @@ from riverbeam.agents._toolcall import BoundTool
 from riverbeam.agents._vocab_tokens import default_counter
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.types import AgentMetadata, ContentPart, Modality, StreamChunk
+
+if TYPE_CHECKING:  # the agent layer is imported by a run that uses it (issue 16: idle RSS)
+    from riverbeam.agents._compaction import CompactionOptions
+    from riverbeam.agents._guardrails import Guardrail, GuardrailConfig
+    from riverbeam.agents._input_guard import GuardedInput
+    from riverbeam.agents._layer_config import AgentLayerConfig
+    from riverbeam.agents._output import OutputSpec
+    from riverbeam.agents._policies import ToolPolicy
 
 __all__ = ["RigAgentRunner", "RigOptions", "ToolErrorPolicy"]
 
@@ -88,6 +89,8 @@ class RigOptions:
         object.__setattr__(self, "guardrails", tuple(self.guardrails))
         object.__setattr__(self, "policies", tuple(self.policies))
         if isinstance(self.output, dict):
+            from riverbeam.agents._output import OutputSpec
+
             object.__setattr__(self, "output", OutputSpec.model_validate(self.output))
 
 
@@ -225,6 +228,9 @@ class RigAgentRunner:
     ) -> GuardedInput | None:
         """The input guardrails (the deployment's, then the agent's) over a turn, before it is
         stored (agents/_input_guard.py); None when none applies."""
+        from riverbeam.agents._guardrails import build_guardrails
+        from riverbeam.agents._input_guard import guard_content
+
         guardrails = build_guardrails(
             [*(layer.guardrails if layer else ()), *self.options.guardrails],
             judge=self.options.judge or self.client,
@@ -237,6 +243,11 @@ class RigAgentRunner:
 
     async def stream(self, input: AgentInput, context: AgentContext) -> AsyncIterator[StreamChunk]:
         """Run the loop for one request; see the module docstring for the frames."""
+        # The loop (with its tool, chat, handoff and child-run machinery) is loaded by the
+        # first run of a tool-loop agent: a runner whose requests go to echo agents, or none
+        # yet, does not hold it (issue 16: idle RSS).
+        from riverbeam.agents._run import RigRun
+
         run = RigRun(self, input, context)
         try:
             async with closing_events(run.frames()) as frames:

@@ -7,11 +7,13 @@ left as they are.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from riverbeam.agents import Agent
-from riverbeam.agents._layer_config import AgentLayerConfig
 from riverbeam.types import InvokeRequest
+
+if TYPE_CHECKING:
+    from riverbeam.agents._layer_config import AgentLayerConfig
 
 __all__ = ["guard_before_storing"]
 

@@ -21,7 +21,6 @@ from riverbeam.agents import CompletionClient, EchoClient, RigAgentRunner, Tool,
 from riverbeam.agents._model_env import API_KEY_VARS, first_set
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.settings import RunnerSettings
-from riverbeam.routing import ModelList
 from riverbeam.runtime._facade import RiverBeam
 from riverbeam.sandbox import (
     DEFAULT_PROTECTED_REFS,
@@ -261,6 +260,7 @@ async def _register_config(
     env: Mapping[str, str] | None,
 ) -> None:
     from riverbeam.agents._mcp import McpHub
+    from riverbeam.routing import ModelList
     from riverbeam.runtime._config_agents import build_configured_agents
 
     hub: McpHub | None = None
