@@ -5,12 +5,14 @@ from __future__ import annotations
 import enum
 import os
 from collections.abc import Iterable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from riverbeam.auth._dev import DevAuthenticator
 from riverbeam.auth._principal import Principal, Role
-from riverbeam.auth._tokens import TokenAuthenticator
 from riverbeam.core.errors import ErrorCode, RiverbeamError
+
+if TYPE_CHECKING:  # the tokens file's reader is imported by the mode that reads one
+    from riverbeam.auth._tokens import TokenAuthenticator
 
 __all__ = ["AuthMode", "Authenticator", "authenticator_for"]
 
@@ -57,6 +59,8 @@ def authenticator_for(
                 ErrorCode.TOKENS_FILE_INVALID,
                 "auth mode 'tokens' needs a tokens file; use mode 'dev' only for development",
             )
+        from riverbeam.auth._tokens import TokenAuthenticator
+
         return TokenAuthenticator.from_file(tokens_file)
     if tokens_file is not None:
         raise RiverbeamError(
