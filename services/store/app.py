@@ -7,12 +7,15 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from riverbeam.core.settings import StoreSettings
 from riverbeam.server import ServiceApp, ServiceBinding
-from riverbeam.store import BeamStore, InMemoryStore, run_retention
 from riverbeam.v1 import store_service_pb2_grpc as pb_grpc
 from services.store.servicer import StoreServicer
+
+if TYPE_CHECKING:
+    from riverbeam.store import BeamStore
 
 __all__ = ["SERVICE_NAME", "binding", "build"]
 
@@ -43,11 +46,15 @@ async def build(settings: StoreSettings) -> AsyncIterator[ServiceApp]:
             max_size=settings.db_pool_max,
         )
         log.info("store on PostgreSQL, schema %s", settings.db_schema)
-    else:
+    else:  # the in-memory store's modules only for it, not beside PostgreSQL's
+        from riverbeam.store import InMemoryStore
+
         store = InMemoryStore()
         log.warning("store in memory: records are lost when this process stops")
     retention: asyncio.Task[None] | None = None
     if settings.retention_idle_days is not None:
+        from riverbeam.store import run_retention
+
         idle = timedelta(days=settings.retention_idle_days)
         retention = asyncio.create_task(
             run_retention(store, idle=idle, interval_s=settings.retention_interval_s)

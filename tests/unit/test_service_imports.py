@@ -4,7 +4,9 @@ Each probe runs in a fresh interpreter, the way `riverbeam serve <service>` star
 module, the service's settings and its app module; the store and the sandbox also enter their
 build (the ServiceApp a server would serve), the runner wires its agents. The probe reports
 sys.modules, and each service must not have loaded the libraries it only needs on a later
-call: no memory thresholds, the modules themselves are counted.
+call: no memory thresholds, the modules themselves are counted. It also reports which of our
+pydantic models have been built (a schema and validator each): none is built before a call
+that validates or dumps one.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ _PROBE = textwrap.dedent(
     overrides = json.loads(sys.argv[2])
     settings = settings_for(name, "127.0.0.1:0", overrides)
     build = builder_for(name, settings)
+    import_only = sys.argv[3] == "import"
 
     async def enter() -> None:
         async with build():
@@ -45,11 +48,26 @@ _PROBE = textwrap.dedent(
             await close()
         await store.aclose()
 
-    if name.value in ("store", "sandbox"):
+    if import_only:
+        pass
+    elif name.value in ("store", "sandbox"):
         asyncio.run(enter())
     elif name.value == "runner":
         asyncio.run(wire())
-    print(json.dumps(sorted(sys.modules)))
+
+    def subclasses(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from subclasses(sub)
+
+    from pydantic import BaseModel
+
+    built = sorted(
+        f"{cls.__module__}.{cls.__qualname__}"
+        for cls in set(subclasses(BaseModel))
+        if cls.__module__.startswith("riverbeam.") and cls.__dict__.get("__pydantic_complete__")
+    )
+    print(json.dumps({"modules": sorted(sys.modules), "built": built}))
     """
 )
 
@@ -74,6 +92,11 @@ _NOT_LOADED: dict[str, tuple[str, ...]] = {
         "riverbeam.agents",
         "riverbeam.runtime",
         "riverbeam.sandbox",
+        "riverbeam.stream",  # the store speaks no NATS
+        "riverbeam.auth",
+        "riverbeam.gateway",
+        "riverbeam.routing",
+        "riverbeam.telemetry._genai",  # the agent spans are the runner's
     ),
     "sandbox": (
         *_NOWHERE,
@@ -85,6 +108,10 @@ _NOT_LOADED: dict[str, tuple[str, ...]] = {
         "nats",
         "riverbeam.agents",
         "riverbeam.store",
+        "riverbeam.types",  # the sandbox's messages are its own protobuf ones
+        "riverbeam.stream",
+        "riverbeam.auth",
+        "riverbeam.telemetry._genai",
     ),
     "router": (
         *_NOWHERE,
@@ -96,6 +123,9 @@ _NOT_LOADED: dict[str, tuple[str, ...]] = {
         "riverbeam.runtime._checkpointing",
         "riverbeam.agents._guardrails",
         "riverbeam.agents._registry",
+        "riverbeam.auth._tokens",  # auth mode dev: no tokens file to read
+        "riverbeam.stream._memory",  # its frames come from JetStream
+        "riverbeam.telemetry._genai",
     ),
     "runner": (
         *_NOWHERE,
@@ -103,21 +133,55 @@ _NOT_LOADED: dict[str, tuple[str, ...]] = {
         "pygit2",  # the runner's sandbox tools call the sandbox service
         "riverbeam.sandbox._gitdir",
         "riverbeam.sandbox._tree",
+        "riverbeam.sandbox._workspaces",  # the workspace manager is the sandbox service's
+        "riverbeam.sandbox._root",
+        "riverbeam.sandbox._settings",
         "riverbeam.agents._config",  # riverbeam.yaml's machinery: no RIVERBEAM_CONFIG here
         "riverbeam.agents._mcp",
         "riverbeam.runtime._config_agents",
+        "riverbeam.routing",  # the model list comes with a config file that names one
         "riverbeam.store._memory",  # its store is the store service
+        "riverbeam.agents._openai",  # no BEAM_API_KEY: the built-in agents use EchoClient
+        "riverbeam.agents._run",  # the tool loop, with the first run of a tool-loop agent
+        "riverbeam.agents._chat",
+        "riverbeam.agents._handoff",
+        "riverbeam.agents._run_tools",
+        "riverbeam.agents._guardrails",  # the agent layer: no RIVERBEAM_AGENT_LAYER here
+        "riverbeam.agents._policies",
+        "riverbeam.agents._layer_config",
+        "riverbeam.agents._compaction",
+        "riverbeam.agents._output",
     ),
 }
 
+# Importing each app (as `riverbeam serve` does before building it) loads no store
+# implementation: build picks the in-memory or the PostgreSQL one.
+_NOT_IMPORTED: dict[str, tuple[str, ...]] = {
+    "store": ("riverbeam.store._memory", "riverbeam.store._pg", "asyncpg"),
+    "runner": ("riverbeam.store._memory", "riverbeam.store._pg", "asyncpg"),
+}
 
-def _loaded(service: str, overrides: dict[str, object]) -> set[str]:
+# Models no service builds at start-up: the agent layer's, the tokens file's, and the wire
+# models, built by the first call that validates or dumps one.
+_NOT_BUILT = (
+    "riverbeam.agents._guardrails.PiiDetector",
+    "riverbeam.agents._policies.ApproveTools",
+    "riverbeam.agents._layer_config.AgentLayerConfig",
+    "riverbeam.auth._tokens._Entry",
+    "riverbeam.types._invoke.InvokeRequest",
+    "riverbeam.types._records.Run",
+    "riverbeam.types._result.StreamChunk",
+    "riverbeam.store._types.NewMessage",
+)
+
+
+def _probe(service: str, overrides: dict[str, object], mode: str = "build") -> dict[str, list[str]]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("RIVERBEAM_", "OTEL_"))}
     env["PYTHONPATH"] = os.pathsep.join(
         [str(ROOT / "libs"), str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
     )
     done = subprocess.run(
-        [sys.executable, "-c", _PROBE, service, json.dumps(overrides)],
+        [sys.executable, "-c", _PROBE, service, json.dumps(overrides), mode],
         capture_output=True,
         text=True,
         env=env,
@@ -126,8 +190,17 @@ def _loaded(service: str, overrides: dict[str, object]) -> set[str]:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    modules: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
-    return set(modules)
+    report: dict[str, list[str]] = json.loads(done.stdout.strip().splitlines()[-1])
+    return report
+
+
+def _unwanted(loaded: list[str], banned: tuple[str, ...]) -> list[str]:
+    return sorted(
+        name
+        for name in loaded
+        for prefix in banned
+        if name == prefix or name.startswith(prefix + ".")
+    )
 
 
 @pytest.mark.parametrize("service", sorted(_NOT_LOADED))
@@ -135,12 +208,21 @@ def test_a_service_starts_without_what_it_uses_later(service: str, tmp_path: Pat
     overrides: dict[str, object] = {}
     if service == "sandbox":
         overrides = {"workspace_base": str(tmp_path / "workspaces")}
-    loaded = _loaded(service, overrides)
-    assert f"services.{service}.app" in loaded  # the probe did load the service
-    unwanted = sorted(
-        name
-        for name in loaded
-        for banned in _NOT_LOADED[service]
-        if name == banned or name.startswith(banned + ".")
-    )
-    assert unwanted == []
+    report = _probe(service, overrides)
+    assert f"services.{service}.app" in report["modules"]  # the probe did load the service
+    assert _unwanted(report["modules"], _NOT_LOADED[service]) == []
+    assert sorted(set(report["built"]) & set(_NOT_BUILT)) == []
+
+
+@pytest.mark.parametrize("service", sorted(_NOT_IMPORTED))
+def test_a_service_app_imports_no_store_implementation(service: str) -> None:
+    report = _probe(service, {}, mode="import")
+    assert f"services.{service}.app" in report["modules"]
+    assert _unwanted(report["modules"], _NOT_IMPORTED[service]) == []
+
+
+def test_the_probe_sees_a_built_model() -> None:
+    # Settings are validated from the environment when a service starts: the probe reports
+    # a model built, so an empty report above is not a probe that reports nothing.
+    report = _probe("store", {}, mode="import")
+    assert "riverbeam.core.settings.StoreSettings" in report["built"]
