@@ -125,6 +125,8 @@ _NOT_LOADED: dict[str, tuple[str, ...]] = {
         "riverbeam.agents._registry",
         "riverbeam.auth._tokens",  # auth mode dev: no tokens file to read
         "riverbeam.stream._memory",  # its frames come from JetStream
+        "riverbeam.stream._publisher",  # the runner publishes them
+        "riverbeam.runtime._jetstream",
         "riverbeam.telemetry._genai",
     ),
     "runner": (

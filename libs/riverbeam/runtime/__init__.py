@@ -35,7 +35,8 @@ if _typing.TYPE_CHECKING:
     from riverbeam.runtime._client import RunnerClient, RunnerReply
     from riverbeam.runtime._facade import MemorySinks, RiverBeam
     from riverbeam.runtime._handoff import active_agent
-    from riverbeam.runtime._jetstream import JetStreamFrames, JetStreamSinks
+    from riverbeam.runtime._jetstream import JetStreamSinks
+    from riverbeam.runtime._jetstream_frames import JetStreamFrames
     from riverbeam.runtime._local import LocalRunner
     from riverbeam.runtime._model_configs import ModelConfigs
     from riverbeam.runtime._pipeline import Pipeline
@@ -57,7 +58,7 @@ _LAZY: dict[str, str | tuple[str, str]] = {
     "MemorySinks": "riverbeam.runtime._facade",
     "RiverBeam": "riverbeam.runtime._facade",
     "active_agent": "riverbeam.runtime._handoff",
-    "JetStreamFrames": "riverbeam.runtime._jetstream",
+    "JetStreamFrames": "riverbeam.runtime._jetstream_frames",
     "JetStreamSinks": "riverbeam.runtime._jetstream",
     "LocalRunner": "riverbeam.runtime._local",
     "ModelConfigs": "riverbeam.runtime._model_configs",
