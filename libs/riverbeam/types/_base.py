@@ -126,11 +126,7 @@ class WireModel(BaseModel):
     """
 
     model_config = ConfigDict(
-        extra="forbid",
-        populate_by_name=True,
-        validate_assignment=False,
-        allow_inf_nan=False,
-        defer_build=True,
+        extra="forbid", populate_by_name=True, validate_assignment=False, allow_inf_nan=False
     )
 
     _proto: ClassVar[type[ProtoMessage] | None] = None

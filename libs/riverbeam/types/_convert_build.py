@@ -55,7 +55,6 @@ _BASE_CONFIG = {
     "populate_by_name": True,
     "validate_assignment": False,
     "allow_inf_nan": False,
-    "defer_build": True,
 }
 _HARMLESS_CONFIG = {"json_schema_extra", "title"}
 
