@@ -141,18 +141,11 @@ _NOT_LOADED: dict[str, tuple[str, ...]] = {
         "riverbeam.agents._config",  # riverbeam.yaml's machinery: no RIVERBEAM_CONFIG here
         "riverbeam.agents._mcp",
         "riverbeam.runtime._config_agents",
-        "riverbeam.routing",  # the model list comes with a config file that names one
         "riverbeam.store._memory",  # its store is the store service
         "riverbeam.agents._openai",  # no BEAM_API_KEY: the built-in agents use EchoClient
-        "riverbeam.agents._run",  # the tool loop, with the first run of a tool-loop agent
-        "riverbeam.agents._chat",
-        "riverbeam.agents._handoff",
-        "riverbeam.agents._run_tools",
-        "riverbeam.agents._guardrails",  # the agent layer: no RIVERBEAM_AGENT_LAYER here
-        "riverbeam.agents._policies",
-        "riverbeam.agents._layer_config",
-        "riverbeam.agents._compaction",
-        "riverbeam.agents._output",
+        # The built-in skill agents are tool-loop agents: the loop (agents._run, and with it
+        # the agent layer's modules and routing's model list) is loaded when they are built,
+        # before their first run.
     ),
 }
 
@@ -163,17 +156,14 @@ _NOT_IMPORTED: dict[str, tuple[str, ...]] = {
     "runner": ("riverbeam.store._memory", "riverbeam.store._pg", "asyncpg"),
 }
 
-# Models no service builds at start-up: the agent layer's, the tokens file's, and the wire
-# models, built by the first call that validates or dumps one.
+# Models no service builds at start-up unless configured to use them: the agent layer's and
+# the tokens file's. (The wire models are built at import: deferring them saved 0.5-0.9 MiB
+# that traffic did not bring back, but cost a service's first call ~100 ms.)
 _NOT_BUILT = (
     "riverbeam.agents._guardrails.PiiDetector",
     "riverbeam.agents._policies.ApproveTools",
     "riverbeam.agents._layer_config.AgentLayerConfig",
     "riverbeam.auth._tokens._Entry",
-    "riverbeam.types._invoke.InvokeRequest",
-    "riverbeam.types._records.Run",
-    "riverbeam.types._result.StreamChunk",
-    "riverbeam.store._types.NewMessage",
 )
 
 

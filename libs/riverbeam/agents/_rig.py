@@ -134,6 +134,13 @@ class RigAgentRunner:
         )
         self._description = description
         self._modalities: list[Modality] = list(supported_modalities)
+        # The loop (with its tool, chat, handoff and child-run machinery) is loaded with the
+        # first tool-loop agent, not by importing this module: a runner that serves only echo
+        # agents never holds it, and one that has such an agent holds it before its first run
+        # (importing it then cost that run 50-150 ms).
+        from riverbeam.agents._run import RigRun
+
+        self._loop = RigRun
         self._tools: dict[str, BoundTool] = {}
         for tool in tools:
             bound = BoundTool(tool)
@@ -243,12 +250,7 @@ class RigAgentRunner:
 
     async def stream(self, input: AgentInput, context: AgentContext) -> AsyncIterator[StreamChunk]:
         """Run the loop for one request; see the module docstring for the frames."""
-        # The loop (with its tool, chat, handoff and child-run machinery) is loaded by the
-        # first run of a tool-loop agent: a runner whose requests go to echo agents, or none
-        # yet, does not hold it (issue 16: idle RSS).
-        from riverbeam.agents._run import RigRun
-
-        run = RigRun(self, input, context)
+        run = self._loop(self, input, context)
         try:
             async with closing_events(run.frames()) as frames:
                 async for frame in frames:
