@@ -12,8 +12,26 @@ from riverbeam.telemetry import current_log_context
 
 __all__ = ["JsonFormatter", "LogContextFilter", "configure_logging"]
 
-_STANDARD = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message", "asctime"}
+_STANDARD = frozenset(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {
+    "message",
+    "asctime",
+}
 _SECRET_KEYS = ("token", "authorization", "api_key", "password", "secret")
+# One encoder for every line: json.dumps with `default` builds a new one on each call.
+_encode = json.JSONEncoder(default=str).encode
+# Whether an `extra` key names a secret, by key: the same few keys come on every line.
+_secret_key: dict[str, bool] = {}
+_SECRET_KEYS_HELD = 4096
+
+
+def _is_secret(key: str) -> bool:
+    secret = _secret_key.get(key)
+    if secret is None:
+        lowered = key.lower()
+        secret = any(s in lowered for s in _SECRET_KEYS)
+        if len(_secret_key) < _SECRET_KEYS_HELD:
+            _secret_key[key] = secret
+    return secret
 
 
 class LogContextFilter(logging.Filter):
@@ -40,12 +58,10 @@ class JsonFormatter(logging.Formatter):
         for key, value in record.__dict__.items():
             if key in _STANDARD or key.startswith("_"):
                 continue
-            if any(s in key.lower() for s in _SECRET_KEYS):
-                value = "[redacted]"
-            out[key] = value
+            out[key] = "[redacted]" if _is_secret(key) else value
         if record.exc_info:
             out["exc"] = self.formatException(record.exc_info)
-        return json.dumps(out, default=str)
+        return _encode(out)
 
 
 def configure_logging(*, level: str = "INFO", fmt: str = "text") -> None:
