@@ -45,7 +45,9 @@ class SanitizedInvoke(Generic[R]):
     stripped: tuple[str, ...]
 
 
-def sanitize_invoke(request: InvokeT, principal: Principal) -> SanitizedInvoke[InvokeT]:
+def sanitize_invoke(
+    request: InvokeT, principal: Principal, *, request_id: str | None = None
+) -> SanitizedInvoke[InvokeT]:
     """Clean an invoke request for `principal`.
 
     Metadata keys ``confirm``, ``sandbox_root``, ``protected_refs`` and ``memory_scopes``
@@ -61,6 +63,8 @@ def sanitize_invoke(request: InvokeT, principal: Principal) -> SanitizedInvoke[I
     Args:
         request: The caller's request (InvokePayload or InvokeRequest).
         principal: The authenticated caller.
+        request_id: The id the cleaned copy gets when the request names none (the router
+            names every request; done here, it costs no second copy).
 
     Returns:
         The cleaned request and the identity it acts as.
@@ -70,6 +74,8 @@ def sanitize_invoke(request: InvokeT, principal: Principal) -> SanitizedInvoke[I
             user in ``auth_context.user_id``.
     """
     cleaning = _cleaning(request, principal)
+    if request_id is not None and request.request_id is None:
+        cleaning.update["request_id"] = request_id
     return cleaning.applied_to(request.model_copy(update=cleaning.update))
 
 
