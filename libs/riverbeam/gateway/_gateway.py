@@ -339,7 +339,17 @@ class Gateway(LedgerReads, StreamFollowing):
 
     async def cancel(self, principal: Principal, request_id: str, reason: str | None) -> bool:
         check_string("reason", reason, 4 * self._limits.max_name_chars)
-        run = await self._run_by_request(principal, request_id)
+        # The run's status is read in any case (a run no longer running is not cancelled; the
+        # runner would answer true, having told its replicas). A caller holding this request's
+        # grant may reach its run (as FollowStream trusts it): its session is not read.
+        granted = self._grants.lookup(principal, request_id)
+        if granted is not None:
+            run = await self._request_run(request_id)
+            if run.run_id != granted.run_id:
+                run = await self._may_reach(principal, run)
+        else:
+            run, session = await self._request_run_with_session(request_id)
+            run = await self._may_reach(principal, run, session)
         if run.status != "running":
             return False
         return await self._runner.cancel_run(request_id, reason=reason)

@@ -186,9 +186,6 @@ class OwnershipChecks:
             if action.session_id != body.session_id:
                 raise not_found
 
-    async def _run_by_request(self, principal: Principal, request_id: str) -> Run:
-        return await self._may_reach(principal, await self._request_run(request_id))
-
     async def _request_run(self, request_id: str) -> Run:
         """The run of a request, whoever asks (BEM-032 when none): check it with _may_reach."""
         run = await self._store.get_run_by_request(request_id=request_id)
