@@ -10,6 +10,7 @@ import asyncio
 import logging
 import time
 from datetime import datetime
+from typing import Any
 
 from riverbeam.auth import (
     DEFAULT_LIMITS,
@@ -183,13 +184,21 @@ class Gateway(LedgerReads, StreamFollowing):
         return outcome.outcome() if isinstance(outcome, RunnerReply) else outcome
 
     async def invoke_relayed(
-        self, principal: Principal, request: InvokeRequest, *, timeout_s: float | None = None
+        self,
+        principal: Principal,
+        request: InvokeRequest,
+        *,
+        timeout_s: float | None = None,
+        wire: Any | None = None,
     ) -> AgentResult | StreamAck | RunnerReply:
         """As `invoke`; a remote runner's answer comes back as it came off the wire.
 
         For a caller that hands the answer on in protobuf (the router's servicer): the
         runner's AgentResult or StreamAck message is not converted to a wire type and back.
         An answer made here (a lost runner's run, answered from its record) is a wire type.
+        `wire`: the InvokeRequest message `request` was read from (`from_proto(wire)`), so
+        that a remote runner is sent it with what sanitising replaced, not `request` converted
+        back to protobuf.
         """
         if request.actions:
             raise RiverbeamError(
@@ -254,7 +263,12 @@ class Gateway(LedgerReads, StreamFollowing):
             reply: AgentResult | StreamAck | RunnerReply
             if self._relaying is not None:
                 reply = await self._relaying.run_invoke_reply(
-                    req, model=decision.model, grant=grant, timeout_s=timeout_s
+                    req,
+                    model=decision.model,
+                    grant=grant,
+                    timeout_s=timeout_s,
+                    wire=wire,
+                    replaced=clean.replaced,
                 )
             else:
                 reply = await self._runner.run_invoke(

@@ -130,6 +130,8 @@ class RelayingRunner(BeginningRunner):
         model: ModelConfig,
         grant: Grant,
         timeout_s: float | None = None,
+        wire: Any | None = None,
+        replaced: frozenset[str] = frozenset(),
     ) -> RunnerReply:
         outcome = await self.run_invoke(request, model=model, grant=grant, timeout_s=timeout_s)
         if isinstance(outcome, StreamAck):
