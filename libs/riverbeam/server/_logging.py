@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import time
 from datetime import UTC, datetime
 from typing import Any
 
 from riverbeam.telemetry import current_log_context
 
-__all__ = ["JsonFormatter", "LogContextFilter", "configure_logging"]
+__all__ = ["JsonFormatter", "LogContextFilter", "TextFormatter", "configure_logging"]
 
 _STANDARD = frozenset(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {
     "message",
@@ -64,12 +65,36 @@ class JsonFormatter(logging.Formatter):
         return _encode(out)
 
 
+class TextFormatter(logging.Formatter):
+    """The human format, `%(asctime)s %(levelname)s %(name)s: %(message)s`.
+
+    The stamp's date and time part is made once a second, not on every line (logging's own
+    formatTime runs localtime and strftime each time); the lines are the same.
+    """
+
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
+        # (second, its formatted date and time), replaced whole so threads never mix the two.
+        self._second: tuple[int, str] = (-1, "")
+
+    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
+        msec_format = self.default_msec_format
+        if datefmt is not None or msec_format is None:
+            return super().formatTime(record, datefmt)
+        second = int(record.created)
+        held = self._second
+        if held[0] != second:
+            held = (second, time.strftime(self.default_time_format, self.converter(record.created)))
+            self._second = held
+        return msec_format % (held[1], record.msecs)
+
+
 def configure_logging(*, level: str = "INFO", fmt: str = "text") -> None:
     handler = logging.StreamHandler(sys.stderr)
     if fmt == "json":
         handler.setFormatter(JsonFormatter())
     else:
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        handler.setFormatter(TextFormatter())
     handler.addFilter(LogContextFilter())
     root = logging.getLogger()
     root.handlers[:] = [handler]

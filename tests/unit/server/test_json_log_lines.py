@@ -7,6 +7,7 @@ import logging
 import sys
 
 from riverbeam.server import JsonFormatter
+from riverbeam.server._logging import TextFormatter
 
 
 def _record(
@@ -69,3 +70,15 @@ def test_an_exception_is_written_as_its_traceback() -> None:
         '"exc": "Traceback (most recent call last):\\n'
     )
     assert line.endswith('ZeroDivisionError: boom"}')
+
+
+def test_a_text_line_is_the_standard_formatters_line() -> None:
+    ours = TextFormatter()
+    standard = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # Within a second, across seconds, back again, and at a second's very start.
+    for created in (1764637489.471534, 1764637489.999, 1764637490.0, 1764637489.5, 5.25):
+        record = _record()
+        record.created = created
+        record.msecs = int((created - int(created)) * 1000) + 0.0
+
+        assert ours.format(record) == standard.format(record)
