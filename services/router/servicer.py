@@ -40,7 +40,10 @@ class RiverbeamServicer(pb_grpc.RiverbeamServiceServicer):
     async def Invoke(self, request: Any, context: Any) -> pb.InvokeResponse:
         principal = self._principal(context)
         outcome = await self._gw.invoke_relayed(
-            principal, InvokeRequest.from_proto(request), timeout_s=_remaining(context)
+            principal,
+            InvokeRequest.from_proto(request),
+            timeout_s=_remaining(context),
+            wire=request,
         )
         if isinstance(outcome, RunnerReply):
             # The runner's answer, handed on unconverted (the same AgentResult / StreamAck).

@@ -191,5 +191,9 @@ def _check_depth(field: str, value: Any, limit: int) -> None:
         stack.extend((child, depth) for child in children)
 
 
+# One encoder for every check: json.dumps with these options builds a new one on each call.
+_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
+
+
 def _compact_json(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
+    return _compact(value).encode("utf-8")

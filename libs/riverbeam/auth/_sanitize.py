@@ -35,6 +35,8 @@ class SanitizedInvoke(Generic[R]):
             ``true`` in the cleaned request; the pipeline's ``confirm_allowed``.
         stripped: What was removed, for the log: metadata keys as sent, and
             ``memory_scopes[i]`` for single scopes dropped from a backend's list.
+        replaced: The fields of ``request`` whose value cleaning changed (every other field
+            is the caller's, as it came).
     """
 
     request: R
@@ -43,9 +45,12 @@ class SanitizedInvoke(Generic[R]):
     acting_for_user: bool
     may_confirm: bool
     stripped: tuple[str, ...]
+    replaced: frozenset[str] = frozenset()
 
 
-def sanitize_invoke(request: InvokeT, principal: Principal) -> SanitizedInvoke[InvokeT]:
+def sanitize_invoke(
+    request: InvokeT, principal: Principal, *, request_id: str | None = None
+) -> SanitizedInvoke[InvokeT]:
     """Clean an invoke request for `principal`.
 
     Metadata keys ``confirm``, ``sandbox_root``, ``protected_refs`` and ``memory_scopes``
@@ -61,6 +66,8 @@ def sanitize_invoke(request: InvokeT, principal: Principal) -> SanitizedInvoke[I
     Args:
         request: The caller's request (InvokePayload or InvokeRequest).
         principal: The authenticated caller.
+        request_id: The id the cleaned copy gets when the request names none (the router
+            names every request; done here, it costs no second copy).
 
     Returns:
         The cleaned request and the identity it acts as.
@@ -70,7 +77,9 @@ def sanitize_invoke(request: InvokeT, principal: Principal) -> SanitizedInvoke[I
             user in ``auth_context.user_id``.
     """
     cleaning = _cleaning(request, principal)
-    return cleaning.applied_to(request.model_copy(update=cleaning.update))
+    if request_id is not None and request.request_id is None:
+        cleaning.update["request_id"] = request_id
+    return cleaning.applied_to(request.model_copy(update=cleaning.update), request)
 
 
 def sanitize_resume(request: ResumePayload, principal: Principal) -> SanitizedInvoke[ResumePayload]:
@@ -84,7 +93,7 @@ def sanitize_resume(request: ResumePayload, principal: Principal) -> SanitizedIn
         RiverbeamError: BEM-052 as for `sanitize_invoke`.
     """
     cleaning = _cleaning(request, principal)
-    return cleaning.applied_to(request.model_copy(update=cleaning.update))
+    return cleaning.applied_to(request.model_copy(update=cleaning.update), request)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +107,8 @@ class _Cleaning:
     may_confirm: bool
     stripped: tuple[str, ...]
 
-    def applied_to(self, cleaned: R) -> SanitizedInvoke[R]:
+    def applied_to(self, cleaned: R, sent: InvokePayload | ResumePayload) -> SanitizedInvoke[R]:
+        replaced = frozenset(k for k, v in self.update.items() if v != getattr(sent, k))
         return SanitizedInvoke(
             request=cleaned,
             effective_user_id=self.effective_user_id,
@@ -106,6 +116,7 @@ class _Cleaning:
             acting_for_user=self.acting_for_user,
             may_confirm=self.may_confirm,
             stripped=self.stripped,
+            replaced=replaced,
         )
 
 

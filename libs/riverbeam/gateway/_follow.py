@@ -38,13 +38,13 @@ class StreamFollowing(OwnershipChecks):
     ) -> AsyncIterator[StreamChunk]:
         if self._frames is None:
             raise RiverbeamError(ErrorCode.STREAM_NOT_FOUND, "this router has no stream access")
-        # The request's consumer is made while the store reads the run and its session (one
-        # call when the store can); nothing is yielded before the access check passes, and a
-        # refusal removes the consumer.
-        early = subscribe_early(self._frames, request_id)
         # This router just handed this very principal the request's StreamAck: it may follow
         # it, and the run was running then (the relay re-reads it when the stream is quiet).
         granted = self._grants.lookup(principal, request_id)
+        # The request's consumer is made while the store reads the run and its session (one
+        # call when the store can); nothing is yielded before the access check passes, and a
+        # refusal removes the consumer. With a grant there is no read to let go out first.
+        early = subscribe_early(self._frames, request_id, after_a_turn=granted is None)
         try:
             if granted is not None:
                 run_id, running = granted.run_id, True

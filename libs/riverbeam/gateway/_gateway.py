@@ -10,6 +10,7 @@ import asyncio
 import logging
 import time
 from datetime import datetime
+from typing import Any
 
 from riverbeam.auth import (
     DEFAULT_LIMITS,
@@ -31,7 +32,7 @@ from riverbeam.gateway._follow import StreamFollowing
 from riverbeam.gateway._grants import StreamGrants
 from riverbeam.gateway._ledger import LedgerReads
 from riverbeam.gateway._lost_runner import await_lost_run, cancel_when_continued
-from riverbeam.gateway._ownership import not_found_error, owner_refusal
+from riverbeam.gateway._ownership import not_found_error, owner_refused
 from riverbeam.gateway._ports import (
     FramesPort,
     RelayingRunner,
@@ -128,6 +129,12 @@ class Gateway(LedgerReads, StreamFollowing):
                 ErrorCode.AGENT_NOT_REGISTERED, f"agent {name!r} is not registered", agent=name
             ) from None
 
+    def _fresh_agent(self, name: str) -> AgentMetadata | None:
+        """The agent from a fresh list, without a coroutine; None: ask get_agent."""
+        if not self._agents or self._agents_stale():
+            return None
+        return self._agents.get(name)
+
     async def _agent_map(self, *, refresh: bool) -> dict[str, AgentMetadata]:
         # A fresh list is read without the lock (nothing is awaited between the check and the
         # return); the lock only makes concurrent callers of a stale one refresh it once.
@@ -177,13 +184,21 @@ class Gateway(LedgerReads, StreamFollowing):
         return outcome.outcome() if isinstance(outcome, RunnerReply) else outcome
 
     async def invoke_relayed(
-        self, principal: Principal, request: InvokeRequest, *, timeout_s: float | None = None
+        self,
+        principal: Principal,
+        request: InvokeRequest,
+        *,
+        timeout_s: float | None = None,
+        wire: Any | None = None,
     ) -> AgentResult | StreamAck | RunnerReply:
         """As `invoke`; a remote runner's answer comes back as it came off the wire.
 
         For a caller that hands the answer on in protobuf (the router's servicer): the
         runner's AgentResult or StreamAck message is not converted to a wire type and back.
         An answer made here (a lost runner's run, answered from its record) is a wire type.
+        `wire`: the InvokeRequest message `request` was read from (`from_proto(wire)`), so
+        that a remote runner is sent it with what sanitising replaced, not `request` converted
+        back to protobuf.
         """
         if request.actions:
             raise RiverbeamError(
@@ -195,8 +210,12 @@ class Gateway(LedgerReads, StreamFollowing):
             from riverbeam.agents import ResponseSchema
 
             ResponseSchema.combine(None, request.response_schema)
-        clean = sanitize_invoke(request, principal)
+        # Always named, so a runner lost mid-call can be told from one never reached.
+        clean = sanitize_invoke(
+            request, principal, request_id=None if request.request_id else new_id()
+        )
         req = clean.request
+        assert req.request_id is not None
         if req.interaction_id is not None:
             # Refuse another's session before saying anything about the interaction. Without
             # an interaction id there is nothing to order: the begin-run step makes the same
@@ -208,7 +227,7 @@ class Gateway(LedgerReads, StreamFollowing):
             )
             # A caller-chosen interaction id may be new, but never one of another session's.
             await self._interaction_in(req.interaction_id, req.session_id, may_be_new=True)
-        agent = await self.get_agent(principal, req.agent_name)
+        agent = self._fresh_agent(req.agent_name) or await self.get_agent(principal, req.agent_name)
         check_agent_accepts(agent, req.content)
         decision = self._router.resolve(
             content=req.content,
@@ -216,9 +235,6 @@ class Gateway(LedgerReads, StreamFollowing):
             agent=agent,
             model_override=req.model_override,
         )
-        if req.request_id is None:
-            # Always named, so a runner lost mid-call can be told from one never reached.
-            req = req.model_copy(update={"request_id": new_id()})
         grant = Grant(
             may_confirm=clean.may_confirm,
             subject=principal.subject,
@@ -244,18 +260,22 @@ class Gateway(LedgerReads, StreamFollowing):
         )
         deadline = None if timeout_s is None else asyncio.get_running_loop().time() + timeout_s
         try:
-            with owner_refusal():
-                reply: AgentResult | StreamAck | RunnerReply
-                if self._relaying is not None:
-                    reply = await self._relaying.run_invoke_reply(
-                        req, model=decision.model, grant=grant, timeout_s=timeout_s
-                    )
-                else:
-                    reply = await self._runner.run_invoke(
-                        req, model=decision.model, grant=grant, timeout_s=timeout_s
-                    )
+            reply: AgentResult | StreamAck | RunnerReply
+            if self._relaying is not None:
+                reply = await self._relaying.run_invoke_reply(
+                    req,
+                    model=decision.model,
+                    grant=grant,
+                    timeout_s=timeout_s,
+                    wire=wire,
+                    replaced=clean.replaced,
+                )
+            else:
+                reply = await self._runner.run_invoke(
+                    req, model=decision.model, grant=grant, timeout_s=timeout_s
+                )
         except RiverbeamError as err:
-            return await self._runner_lost(err, req, deadline=deadline)
+            return await self._runner_lost(owner_refused(err), req, deadline=deadline)
         # The begin-run step has checked the caller's use of the session (the Grant above),
         # which is all _may_reach would check of it: its FollowStream need not ask again.
         if isinstance(reply, RunnerReply):
@@ -333,7 +353,17 @@ class Gateway(LedgerReads, StreamFollowing):
 
     async def cancel(self, principal: Principal, request_id: str, reason: str | None) -> bool:
         check_string("reason", reason, 4 * self._limits.max_name_chars)
-        run = await self._run_by_request(principal, request_id)
+        # The run's status is read in any case (a run no longer running is not cancelled; the
+        # runner would answer true, having told its replicas). A caller holding this request's
+        # grant may reach its run (as FollowStream trusts it): its session is not read.
+        granted = self._grants.lookup(principal, request_id)
+        if granted is not None:
+            run = await self._request_run(request_id)
+            if run.run_id != granted.run_id:
+                run = await self._may_reach(principal, run)
+        else:
+            run, session = await self._request_run_with_session(request_id)
+            run = await self._may_reach(principal, run, session)
         if run.status != "running":
             return False
         return await self._runner.cancel_run(request_id, reason=reason)

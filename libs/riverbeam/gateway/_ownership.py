@@ -6,8 +6,7 @@ answer, so a caller cannot learn which ids exist (docs/auth.md).
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Awaitable, Iterator
+from collections.abc import Awaitable
 from typing import Any
 
 from riverbeam.auth import Principal, SessionAccess, check_session_owner, session_not_found
@@ -16,7 +15,7 @@ from riverbeam.gateway._ports import RunWithSessionReads
 from riverbeam.store import BeamStore
 from riverbeam.types import Action, Interaction, ResumePayload, Run, Session
 
-__all__ = ["OwnershipChecks", "not_found_error", "owner_refusal", "same_org"]
+__all__ = ["OwnershipChecks", "not_found_error", "owner_refused", "same_org"]
 
 # Store pages one inbox page may read before it comes back short.
 _INBOX_FETCHES = 10
@@ -27,18 +26,18 @@ def same_org(a: str | None, b: str | None) -> bool:
     return a is None or b is None or a == b
 
 
-@contextlib.contextmanager
-def owner_refusal() -> Iterator[None]:
+def owner_refused(err: RiverbeamError) -> RiverbeamError:
     """The runner's BEM-025 (the store's owner check) as the one answer for a missing session.
 
-    A run that began and then failed carries its run_id: that error passes unchanged.
+    A run that began and then failed carries its run_id: that error passes unchanged. (A
+    function, not a context manager: the invoke path takes it on every call.)
     """
-    try:
-        yield
-    except RiverbeamError as err:
-        if err.code is ErrorCode.SESSION_NOT_FOUND and "run_id" not in err.details:
-            raise session_not_found() from None
-        raise
+    if err.code is ErrorCode.SESSION_NOT_FOUND and "run_id" not in err.details:
+        refusal = session_not_found()
+        refusal.__cause__ = None
+        refusal.__suppress_context__ = True
+        return refusal
+    return err
 
 
 def not_found_error(code: ErrorCode, **details: str) -> RiverbeamError:
@@ -186,9 +185,6 @@ class OwnershipChecks:
                 raise
             if action.session_id != body.session_id:
                 raise not_found
-
-    async def _run_by_request(self, principal: Principal, request_id: str) -> Run:
-        return await self._may_reach(principal, await self._request_run(request_id))
 
     async def _request_run(self, request_id: str) -> Run:
         """The run of a request, whoever asks (BEM-032 when none): check it with _may_reach."""

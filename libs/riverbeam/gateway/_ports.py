@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from riverbeam.runtime import Grant, RunnerReply
 from riverbeam.types import (
@@ -57,7 +57,12 @@ class RunnerPort(Protocol):
 @runtime_checkable
 class RelayingRunner(Protocol):
     """A RunnerPort whose invoke answer can be handed on as it came off the wire
-    (RunnerClient), unconverted."""
+    (RunnerClient), unconverted.
+
+    `wire` is the caller's InvokeRequest message that `request` was read from, when the
+    caller has it, and `replaced` the fields of `request` set anew since then: the runner may
+    be sent the message with those fields written over, instead of `request` converted again.
+    """
 
     async def run_invoke_reply(
         self,
@@ -66,6 +71,8 @@ class RelayingRunner(Protocol):
         model: ModelConfig,
         grant: Grant,
         timeout_s: float | None = None,
+        wire: Any | None = None,
+        replaced: frozenset[str] = frozenset(),
     ) -> RunnerReply: ...
 
 

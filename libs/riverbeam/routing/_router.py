@@ -147,13 +147,14 @@ class ModelRouter:
             )
         else:
             decision = self._route(needed, required, _norm(agent.tags))
-        _log.debug(
-            "routed agent %s to model %s (%s; candidates %s)",
-            agent.name,
-            decision.model.name,
-            decision.reason,
-            list(decision.candidates),
-        )
+        if _log.isEnabledFor(logging.DEBUG):  # its arguments cost more than the check
+            _log.debug(
+                "routed agent %s to model %s (%s; candidates %s)",
+                agent.name,
+                decision.model.name,
+                decision.reason,
+                list(decision.candidates),
+            )
         return decision
 
     def _override(

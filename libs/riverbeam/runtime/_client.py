@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import grpc
+
 from riverbeam.runtime._pipeline_types import Grant
-from riverbeam.server import open_channel, translate_rpc_errors
+from riverbeam.server import error_from_rpc, open_channel, translate_rpc_errors
 from riverbeam.types import (
     AgentMetadata,
     AgentResult,
@@ -63,6 +65,37 @@ def _grant(grant: Grant) -> pb.CallerGrant:
     return out
 
 
+# The fields the router's cleaning of an invoke changes that are written over the caller's
+# message here; a request with any other field changed is converted whole.
+_WRITTEN_OVER = frozenset({"auth_context", "request_id"})
+
+
+def _fill_request(
+    target: Any, request: InvokeRequest, wire: Any | None, replaced: frozenset[str]
+) -> None:
+    """Set `target` (a RunInvokeRequest's request) to `request`.
+
+    `request` was read from the caller's message `wire` and then only its identity
+    (auth_context) and id set: the message, less unknown fields, with those two written over,
+    reads back as `request` and costs a copy instead of a conversion (~4 us an invoke). Without
+    a message, or with more changed (metadata or instructions stripped), `request` is
+    converted.
+    """
+    if wire is None or not replaced <= _WRITTEN_OVER:
+        target.CopyFrom(request.to_proto())
+        return
+    target.CopyFrom(wire)
+    target.DiscardUnknownFields()
+    if "request_id" in replaced:
+        target.ClearField("request_id")
+        if request.request_id is not None:
+            target.request_id = request.request_id
+    if "auth_context" in replaced:
+        target.ClearField("auth_context")
+        if request.auth_context is not None:
+            target.auth_context.CopyFrom(request.auth_context.to_proto())
+
+
 class RunnerClient:
     """Calls a runner service, by default round-robin over every address of the target
     (`ipv4:a,b` as `riverbeam up` gives with several replicas, `dns:///runner...`); an address
@@ -106,13 +139,21 @@ class RunnerClient:
         model: ModelConfig,
         grant: Grant,
         timeout_s: float | None = None,
+        wire: Any | None = None,
+        replaced: frozenset[str] = frozenset(),
     ) -> RunnerReply:
-        """As run_invoke, the answer left as it came (the router relays it unconverted)."""
-        message = pb.RunInvokeRequest(
-            request=request.to_proto(), model=self._model_message(model), grant=_grant(grant)
-        )
-        async with translate_rpc_errors(service="runner"):
+        """As run_invoke, the answer left as it came (the router relays it unconverted).
+
+        `wire`: the caller's InvokeRequest message `request` was read from; `replaced`: the
+        fields of `request` changed since (see `_fill_request`).
+        """
+        message = pb.RunInvokeRequest(model=self._model_message(model), grant=_grant(grant))
+        _fill_request(message.request, request, wire, replaced)
+        # translate_rpc_errors, spelled out: its context manager costs ~2 us on every invoke.
+        try:
             reply = await self._stub.RunInvoke(message, timeout=timeout_s)
+        except grpc.RpcError as exc:
+            raise error_from_rpc(exc, service="runner") from None
         return RunnerReply(reply)
 
     async def run_resume(

@@ -5,15 +5,34 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import time
 from datetime import UTC, datetime
 from typing import Any
 
 from riverbeam.telemetry import current_log_context
 
-__all__ = ["JsonFormatter", "LogContextFilter", "configure_logging"]
+__all__ = ["JsonFormatter", "LogContextFilter", "TextFormatter", "configure_logging"]
 
-_STANDARD = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message", "asctime"}
+_STANDARD = frozenset(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {
+    "message",
+    "asctime",
+}
 _SECRET_KEYS = ("token", "authorization", "api_key", "password", "secret")
+# One encoder for every line: json.dumps with `default` builds a new one on each call.
+_encode = json.JSONEncoder(default=str).encode
+# Whether an `extra` key names a secret, by key: the same few keys come on every line.
+_secret_key: dict[str, bool] = {}
+_SECRET_KEYS_HELD = 4096
+
+
+def _is_secret(key: str) -> bool:
+    secret = _secret_key.get(key)
+    if secret is None:
+        lowered = key.lower()
+        secret = any(s in lowered for s in _SECRET_KEYS)
+        if len(_secret_key) < _SECRET_KEYS_HELD:
+            _secret_key[key] = secret
+    return secret
 
 
 class LogContextFilter(logging.Filter):
@@ -40,12 +59,34 @@ class JsonFormatter(logging.Formatter):
         for key, value in record.__dict__.items():
             if key in _STANDARD or key.startswith("_"):
                 continue
-            if any(s in key.lower() for s in _SECRET_KEYS):
-                value = "[redacted]"
-            out[key] = value
+            out[key] = "[redacted]" if _is_secret(key) else value
         if record.exc_info:
             out["exc"] = self.formatException(record.exc_info)
-        return json.dumps(out, default=str)
+        return _encode(out)
+
+
+class TextFormatter(logging.Formatter):
+    """The human format, `%(asctime)s %(levelname)s %(name)s: %(message)s`.
+
+    The stamp's date and time part is made once a second, not on every line (logging's own
+    formatTime runs localtime and strftime each time); the lines are the same.
+    """
+
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
+        # (second, its formatted date and time), replaced whole so threads never mix the two.
+        self._second: tuple[int, str] = (-1, "")
+
+    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
+        msec_format = self.default_msec_format
+        if datefmt is not None or msec_format is None:
+            return super().formatTime(record, datefmt)
+        second = int(record.created)
+        held = self._second
+        if held[0] != second:
+            held = (second, time.strftime(self.default_time_format, self.converter(record.created)))
+            self._second = held
+        return msec_format % (held[1], record.msecs)
 
 
 def configure_logging(*, level: str = "INFO", fmt: str = "text") -> None:
@@ -53,7 +94,7 @@ def configure_logging(*, level: str = "INFO", fmt: str = "text") -> None:
     if fmt == "json":
         handler.setFormatter(JsonFormatter())
     else:
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        handler.setFormatter(TextFormatter())
     handler.addFilter(LogContextFilter())
     root = logging.getLogger()
     root.handlers[:] = [handler]

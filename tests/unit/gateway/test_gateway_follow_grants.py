@@ -130,6 +130,8 @@ class RelayingRunner(BeginningRunner):
         model: ModelConfig,
         grant: Grant,
         timeout_s: float | None = None,
+        wire: Any | None = None,
+        replaced: frozenset[str] = frozenset(),
     ) -> RunnerReply:
         outcome = await self.run_invoke(request, model=model, grant=grant, timeout_s=timeout_s)
         if isinstance(outcome, StreamAck):
@@ -469,3 +471,76 @@ async def test_a_resume_is_granted_to_who_may_read_the_session(
     # Whoever was granted passes the full check too (another router).
     assert [f.seq for f in await Router(store, stored()).follow(resumer, ack.request_id)] == [1, 2]
     assert router.grants.lookup(BOB, ack.request_id) is None
+
+
+class CancellingRunner(BeginningRunner):
+    """Answers every CancelRun true, as a runner that tells its replicas does."""
+
+    def __init__(self, store: InMemoryStore, **options: Any) -> None:
+        super().__init__(store, **options)
+        self.cancels: list[str] = []
+
+    async def cancel_run(self, request_id: str, *, reason: str | None = None) -> bool:
+        self.cancels.append(request_id)
+        return True
+
+
+async def test_the_acked_caller_cancels_with_one_run_read_and_no_session_read() -> None:
+    store = CountingStore(InMemoryStore())
+    router = Router(store, stored(), runner=CancellingRunner)
+    ack = await router.stream(ALICE)
+    store.reads.clear()
+
+    assert await router.gateway.cancel(ALICE, ack.request_id, "stop") is True
+
+    assert store.reads == ["get_run_by_request"]  # the status, not who may reach it
+
+
+async def test_a_granted_cancel_of_a_run_that_ended_answers_false_without_asking_the_runner() -> (
+    None
+):
+    store = CountingStore(InMemoryStore())
+    router = Router(store, stored(), runner=CancellingRunner)
+    ack = await router.stream(ALICE)
+    assert ack.run_id is not None
+    await store.inner.finish_run(
+        run_id=ack.run_id,
+        lease_owner="r1",
+        status="completed",
+        result=AgentResult(agent_name=AGENT, content=[ContentPart.of_text("bye")]),
+    )
+
+    assert await router.gateway.cancel(ALICE, ack.request_id, None) is False
+    runner = router.gateway._runner
+    assert isinstance(runner, CancellingRunner) and runner.cancels == []
+
+
+@pytest.mark.parametrize(
+    "other",
+    [BOB, ALICE_AT_GLOBEX, GLOBEX_BACKEND, ACME_APPROVER],
+    ids=["same-org-user", "same-user-id-other-org", "other-org-backend", "approver"],
+)
+async def test_anyone_elses_cancel_is_refused_exactly_as_without_a_grant(
+    other: Principal,
+) -> None:
+    store = CountingStore(InMemoryStore())
+    router = Router(store, stored(), runner=CancellingRunner)
+    ack = await router.stream(ALICE)
+    ungranted = Router(store, stored(), runner=CancellingRunner)
+    with pytest.raises(RiverbeamError) as before:
+        await ungranted.gateway.cancel(other, ack.request_id, None)
+    store.reads.clear()
+
+    with pytest.raises(RiverbeamError) as refused:
+        await router.gateway.cancel(other, ack.request_id, None)
+
+    assert refused.value.code is ErrorCode.REQUEST_NOT_FOUND
+    assert (refused.value.message, refused.value.details) == (
+        before.value.message,
+        before.value.details,
+    )
+    assert store.reads[0] == "get_run_with_session"  # the full check, in one read
+    # The owner without a grant (another router) is checked in that one read and may cancel.
+    store.reads.clear()
+    assert await ungranted.gateway.cancel(ALICE, ack.request_id, None) is True
+    assert store.reads == ["get_run_with_session"]

@@ -1,0 +1,84 @@
+"""The JSON log line, byte for byte: operators' log pipelines parse these lines."""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import sys
+
+from riverbeam.server import JsonFormatter
+from riverbeam.server._logging import TextFormatter
+
+
+def _record(
+    msg: str = "invoke %s", args: tuple[object, ...] = ("a",), **extra: object
+) -> logging.LogRecord:
+    record = logging.getLogger("riverbeam.gateway").makeRecord(
+        "riverbeam.gateway", logging.INFO, "x.py", 1, msg, args, None, extra=extra
+    )
+    record.created = 1764637489.471534
+    return record
+
+
+def test_a_line_holds_the_standard_fields_then_the_extra_ones_in_order() -> None:
+    record = _record(request_id="r-1", session_id="s-1", model=None, stripped=["confirm"])
+
+    assert JsonFormatter().format(record) == (
+        '{"ts": "2025-12-02T01:04:49.471534+00:00", "level": "info", '
+        '"logger": "riverbeam.gateway", "msg": "invoke a", "request_id": "r-1", '
+        '"session_id": "s-1", "model": null, "stripped": ["confirm"]}'
+    )
+
+
+def test_secrets_are_redacted_private_keys_left_out_and_other_values_written_as_text() -> None:
+    formatter = JsonFormatter()
+    record = _record(
+        api_key="k",
+        Authorization="Bearer x",
+        my_token=1,
+        _private=2,
+        when=datetime.date(2020, 1, 2),
+        text="é\u2028",
+    )
+
+    line = formatter.format(record)
+
+    assert line == (
+        '{"ts": "2025-12-02T01:04:49.471534+00:00", "level": "info", '
+        '"logger": "riverbeam.gateway", "msg": "invoke a", "api_key": "[redacted]", '
+        '"Authorization": "[redacted]", "my_token": "[redacted]", "when": "2020-01-02", '
+        '"text": "\\u00e9\\u2028"}'
+    )
+    # The same keys again (their secrecy is remembered) give the same line.
+    assert formatter.format(record) == line
+
+
+def test_an_exception_is_written_as_its_traceback() -> None:
+    try:
+        raise ZeroDivisionError("boom")
+    except ZeroDivisionError:
+        exc_info = sys.exc_info()
+    record = logging.getLogger("x").makeRecord(
+        "x", logging.ERROR, "x.py", 1, "failed", (), exc_info
+    )
+    record.created = 1.0
+
+    line = JsonFormatter().format(record)
+
+    assert line.startswith(
+        '{"ts": "1970-01-01T00:00:01+00:00", "level": "error", "logger": "x", "msg": "failed", '
+        '"exc": "Traceback (most recent call last):\\n'
+    )
+    assert line.endswith('ZeroDivisionError: boom"}')
+
+
+def test_a_text_line_is_the_standard_formatters_line() -> None:
+    ours = TextFormatter()
+    standard = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # Within a second, across seconds, back again, and at a second's very start.
+    for created in (1764637489.471534, 1764637489.999, 1764637490.0, 1764637489.5, 5.25):
+        record = _record()
+        record.created = created
+        record.msecs = int((created - int(created)) * 1000) + 0.0
+
+        assert ours.format(record) == standard.format(record)
