@@ -60,6 +60,7 @@ from riverbeam.runtime._steps import (
     CancelElsewhere,
     close_abandoned,
     finish_as_failed,
+    finish_step,
     finish_with_retry,
     record_outcomes,
     shielded_step,
@@ -470,7 +471,7 @@ class Pipeline:
         if ledger is not None:
             ledger.settle_open(f"the run ended ({outcome.status}) while the call was open")
         batch = ledger.unwritten() if ledger is not None else []
-        await self.store.finish_run(
+        await finish_step(self.store)(
             run_id=prepared.run_id,
             lease_owner=self.options.runner_id,
             status=outcome.status,

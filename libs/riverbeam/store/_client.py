@@ -21,9 +21,9 @@ from riverbeam.store._checkpoints import (
 )
 from riverbeam.store._client_children import ChildRunsClient
 from riverbeam.store._client_ledger import LedgerClient
-from riverbeam.store._finish_reply import finished_run
+from riverbeam.store._finish_reply import finish_request, finished_run
 from riverbeam.store._history_cache import MessageCache
-from riverbeam.store._lent_history import LentBeginRun
+from riverbeam.store._lent_history import LentBeginRun, copies_of
 from riverbeam.store._session_history import HeldWindow, SessionHistory
 from riverbeam.store._types import (
     BeginRunResult,
@@ -51,7 +51,6 @@ from riverbeam.types import (
     TokenUsage,
     ToolExecution,
     TurnConfig,
-    deep_copy,
 )
 from riverbeam.v1 import store_service_pb2 as pb
 from riverbeam.v1 import store_service_pb2_grpc as pb_grpc
@@ -84,10 +83,6 @@ def _value(value: Any) -> struct_pb2.Value | None:
 
 def _token(token: str) -> str | None:
     return token or None
-
-
-def _copies(messages: Sequence[Message]) -> list[Message]:
-    return [deep_copy(m) for m in messages]
 
 
 class StoreClient(LedgerClient, ChildRunsClient):
@@ -293,7 +288,7 @@ class StoreClient(LedgerClient, ChildRunsClient):
             return BeginRunResult(**parts, history=history, history_after=resp.history_after)
         saved = [m.seq for m in actions] + ([human.seq] if human is not None else [])
         window, kept = await self._history_window(session, held, resp, history_limit, saved)
-        copies = kept.copies if kept is not None else partial(_copies, window)
+        copies = kept.copies if kept is not None else partial(copies_of, window)
         if lend_history:
             return LentBeginRun(**parts, history=window, copy_history=copies)
         return BeginRunResult(**parts, history=copies())
@@ -357,27 +352,32 @@ class StoreClient(LedgerClient, ChildRunsClient):
         action_ttl_s: float | None = None,
         tool_executions: Sequence[ToolExecution] = (),
     ) -> Run:
-        final = _checks.finish_status(status)
-        after = _checks.interaction_after(final, interaction_status)
-        request = pb.FinishRunRequest(
+        request = finish_request(
             run_id=run_id,
             lease_owner=lease_owner,
-            status=f"RUN_STATUS_{final.upper()}",
-            messages=[m.to_proto() for m in messages],
-            pending_actions=[a.to_proto() for a in pending_actions],
-            interaction_status=f"INTERACTION_STATUS_{after.upper()}",
+            status=status,
+            messages=messages,
+            pending_actions=pending_actions,
+            interaction_status=interaction_status,
             error_code=error_code,
             error_message=error_message,
-            token_usage=None if token_usage is None else token_usage.to_proto(),
+            token_usage=token_usage,
             model_used=model_used,
-            result=None if result is None else result.to_proto(),
-            lease_epoch=_checks.lease_epoch(lease_epoch),
+            result=result,
+            lease_epoch=lease_epoch,
             action_ttl_s=action_ttl_s,
-            tool_executions=[e.to_proto() for e in tool_executions],
-            brief=True,
+            tool_executions=tool_executions,
         )
         resp = await self._call(self._stub.FinishRun, request)
         return finished_run(resp, result=result, token_usage=token_usage)
+
+    async def finish_run_unread(self, **step: Any) -> None:
+        """finish_run(**step) for a caller that has no use for the finished run: its reply is
+        not converted back (the step, its checks and its errors are finish_run's)."""
+        if "finish_run" in self.__dict__ or type(self).finish_run is not StoreClient.finish_run:
+            await self.finish_run(**step)  # replaced or overridden: every finish goes through it
+            return
+        await self._call(self._stub.FinishRun, finish_request(**step))
 
     async def record_action_outcome(
         self,
