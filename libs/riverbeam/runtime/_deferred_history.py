@@ -47,10 +47,17 @@ class DeferredHistoryContext(AgentContext):
 
     __slots__ = ("_deferred",)
 
-    def __init__(self, copies: Callable[[], list[Message]], budget: int, **fields: Any) -> None:
+    def __init__(
+        self,
+        copies: Callable[[], list[Message]] | None = None,
+        budget: int = 0,
+        **fields: Any,
+    ) -> None:
+        # Without `copies`, an AgentContext like any other (dataclasses.replace of one).
         self._deferred: tuple[Callable[[], list[Message]], int] | None = None
         super().__init__(**fields)
-        self._deferred = (copies, budget)
+        if copies is not None:
+            self._deferred = (copies, budget)
 
     def _settle(self) -> None:
         deferred = self._deferred

@@ -6,6 +6,7 @@ runtime/_deferred_history.py: the context's history and full_history are made on
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from datetime import UTC, datetime
 from typing import Any
@@ -73,6 +74,14 @@ def test_a_history_set_before_it_is_read_is_the_one_kept() -> None:
     assert context.full_history == window
     context.full_history = None
     assert context.full_history is None and context.history == window[-1:]
+
+
+def test_a_replaced_context_keeps_the_history_read() -> None:
+    window = _window(3)
+    context = DeferredHistoryContext(lambda: list(window), 10_000, metadata={"k": 1})
+    again = dataclasses.replace(context, metadata={"k": 2})
+    assert again.history == context.history == window
+    assert again.full_history == window and again.metadata == {"k": 2}
 
 
 class Reader(FramesAgent):
