@@ -23,7 +23,7 @@ from riverbeam.store._client_children import ChildRunsClient
 from riverbeam.store._client_ledger import LedgerClient
 from riverbeam.store._finish_reply import finish_request, finished_run
 from riverbeam.store._history_cache import MessageCache
-from riverbeam.store._lent_history import LentBeginRun, copies_of
+from riverbeam.store._lent_history import LentBeginRun
 from riverbeam.store._session_history import HeldWindow, SessionHistory
 from riverbeam.store._types import (
     BeginRunResult,
@@ -51,6 +51,7 @@ from riverbeam.types import (
     TokenUsage,
     ToolExecution,
     TurnConfig,
+    deep_copy,
 )
 from riverbeam.v1 import store_service_pb2 as pb
 from riverbeam.v1 import store_service_pb2_grpc as pb_grpc
@@ -83,6 +84,10 @@ def _value(value: Any) -> struct_pb2.Value | None:
 
 def _token(token: str) -> str | None:
     return token or None
+
+
+def _copies(messages: Sequence[Message]) -> list[Message]:
+    return [deep_copy(m) for m in messages]
 
 
 class StoreClient(LedgerClient, ChildRunsClient):
@@ -288,14 +293,13 @@ class StoreClient(LedgerClient, ChildRunsClient):
             return BeginRunResult(**parts, history=history, history_after=resp.history_after)
         saved = [m.seq for m in actions] + ([human.seq] if human is not None else [])
         window, kept = await self._history_window(session, held, resp, history_limit, saved)
-        copies = kept.copies if kept is not None else partial(copies_of, window)
+        copies = kept.copies if kept is not None else partial(_copies, window)
         if lend_history:
             return LentBeginRun(**parts, history=window, copy_history=copies)
         return BeginRunResult(**parts, history=copies())
 
     async def begin_run_lending(self, **step: Any) -> BeginRunResult:
-        """begin_run with its history lent (a LentBeginRun: the messages themselves, to be read
-        only, and copy_history() to copy them); with history_after given, a BeginRunResult."""
+        """begin_run, its history lent (LentBeginRun) unless the caller names history_after."""
         return await self.begin_run(**step, lend_history=True)
 
     async def _history_window(

@@ -11,13 +11,13 @@ agent first reads its history (runtime/_deferred_history.py).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from riverbeam.store._types import BeginRunResult
-from riverbeam.types import Message, deep_copy
+from riverbeam.types import Message
 
-__all__ = ["LentBeginRun", "copies_of"]
+__all__ = ["LentBeginRun"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,8 +29,3 @@ class LentBeginRun(BeginRunResult):
     """
 
     copy_history: Callable[[], list[Message]] = field(kw_only=True)
-
-
-def copies_of(messages: Sequence[Message]) -> list[Message]:
-    """New deep copies of `messages` (the copy_history of a window that is not held)."""
-    return [deep_copy(m) for m in messages]
