@@ -153,7 +153,7 @@ async def test_an_unread_finish_writes_the_same_step(memory_store: InMemoryStore
                 "result": _result(),
                 "lease_epoch": 1,
             }
-            assert await client.finish_run_unread(**step) is None
+            await client.finish_run_unread(**step)
             stored = await memory_store.get_run(run_id=begun.run.run_id)
             assert (stored.status, stored.result, stored.token_usage) == (
                 "completed",
