@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 from riverbeam.agents._io import AgentContext, UsageMeter
-from riverbeam.runtime._context import memory_scopes, trim_to_budget
+from riverbeam.runtime._context import memory_scopes, trim_memory
+from riverbeam.runtime._deferred_history import DeferredHistoryContext, history_copier
 from riverbeam.runtime._pipeline_types import DEFAULT_MODEL, PipelineOptions, PreparedRun
 from riverbeam.store import BeamStore
 from riverbeam.types import InvokeRequest, MemoryEntry, ModelConfig
@@ -25,18 +26,19 @@ async def agent_context(
     prepared: PreparedRun, store: BeamStore, options: PipelineOptions, usage: UsageMeter
 ) -> AgentContext:
     """The context of `prepared`'s agent run."""
-    # The session's newest max_history_messages before this run, read by the begin-run step.
-    history = list(prepared.begun.history)
     # Memory is keyed by organisation: only the request's organisation's entries are read.
     org_id = org_of(prepared.request)
     scopes = memory_scopes(prepared.request.metadata, org_id=org_id)
     memory: list[MemoryEntry] = []
     if scopes:
         memory = await store.recall(scopes=scopes, limit=options.max_memory_entries, org_id=org_id)
-    history, memory = trim_to_budget(history, memory, max_tokens=prepared.model.max_tokens)
+    memory, budget = trim_memory(memory, max_tokens=prepared.model.max_tokens)
     writable = scopes or [("session", prepared.request.session_id)]
-    return AgentContext(
-        history=history,
+    # The session's newest max_history_messages before this run, read by the begin-run step:
+    # copied and trimmed to what memory left of the budget when the agent first reads them.
+    return DeferredHistoryContext(
+        history_copier(prepared.begun),
+        budget,
         memory=memory,
         # The built-in placeholder names no real model: the agent's client uses its own
         # (BEAM_MODEL), instead of asking the endpoint for "riverbeam-default".
@@ -46,6 +48,5 @@ async def agent_context(
         memory_scopes=writable,
         usage=usage,
         agent_layer=options.agent_layer,
-        full_history=list(prepared.begun.history),
         tool_ledger=prepared.ledger,
     )

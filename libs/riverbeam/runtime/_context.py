@@ -8,7 +8,7 @@ from typing import Any
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.types import MemoryEntry, Message
 
-__all__ = ["estimate_tokens", "memory_scopes", "trim_to_budget"]
+__all__ = ["estimate_tokens", "memory_scopes", "trim_history", "trim_memory", "trim_to_budget"]
 
 # Room kept free for the model's answer, as a share of the budget.
 ANSWER_SHARE = 0.25
@@ -41,6 +41,12 @@ def trim_to_budget(
     messages are dropped until the rest fits. A tool result is never kept without the
     message that asked for it: trimming starts at a human message.
     """
+    kept_memory, budget = trim_memory(memory, max_tokens=max_tokens)
+    return trim_history(history, budget), kept_memory
+
+
+def trim_memory(memory: list[MemoryEntry], *, max_tokens: int) -> tuple[list[MemoryEntry], int]:
+    """trim_to_budget's memory, and the budget it leaves for the history (trim_history)."""
     budget = int(max_tokens * (1 - ANSWER_SHARE))
     kept_memory: list[MemoryEntry] = []
     for entry in memory:
@@ -49,6 +55,11 @@ def trim_to_budget(
             break
         kept_memory.append(entry)
         budget -= cost
+    return kept_memory, budget
+
+
+def trim_history(history: list[Message], budget: int) -> list[Message]:
+    """trim_to_budget's history, for the budget trim_memory left."""
     kept: list[Message] = []
     for message in reversed(history):
         cost = estimate_tokens(message)
@@ -59,7 +70,7 @@ def trim_to_budget(
     kept.reverse()
     while kept and kept[0].role != "human":
         kept.pop(0)
-    return kept, kept_memory
+    return kept
 
 
 def memory_scopes(

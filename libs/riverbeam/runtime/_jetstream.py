@@ -5,7 +5,7 @@ from __future__ import annotations
 from nats.js import JetStreamContext
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
-from riverbeam.runtime._sinks import CollectingSink, FrameSink
+from riverbeam.runtime._sinks import CountingSink, FrameSink
 from riverbeam.stream import RequestPublisher, StreamConfig, last_seq
 from riverbeam.telemetry._metrics import FRAMES_PUBLISHED
 from riverbeam.types import StreamChunk
@@ -20,7 +20,8 @@ class _CountingPublisher(RequestPublisher):
 
 
 class JetStreamSinks:
-    """Streaming requests publish to riverbeam.stream.<request_id>; others keep frames in memory."""
+    """Streaming requests publish to riverbeam.stream.<request_id>; others' frames are only
+    counted (CountingSink)."""
 
     def __init__(self, js: JetStreamContext, config: StreamConfig) -> None:
         self._js = js
@@ -32,7 +33,7 @@ class JetStreamSinks:
 
     async def open(self, request_id: str, *, stream: bool) -> FrameSink:
         if not stream:
-            return CollectingSink()
+            return CountingSink()
         return _CountingPublisher(
             self._js, request_id, config=self._config, ensure_missing_stream=True
         )
@@ -45,7 +46,7 @@ class JetStreamSinks:
         their subject-sequence fence (BEM-115).
         """
         if not stream:
-            return CollectingSink(), 0
+            return CountingSink(), 0
         try:
             after = await last_seq(self._js, request_id, config=self._config)
         except RiverbeamError as err:

@@ -27,6 +27,7 @@ from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.fencing import fenced
 from riverbeam.core.ids import new_id
 from riverbeam.runtime._agent_context import agent_context, org_of
+from riverbeam.runtime._begin_step import begin_with_policy
 from riverbeam.runtime._checkpointing import (
     attach_checkpoints,
     prepare_recovery,
@@ -59,8 +60,8 @@ from riverbeam.runtime._steps import (
     CancelElsewhere,
     close_abandoned,
     finish_as_failed,
+    finish_step,
     finish_with_retry,
-    interrupt_run,
     record_outcomes,
     shielded_step,
 )
@@ -155,8 +156,12 @@ class Pipeline:
         self._held.add(run_id)
         try:
             begun = await shielded_step(
-                self._begin(
+                begin_with_policy(
+                    self.store,
+                    self.options,
                     request=request,
+                    cancel_here=self.cancel,
+                    cancel_elsewhere=self.cancel_elsewhere,
                     # The interaction is pinned to this version; a resume by another version
                     # follows the agent's policy (BEM-260 by default), checked in the step.
                     agent_version=metadata.version,
@@ -225,48 +230,6 @@ class Pipeline:
                 lease_epoch=begun.run.lease_epoch or 1,
             ),
         )
-
-    async def _begin(self, *, request: InvokeRequest, **ids: Any) -> BeginRunResult:
-        """The begin-run step, applying the busy-session policy.
-
-        `reject`: BEM-030 at once. `queue`: retried until the session is free (or
-        queue_timeout_s passed, then BEM-030). `interrupt`: the running run named by the
-        BEM-030 is cancelled (here, or through cancel_elsewhere on its replica; it is
-        recorded `cancelled` with its partial text) and the step retried as for `queue`.
-        """
-        policy = self.options.busy_session_policy
-        deadline = time.monotonic() + self.options.queue_timeout_s
-        delay = 0.05
-        interrupted: set[str] = set()
-        while True:
-            try:
-                return await self.store.begin_run(
-                    session_id=request.session_id,
-                    agent_name=request.agent_name,
-                    human_content=list(request.content),
-                    lease_owner=self.options.runner_id,
-                    lease_ttl_s=self.options.lease_ttl_s,
-                    exclusive=True,
-                    action_responses=list(request.actions),
-                    # The context's history arrives with the step: no separate read.
-                    history_limit=self.options.max_history_messages,
-                    **ids,
-                )
-            except RiverbeamError as err:
-                if (
-                    err.code is not ErrorCode.SESSION_BUSY
-                    or policy == "reject"
-                    or time.monotonic() > deadline
-                ):
-                    raise
-                holder = err.details.get("request_id")
-                if policy == "interrupt" and holder and holder not in interrupted:
-                    interrupted.add(holder)
-                    await interrupt_run(
-                        self.cancel, self.cancel_elsewhere, holder, err.details.get("run_id")
-                    )
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 1.0)
 
     # ---- execute ------------------------------------------------------------------------------
     async def execute(self, prepared: PreparedRun) -> AgentResult:
@@ -508,7 +471,7 @@ class Pipeline:
         if ledger is not None:
             ledger.settle_open(f"the run ended ({outcome.status}) while the call was open")
         batch = ledger.unwritten() if ledger is not None else []
-        await self.store.finish_run(
+        await finish_step(self.store)(
             run_id=prepared.run_id,
             lease_owner=self.options.runner_id,
             status=outcome.status,

@@ -11,6 +11,7 @@ from riverbeam.types import StreamChunk
 
 __all__ = [
     "CollectingSink",
+    "CountingSink",
     "FrameSink",
     "SinkFactory",
     "close_sink",
@@ -90,3 +91,17 @@ class CollectingSink:
 
     async def publish(self, chunk: StreamChunk) -> None:
         self.frames.append(chunk.model_copy(update={"seq": len(self.frames) + 1}))
+
+
+class CountingSink:
+    """Numbers a non-streaming request's frames and keeps none (JetStreamSinks): nobody can
+    follow them, and the caller's reply carries the result. `last_seq` is what a checkpoint
+    records, as with CollectingSink."""
+
+    __slots__ = ("last_seq",)
+
+    def __init__(self) -> None:
+        self.last_seq = 0
+
+    async def publish(self, chunk: StreamChunk) -> None:
+        self.last_seq += 1

@@ -8,7 +8,8 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TypeVar
+from functools import cache
+from typing import Any, Protocol, TypeVar, cast, runtime_checkable
 
 from riverbeam.agents._io import ResumedAction
 from riverbeam.core.errors import ErrorCode, RiverbeamError
@@ -25,6 +26,7 @@ __all__ = [
     "CancelElsewhere",
     "close_abandoned",
     "finish_as_failed",
+    "finish_step",
     "finish_with_retry",
     "interrupt_run",
     "record_outcomes",
@@ -37,6 +39,26 @@ T = TypeVar("T")
 
 # Failures that a later attempt of the same step may not meet: the store was unreachable.
 TRANSIENT_STORE_CODES = frozenset({ErrorCode.STORE_UNAVAILABLE})
+
+
+@runtime_checkable
+class UnreadFinish(Protocol):
+    """A store whose finish step can leave the finished run it answers unconverted
+    (StoreClient.finish_run_unread): nothing in the runtime reads it."""
+
+    async def finish_run_unread(self, **step: Any) -> None: ...
+
+
+def finish_step(store: BeamStore) -> Callable[..., Awaitable[object]]:
+    """The store's finish-run step, in its unread form when the store's class has one."""
+    if _unread(type(store)):
+        return cast("UnreadFinish", store).finish_run_unread
+    return store.finish_run
+
+
+@cache
+def _unread(kind: type) -> bool:
+    return issubclass(kind, UnreadFinish)
 
 
 async def shielded_step(step: Awaitable[T], on_abandoned: Callable[[T], Awaitable[None]]) -> T:
@@ -116,7 +138,7 @@ async def close_abandoned(
     err = RiverbeamError(
         ErrorCode.RUN_CANCELLED, "the caller went away before the run started", run_id=run.run_id
     )
-    await store.finish_run(
+    await finish_step(store)(
         run_id=run.run_id,
         lease_owner=runner_id,
         status="cancelled",
@@ -161,7 +183,7 @@ async def finish_as_failed(
     )
 
     async def bare() -> None:
-        await store.finish_run(
+        await finish_step(store)(
             run_id=fence.run_id,
             lease_owner=runner_id,
             status="failed",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import grpc
@@ -20,8 +21,9 @@ from riverbeam.store._checkpoints import (
 )
 from riverbeam.store._client_children import ChildRunsClient
 from riverbeam.store._client_ledger import LedgerClient
-from riverbeam.store._finish_reply import finished_run
+from riverbeam.store._finish_reply import finish_request, finished_run
 from riverbeam.store._history_cache import MessageCache
+from riverbeam.store._lent_history import LentBeginRun
 from riverbeam.store._session_history import HeldWindow, SessionHistory
 from riverbeam.store._types import (
     BeginRunResult,
@@ -82,6 +84,10 @@ def _value(value: Any) -> struct_pb2.Value | None:
 
 def _token(token: str) -> str | None:
     return token or None
+
+
+def _copies(messages: Sequence[Message]) -> list[Message]:
+    return [deep_copy(m) for m in messages]
 
 
 class StoreClient(LedgerClient, ChildRunsClient):
@@ -231,6 +237,7 @@ class StoreClient(LedgerClient, ChildRunsClient):
         session_config_narrows: bool = False,
         history_after: int = 0,
         history_after_id: str | None = None,
+        lend_history: bool = False,  # see begin_run_lending
     ) -> BeginRunResult:
         request = pb.BeginRunRequest(
             session_id=session_id,
@@ -273,34 +280,27 @@ class StoreClient(LedgerClient, ChildRunsClient):
         session = Session.from_proto(resp.session)
         human = Message.from_proto(resp.human_message) if resp.HasField("human_message") else None
         actions = [Message.from_proto(m) for m in resp.action_messages]
+        parts: dict[str, Any] = {
+            "session": session,
+            "interaction": Interaction.from_proto(resp.interaction),
+            "run": Run.from_proto(resp.run),
+            "human_message": human,
+            "resolved_actions": [Action.from_proto(a) for a in resp.resolved_actions],
+            "action_messages": actions,
+        }
         if own:
-            history = [Message.from_proto(m) for m in resp.history]
-            return BeginRunResult(
-                session=session,
-                interaction=Interaction.from_proto(resp.interaction),
-                run=Run.from_proto(resp.run),
-                human_message=human,
-                resolved_actions=[Action.from_proto(a) for a in resp.resolved_actions],
-                action_messages=actions,
-                history=history,
-                history_after=resp.history_after,
-            )
-        history = await self._history_window(
-            session,
-            held,
-            resp,
-            history_limit,
-            [m.seq for m in actions] + ([human.seq] if human is not None else []),
-        )
-        return BeginRunResult(
-            session=session,
-            interaction=Interaction.from_proto(resp.interaction),
-            run=Run.from_proto(resp.run),
-            human_message=human,
-            resolved_actions=[Action.from_proto(a) for a in resp.resolved_actions],
-            action_messages=actions,
-            history=history,
-        )
+            history = [Message.from_proto(m) for m in resp.history]  # the caller's own
+            return BeginRunResult(**parts, history=history, history_after=resp.history_after)
+        saved = [m.seq for m in actions] + ([human.seq] if human is not None else [])
+        window, kept = await self._history_window(session, held, resp, history_limit, saved)
+        copies = kept.copies if kept is not None else partial(_copies, window)
+        if lend_history:
+            return LentBeginRun(**parts, history=window, copy_history=copies)
+        return BeginRunResult(**parts, history=copies())
+
+    async def begin_run_lending(self, **step: Any) -> BeginRunResult:
+        """begin_run, its history lent (LentBeginRun) unless the caller names history_after."""
+        return await self.begin_run(**step, lend_history=True)
 
     async def _history_window(
         self,
@@ -309,8 +309,10 @@ class StoreClient(LedgerClient, ChildRunsClient):
         resp: pb.BeginRunResponse,
         limit: int,
         saved_seqs: list[int],
-    ) -> list[Message]:
-        """The step's whole history window (copies), from the held window and what was sent."""
+    ) -> tuple[list[Message], HeldWindow | None]:
+        """The step's whole history window, from the held window and what was sent, and the
+        window now held for the session (None when none is): its messages are never handed
+        out, only their copies."""
         sid = session.session_id
         if resp.history_after:
             delta = [Message.from_proto(m) for m in resp.history]
@@ -321,8 +323,7 @@ class StoreClient(LedgerClient, ChildRunsClient):
             self._sessions.forget(sid)
             below = min(saved_seqs, default=session.last_seq + 1)
             window = await self._read_window(sid, below, limit)
-        held = self._sessions.keep(sid, session.created_at, limit, window)
-        return held.copies() if held is not None else [deep_copy(m) for m in window]
+        return window, self._sessions.keep(sid, session.created_at, limit, window)
 
     async def _read_window(self, session_id: str, below: int, limit: int) -> list[Message]:
         """The newest `limit` messages numbered below `below`, oldest first (FetchMessages)."""
@@ -355,27 +356,32 @@ class StoreClient(LedgerClient, ChildRunsClient):
         action_ttl_s: float | None = None,
         tool_executions: Sequence[ToolExecution] = (),
     ) -> Run:
-        final = _checks.finish_status(status)
-        after = _checks.interaction_after(final, interaction_status)
-        request = pb.FinishRunRequest(
+        request = finish_request(
             run_id=run_id,
             lease_owner=lease_owner,
-            status=f"RUN_STATUS_{final.upper()}",
-            messages=[m.to_proto() for m in messages],
-            pending_actions=[a.to_proto() for a in pending_actions],
-            interaction_status=f"INTERACTION_STATUS_{after.upper()}",
+            status=status,
+            messages=messages,
+            pending_actions=pending_actions,
+            interaction_status=interaction_status,
             error_code=error_code,
             error_message=error_message,
-            token_usage=None if token_usage is None else token_usage.to_proto(),
+            token_usage=token_usage,
             model_used=model_used,
-            result=None if result is None else result.to_proto(),
-            lease_epoch=_checks.lease_epoch(lease_epoch),
+            result=result,
+            lease_epoch=lease_epoch,
             action_ttl_s=action_ttl_s,
-            tool_executions=[e.to_proto() for e in tool_executions],
-            brief=True,
+            tool_executions=tool_executions,
         )
         resp = await self._call(self._stub.FinishRun, request)
         return finished_run(resp, result=result, token_usage=token_usage)
+
+    async def finish_run_unread(self, **step: Any) -> None:
+        """finish_run(**step) for a caller that has no use for the finished run: its reply is
+        not converted back (the step, its checks and its errors are finish_run's)."""
+        if "finish_run" in self.__dict__ or type(self).finish_run is not StoreClient.finish_run:
+            await self.finish_run(**step)  # replaced or overridden: every finish goes through it
+            return
+        await self._call(self._stub.FinishRun, finish_request(**step))
 
     async def record_action_outcome(
         self,

@@ -1,4 +1,5 @@
-"""A finish step's reply without what its caller sent (FinishRunRequest.brief).
+"""A finish step's request (finish_request) and its reply without what its caller sent
+(FinishRunRequest.brief).
 
 The runner sends the run's result and token usage in FinishRun and then has no use for them
 coming back inside the finished run: building, serialising and reading them again costs both
@@ -11,10 +12,60 @@ the whole run, so a request without `brief` (an older client) is answered as bef
 
 from __future__ import annotations
 
-from riverbeam.types import AgentResult, Run, TokenUsage, deep_copy
+from collections.abc import Sequence
+
+from riverbeam.store import _checks
+from riverbeam.store._types import FinishStatus, NewAction, NewMessage
+from riverbeam.types import (
+    AgentResult,
+    InteractionStatus,
+    Run,
+    TokenUsage,
+    ToolExecution,
+    deep_copy,
+)
 from riverbeam.v1 import store_service_pb2 as pb
 
-__all__ = ["finish_response", "finished_run"]
+__all__ = ["finish_request", "finish_response", "finished_run"]
+
+
+def finish_request(
+    *,
+    run_id: str,
+    lease_owner: str,
+    status: FinishStatus,
+    messages: Sequence[NewMessage] = (),
+    pending_actions: Sequence[NewAction] = (),
+    interaction_status: InteractionStatus | None = None,
+    error_code: str | None = None,
+    error_message: str | None = None,
+    token_usage: TokenUsage | None = None,
+    model_used: str | None = None,
+    result: AgentResult | None = None,
+    lease_epoch: int | None = None,
+    action_ttl_s: float | None = None,
+    tool_executions: Sequence[ToolExecution] = (),
+) -> pb.FinishRunRequest:
+    """The client's brief FinishRun request for BeamStore.finish_run's arguments."""
+    final = _checks.finish_status(status)
+    after = _checks.interaction_after(final, interaction_status)
+    return pb.FinishRunRequest(
+        run_id=run_id,
+        lease_owner=lease_owner,
+        status=f"RUN_STATUS_{final.upper()}",
+        messages=[m.to_proto() for m in messages],
+        pending_actions=[a.to_proto() for a in pending_actions],
+        interaction_status=f"INTERACTION_STATUS_{after.upper()}",
+        error_code=error_code,
+        error_message=error_message,
+        token_usage=None if token_usage is None else token_usage.to_proto(),
+        model_used=model_used,
+        result=None if result is None else result.to_proto(),
+        lease_epoch=_checks.lease_epoch(lease_epoch),
+        action_ttl_s=action_ttl_s,
+        tool_executions=[e.to_proto() for e in tool_executions],
+        brief=True,
+    )
 
 
 def finish_response(

@@ -6,9 +6,12 @@ parses); a request without `brief`, as an older client sends it, still gets the 
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from store_kit import OWNER, begin
 
+from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.server import GrpcServer
 from riverbeam.store import BeamStore, InMemoryStore, NewMessage, StoreClient
 from riverbeam.types import AgentResult, ContentPart, TokenUsage
@@ -132,3 +135,54 @@ async def test_the_client_asks_for_a_brief_reply(memory_store: InMemoryStore) ->
                     run_id=begun.run.run_id, lease_owner=OWNER, status="completed"
                 )
     assert [r.brief for r in seen] == [True]
+
+
+async def test_an_unread_finish_writes_the_same_step(memory_store: InMemoryStore) -> None:
+    """finish_run_unread (the runner's finish) sends finish_run's request, and its refusals
+    are finish_run's; only the reply is left unconverted."""
+    async with GrpcServer([binding(memory_store)], listen="127.0.0.1:0", grace_s=0.5) as server:
+        async with StoreClient(server.address) as client:
+            begun = await begin(client)
+            step = {
+                "run_id": begun.run.run_id,
+                "lease_owner": OWNER,
+                "status": "completed",
+                "messages": [NewMessage(role="ai", content=_result().content)],
+                "token_usage": _USAGE,
+                "model_used": "m",
+                "result": _result(),
+                "lease_epoch": 1,
+            }
+            await client.finish_run_unread(**step)
+            stored = await memory_store.get_run(run_id=begun.run.run_id)
+            assert (stored.status, stored.result, stored.token_usage) == (
+                "completed",
+                _result(),
+                _USAGE,
+            )
+            # A retry of the same step is answered as finish_run's is; a stale epoch refused.
+            await client.finish_run_unread(**step)
+            with pytest.raises(RiverbeamError) as info:
+                await client.finish_run_unread(**{**step, "lease_epoch": 7})
+            assert info.value.code is ErrorCode.STALE_EPOCH
+
+
+async def test_an_unread_finish_goes_through_a_replaced_finish_run(
+    memory_store: InMemoryStore,
+) -> None:
+    calls: list[str] = []
+    async with GrpcServer([binding(memory_store)], listen="127.0.0.1:0", grace_s=0.5) as server:
+        async with StoreClient(server.address) as client:
+            begun = await begin(client)
+            original = client.finish_run
+
+            async def recording(**kwargs: Any) -> Any:
+                calls.append(kwargs["run_id"])
+                return await original(**kwargs)
+
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(client, "finish_run", recording)
+                await client.finish_run_unread(
+                    run_id=begun.run.run_id, lease_owner=OWNER, status="completed"
+                )
+    assert calls == [begun.run.run_id]

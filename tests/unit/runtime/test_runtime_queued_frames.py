@@ -13,6 +13,7 @@ from runtime_kit import FramesAgent, text_request
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.runtime import FrameSink, RiverBeam
+from riverbeam.runtime._sinks import CountingSink
 from riverbeam.store import InMemoryStore
 from riverbeam.stream import RequestPublisher, StreamConfig
 from riverbeam.types import AgentMessage, AgentResult, ContentPart, StreamAck, StreamChunk
@@ -140,3 +141,11 @@ async def test_a_frame_that_was_not_stored_fails_the_run_as_before() -> None:
     rid = ack.request_id
     assert [s.msg_id for s in sinks.js.sent] == [f"{rid}:1", f"{rid}:2"]
     assert json.loads(sinks.js.sent[-1].payload)["type"] == "error"
+
+
+async def test_a_non_streaming_sink_numbers_frames_and_keeps_none() -> None:
+    sink = CountingSink()
+    for text in ("a", "b", "c"):
+        await sink.publish(StreamChunk(type="chunk", error=text))
+    assert sink.last_seq == 3  # what a checkpoint of a non-streaming run records
+    assert not hasattr(sink, "frames")
