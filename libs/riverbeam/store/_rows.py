@@ -29,12 +29,14 @@ from riverbeam.types import (
 
 __all__ = [
     "action_columns",
+    "action_flat",
     "action_of",
     "dump",
     "dump_content",
     "interaction_of",
     "memory_of",
     "message_columns",
+    "message_flat",
     "message_of",
     "message_values",
     "run_of",
@@ -242,6 +244,29 @@ def message_arrays(messages: Sequence[NewMessage]) -> list[list[Any]]:
     """The nine unnest() arrays of message_values, one per column (empty lists for none)."""
     rows = [message_values(m) for m in messages]
     return [list(col) for col in zip(*rows, strict=True)] if rows else [[] for _ in range(9)]
+
+
+def message_flat(messages: Sequence[NewMessage]) -> list[Any]:
+    """The columns of message_arrays in one list, column after column (cut apart in SQL by
+    _sql.column_slices, len(messages) values each)."""
+    if len(messages) == 1:
+        return message_values(messages[0])
+    rows = [message_values(m) for m in messages]
+    return [value for column in zip(*rows, strict=True) for value in column]
+
+
+def action_flat(actions: Sequence[NewAction]) -> list[str | None]:
+    """action_columns, action_previews and action_children in one list, column after column
+    (as message_flat)."""
+    return [
+        *(a.action_id for a in actions),
+        *(a.kind for a in actions),
+        *(a.tool for a in actions),
+        *(dump(a.args) for a in actions),
+        *(a.tool_call_id for a in actions),
+        *action_previews(actions),
+        *action_children(actions),
+    ]
 
 
 def action_columns(actions: Sequence[NewAction]) -> list[list[Any]]:
