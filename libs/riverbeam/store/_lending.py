@@ -36,8 +36,8 @@ def records_lent(*, given: bool = False) -> _Lent:
 
 
 class _Lent:
-    """The block of records_lent: a plain class rather than a contextlib generator, whose
-    frames cost ~2 us on each of the two steps of every invoke."""
+    """The block of records_lent: a plain class rather than a contextlib generator (~1 us to
+    enter and leave instead of ~4, on each of the two steps of every invoke)."""
 
     __slots__ = ("_mode", "_token")
 
