@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from datetime import UTC, datetime
+from typing import Any, TypeVar, get_args
 
 import asyncpg
 from pydantic import BaseModel, TypeAdapter
@@ -26,6 +27,8 @@ from riverbeam.types import (
     TokenUsage,
     TurnConfig,
 )
+from riverbeam.types._base import INT32_MAX
+from riverbeam.types._copying import model_of_valid
 
 __all__ = [
     "action_columns",
@@ -162,23 +165,64 @@ def run_of(row: Row) -> Run:
     )
 
 
+_ROLES = frozenset(get_args(Message.model_fields["role"].annotation))
+_KINDS = frozenset(get_args(Message.model_fields["type"].annotation))
+
+
 def message_of(row: Row) -> Message:
-    return Message(
-        message_id=row["message_id"],
-        session_id=row["session_id"],
-        interaction_id=row["interaction_id"],
-        run_id=row["run_id"],
-        seq=row["seq"],
-        role=row["role"],
-        type=row["type"],
-        content=_content(row["content"]),
-        tool_call_id=row["tool_call_id"],
-        tool_name=row["tool_name"],
-        tool_args=_load(row["tool_args"]),
-        tool_result=_load(row["tool_result"]),
-        metadata=_load(row["metadata"]),
-        created_at=row["created_at"],
+    """A message row as its record.
+
+    A begin step reads up to 200 of them for its history, and pydantic's pass over each
+    (whose content _content has validated already) was most of a history message's cost in
+    the store. Where validation would keep every value as it is (_kept_as_is), the record is
+    built from them directly; anything else (an empty JSON object, a time not in UTC, a value
+    the model refuses) is validated as before.
+    """
+    values: dict[str, Any] = {
+        "message_id": row["message_id"],
+        "session_id": row["session_id"],
+        "interaction_id": row["interaction_id"],
+        "run_id": row["run_id"],
+        "seq": row["seq"],
+        "role": row["role"],
+        "type": row["type"],
+        "content": _content(row["content"]),
+        "tool_call_id": row["tool_call_id"],
+        "tool_name": row["tool_name"],
+        "tool_args": _load(row["tool_args"]),
+        "tool_result": _load(row["tool_result"]),
+        "metadata": _load(row["metadata"]),
+        "created_at": row["created_at"],
+    }
+    if _kept_as_is(values):
+        return model_of_valid(Message, values)
+    return Message(**values)
+
+
+def _kept_as_is(v: dict[str, Any]) -> bool:
+    """Whether Message(**v) would hold exactly v: the columns' types hold the rest (text ids,
+    a bigint seq, a timestamptz, JSON loaded by _load, content validated by _content)."""
+    created, args, metadata = v["created_at"], v["tool_args"], v["metadata"]
+    return (
+        type(v["message_id"]) is str
+        and type(v["session_id"]) is str
+        and v["message_id"] != ""
+        and v["session_id"] != ""
+        and all(type(v[k]) in _OPTIONAL_STR for k in _OPTIONAL_TEXT)
+        and type(v["seq"]) is int
+        and 0 <= v["seq"] <= INT32_MAX
+        and v["role"] in _ROLES
+        and v["type"] in _KINDS
+        and type(created) is datetime
+        and created.tzinfo is UTC
+        and (args is None or (type(args) is dict and len(args) > 0))
+        and (metadata is None or (type(metadata) is dict and len(metadata) > 0))
+        and type(v["content"]) is list
     )
+
+
+_OPTIONAL_STR = (str, type(None))
+_OPTIONAL_TEXT = ("interaction_id", "run_id", "tool_call_id", "tool_name")
 
 
 def action_of(row: Row) -> Action:
