@@ -201,28 +201,31 @@ def message_of(row: Row) -> Message:
 
 def _kept_as_is(v: dict[str, Any]) -> bool:
     """Whether Message(**v) would hold exactly v: the columns' types hold the rest (text ids,
-    a bigint seq, a timestamptz, JSON loaded by _load, content validated by _content)."""
+    a bigint seq, a timestamptz, JSON loaded by _load, content validated by _content). Spelled
+    out check by check: it runs for every history message."""
+    message_id, session_id, seq = v["message_id"], v["session_id"], v["seq"]
     created, args, metadata = v["created_at"], v["tool_args"], v["metadata"]
     return (
-        type(v["message_id"]) is str
-        and type(v["session_id"]) is str
-        and v["message_id"] != ""
-        and v["session_id"] != ""
-        and all(type(v[k]) in _OPTIONAL_STR for k in _OPTIONAL_TEXT)
-        and type(v["seq"]) is int
-        and 0 <= v["seq"] <= INT32_MAX
+        type(message_id) is str
+        and message_id != ""
+        and type(session_id) is str
+        and session_id != ""
+        and type(v["interaction_id"]) in _OPTIONAL_STR
+        and type(v["run_id"]) in _OPTIONAL_STR
+        and type(v["tool_call_id"]) in _OPTIONAL_STR
+        and type(v["tool_name"]) in _OPTIONAL_STR
+        and type(seq) is int
+        and 0 <= seq <= INT32_MAX
         and v["role"] in _ROLES
         and v["type"] in _KINDS
         and type(created) is datetime
         and created.tzinfo is UTC
         and (args is None or (type(args) is dict and len(args) > 0))
         and (metadata is None or (type(metadata) is dict and len(metadata) > 0))
-        and type(v["content"]) is list
     )
 
 
-_OPTIONAL_STR = (str, type(None))
-_OPTIONAL_TEXT = ("interaction_id", "run_id", "tool_call_id", "tool_name")
+_OPTIONAL_STR = frozenset({str, type(None)})
 
 
 def action_of(row: Row) -> Action:
