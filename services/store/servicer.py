@@ -123,8 +123,9 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
 
     # ---- pipeline steps ------------------------------------------------------------------------
     async def BeginRun(self, request: pb.BeginRunRequest, context: Any) -> pb.BeginRunResponse:
-        # The records are only serialised, before the next await: no copies of them.
-        with records_lent():
+        # The records are only serialised, before the next await, and those given to the step
+        # are built here from the request and dropped after it: no copies either way.
+        with records_lent(given=True):
             return await self._begin_run(request)
 
     async def _begin_run(self, request: pb.BeginRunRequest) -> pb.BeginRunResponse:
@@ -177,7 +178,7 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
         )
 
     async def FinishRun(self, request: pb.FinishRunRequest, context: Any) -> pb.FinishRunResponse:
-        with records_lent():
+        with records_lent(given=True):
             return await self._finish_run(request)
 
     async def _finish_run(self, request: pb.FinishRunRequest) -> pb.FinishRunResponse:

@@ -439,6 +439,7 @@ class BeamStore(Protocol):
         """Delete sessions idle for longer than older_than, with everything under them.
 
         A session with a run still holding a live lease is kept. Returns how many were deleted.
+        A window shorter than an hour (the retention setting's minimum) is BEM-002.
         """
         ...
 

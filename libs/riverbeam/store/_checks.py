@@ -26,6 +26,11 @@ DEFAULT_RECALL_LIMIT = 20
 MAX_HISTORY_LIMIT = 1000
 MAX_SCOPE_NAME = 128
 MAX_SCOPE_ID = 256
+# The shortest idle window delete_idle_sessions takes: RIVERBEAM_RETENTION_IDLE_DAYS's minimum
+# (core.settings.MIN_RETENTION_IDLE_DAYS, one hour; a test holds the two equal), so that no
+# caller of the store, over gRPC or in process, deletes a session a router's stream grant
+# still names. Spelled here so the store does not import pydantic-settings.
+MIN_IDLE_WINDOW = timedelta(hours=1)
 
 _FINISH_STATUSES: frozenset[str] = frozenset(get_args(FinishStatus))
 _INTERACTION_STATUSES: frozenset[str] = frozenset(get_args(InteractionStatus))
@@ -164,9 +169,12 @@ def lease_ttl(ttl_s: float) -> timedelta:
 
 
 def idle_cutoff(older_than: timedelta) -> timedelta:
-    if older_than < timedelta(0):
+    if older_than < MIN_IDLE_WINDOW:
         raise RiverbeamError(
-            ErrorCode.INVALID_ARGUMENT, "older_than must not be negative", field="older_than"
+            ErrorCode.INVALID_ARGUMENT,
+            f"older_than must be at least {MIN_IDLE_WINDOW}",
+            field="older_than",
+            minimum_s=int(MIN_IDLE_WINDOW.total_seconds()),
         )
     return older_than
 

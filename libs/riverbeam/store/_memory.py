@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.store import _checks
 from riverbeam.store._checkpoints import took_over
-from riverbeam.store._lending import handed_out
+from riverbeam.store._lending import handed_out, kept
 from riverbeam.store._memory_checkpoints import MemoryCheckpoints
 from riverbeam.store._memory_children import MemoryChildRuns, settle_orphans
 from riverbeam.store._memory_ledger import MemoryLedger
@@ -236,10 +236,11 @@ class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRu
             # Everything is checked: apply.
             resolved: list[Action] = []
             new_messages: list[NewMessage] = []
+            keep = kept(_copy)  # no copy of what the caller gave (records_lent)
             for action, response in zip(answered, action_responses, strict=True):
                 status, outcome = resolution(response)
                 update = {"status": status, "outcome": outcome, "resolved_at": now}
-                done = action.model_copy(update={**update, "response": _copy(response)})
+                done = action.model_copy(update={**update, "response": keep(response)})
                 resolved.append(done)
                 new_messages.append(action_result_message(done, response))
             if human_content:
@@ -308,7 +309,7 @@ class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRu
         after = _checks.interaction_after(final, interaction_status)
         epoch = _checks.lease_epoch(lease_epoch)
         expiry = _checks.action_ttl(action_ttl_s)
-        # Not copied here: save_messages and save_pending store copies, under the lock.
+        # Not copied here: save_messages and save_pending store copies (unless given).
         new_messages = list(messages)
         new_actions = list(pending_actions)
         t = self._t
@@ -331,17 +332,17 @@ class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRu
             t.check_new_ids(new_messages, new_actions)
             t.ledger.apply(run, tool_executions)  # checked whole first: refused, nothing written
 
-            # The caller's values are copied in; the rest is the record being replaced, which
-            # nothing else holds (reads return copies), so the new record may keep its values.
+            # The caller's values copied in (unless given); the rest is the old record's (no one holds it).
+            keep = kept(_copy)
             finished = run.model_copy(
                 update={
                     "status": final,
                     "finished_at": now,
                     "error_code": error_code,
                     "error_message": error_message,
-                    "token_usage": None if token_usage is None else _copy(token_usage),
+                    "token_usage": None if token_usage is None else keep(token_usage),
                     "model_used": model_used,
-                    "result": None if result is None else _copy(result),
+                    "result": None if result is None else keep(result),
                 }
             )
             t.runs[run_id] = finished

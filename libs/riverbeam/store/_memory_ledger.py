@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.store import _checks, _ledger
+from riverbeam.store._lending import kept
 from riverbeam.store._nul import nul_safe
 from riverbeam.types import Run, ToolExecution, deep_copy
 
@@ -27,7 +28,9 @@ class LedgerTable:
         self._positions = itertools.count(1)
 
     def apply(self, run: Run, entries: Sequence[ToolExecution]) -> list[ToolExecution]:
-        """Check the whole batch against what is stored, then write it (BEM-263/264)."""
+        """Check the whole batch against what is stored, then write it (BEM-263/264).
+
+        Returns the stored entries of the batch themselves: a caller hands out copies."""
         batch = _ledger.check_batch(run, entries)
         writes: list[ToolExecution] = []
         for entry in batch:
@@ -35,11 +38,12 @@ class LedgerTable:
             change = _ledger.merged(held[1] if held else None, entry)
             if change is not None:
                 writes.append(change)
+        keep = kept(deep_copy)
         for entry in writes:
             held = self.rows.get(entry.execution_id)
             pos = held[0] if held else next(self._positions)
-            self.rows[entry.execution_id] = (pos, deep_copy(entry))
-        return [deep_copy(self.rows[e.execution_id][1]) for e in batch]
+            self.rows[entry.execution_id] = (pos, keep(entry))
+        return [self.rows[e.execution_id][1] for e in batch]
 
     def settle_in_flight(self, run_ids: Collection[str], now: datetime) -> None:
         """Unfinished entries of runs whose runner died: `unknown` (started) or `cancelled`."""
@@ -74,7 +78,7 @@ class MemoryLedger:
         async with self._lock:
             run = self._t.run(run_id)
             check_running(run, epoch)
-            return self._t.ledger.apply(run, entries)
+            return [deep_copy(e) for e in self._t.ledger.apply(run, entries)]
 
     @nul_safe
     async def list_tool_executions(

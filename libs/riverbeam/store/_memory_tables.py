@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
+from riverbeam.store._lending import kept
 from riverbeam.store._memory_ledger import LedgerTable
 from riverbeam.store._types import NewAction, NewMessage
 from riverbeam.types import Action, Interaction, MemoryEntry, Message, Run, Session, deep_copy
@@ -246,10 +247,12 @@ class Tables:
         """Store messages with the session's next sequence numbers."""
         session = self.sessions[session_id]
         first = session.last_seq + 1
-        # deep_copy, not model_copy(deep=True): the same independent copy without deepcopy's
-        # memo and reduce machinery (most of a finish step's cost in memory).
+        # The record shares the caller's content, args and metadata: copied (deep_copy, not
+        # model_copy(deep=True), without deepcopy's memo and reduce machinery) unless the
+        # caller gave them to the store (records_lent(given=True)).
+        keep = kept(deep_copy)
         saved = [
-            deep_copy(
+            keep(
                 Message(
                     message_id=m.message_id,
                     session_id=session_id,
@@ -283,8 +286,9 @@ class Tables:
         now: datetime,
         expiry: timedelta | None = None,
     ) -> None:
+        keep = kept(deep_copy)
         for action in new:
-            self.actions[action.action_id] = deep_copy(
+            self.actions[action.action_id] = keep(
                 Action(
                     action_id=action.action_id,
                     session_id=run.session_id,

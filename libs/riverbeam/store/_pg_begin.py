@@ -29,7 +29,7 @@ from riverbeam.store._migrations import quote_schema
 from riverbeam.store._pg_run_config import set_session_config
 from riverbeam.store._pg_step_parts import why_not_resolved
 from riverbeam.store._run_config import UNCHANGED, new_session_config
-from riverbeam.store._sql import Statements
+from riverbeam.store._sql import Statements, column_slices
 from riverbeam.store._steps import action_result_message, check_resume_agent, resolution
 from riverbeam.store._types import BeginRunResult, NewMessage
 from riverbeam.types import (
@@ -116,7 +116,12 @@ def one_call_config(args: BeginArgs) -> tuple[bool, TurnConfig | None] | None:
 
 @cache
 def _call(schema: str) -> str:
-    params = ", ".join(f"${i}" for i in range(1, 31))
+    # The message columns come in $19, $23 values each (_sql.column_slices).
+    params = ", ".join(
+        [f"${i}" for i in range(1, 19)]
+        + column_slices("$19", "$23", range(9))
+        + ["$20", "$21", "$22"]
+    )
     return f"SELECT * FROM {quote_schema(schema)}.begin_step({params})"
 
 
@@ -147,10 +152,11 @@ async def begin_in_one_call(
             args.limit,
             args.after,
             args.history_after_id,
-            *_rows.message_arrays(messages),
+            _rows.message_flat(messages),
             args.options,
             config[0],
             _rows.dump(config[1]),
+            len(messages),
         )
     except asyncpg.PostgresError as exc:
         refusal = _refusal(exc, args, interaction_id)

@@ -376,12 +376,12 @@ class PgBeamStore(PgLeases, PgMemory, PgLedger, PgCheckpoints, PgChildRuns):
                 _rows.dump(result),
                 epoch,
                 len(messages),
-                *_rows.message_arrays(messages),
+                _rows.message_flat(messages),
                 after,
-                *_rows.action_columns(pending_actions),
+                _rows.action_flat(pending_actions),
                 expiry,
-                _rows.action_previews(pending_actions),
-                _rows.action_children(pending_actions),
+                len(messages),
+                len(pending_actions),
             )
             if row is None:
                 # A repeat of this owner's own finish at this epoch returns what it stored.

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from datetime import UTC, datetime
+from typing import Any, TypeVar, get_args
 
 import asyncpg
 from pydantic import BaseModel, TypeAdapter
@@ -26,15 +27,19 @@ from riverbeam.types import (
     TokenUsage,
     TurnConfig,
 )
+from riverbeam.types._base import INT32_MAX
+from riverbeam.types._copying import model_of_valid
 
 __all__ = [
     "action_columns",
+    "action_flat",
     "action_of",
     "dump",
     "dump_content",
     "interaction_of",
     "memory_of",
     "message_columns",
+    "message_flat",
     "message_of",
     "message_values",
     "run_of",
@@ -160,23 +165,67 @@ def run_of(row: Row) -> Run:
     )
 
 
+_ROLES = frozenset(get_args(Message.model_fields["role"].annotation))
+_KINDS = frozenset(get_args(Message.model_fields["type"].annotation))
+
+
 def message_of(row: Row) -> Message:
-    return Message(
-        message_id=row["message_id"],
-        session_id=row["session_id"],
-        interaction_id=row["interaction_id"],
-        run_id=row["run_id"],
-        seq=row["seq"],
-        role=row["role"],
-        type=row["type"],
-        content=_content(row["content"]),
-        tool_call_id=row["tool_call_id"],
-        tool_name=row["tool_name"],
-        tool_args=_load(row["tool_args"]),
-        tool_result=_load(row["tool_result"]),
-        metadata=_load(row["metadata"]),
-        created_at=row["created_at"],
+    """A message row as its record.
+
+    A begin step reads up to 200 of them for its history, and pydantic's pass over each
+    (whose content _content has validated already) was most of a history message's cost in
+    the store. Where validation would keep every value as it is (_kept_as_is), the record is
+    built from them directly; anything else (an empty JSON object, a time not in UTC, a value
+    the model refuses) is validated as before.
+    """
+    values: dict[str, Any] = {
+        "message_id": row["message_id"],
+        "session_id": row["session_id"],
+        "interaction_id": row["interaction_id"],
+        "run_id": row["run_id"],
+        "seq": row["seq"],
+        "role": row["role"],
+        "type": row["type"],
+        "content": _content(row["content"]),
+        "tool_call_id": row["tool_call_id"],
+        "tool_name": row["tool_name"],
+        "tool_args": _load(row["tool_args"]),
+        "tool_result": _load(row["tool_result"]),
+        "metadata": _load(row["metadata"]),
+        "created_at": row["created_at"],
+    }
+    if _kept_as_is(values):
+        return model_of_valid(Message, values)
+    return Message(**values)
+
+
+def _kept_as_is(v: dict[str, Any]) -> bool:
+    """Whether Message(**v) would hold exactly v: the columns' types hold the rest (text ids,
+    a bigint seq, a timestamptz, JSON loaded by _load, content validated by _content). Spelled
+    out check by check: it runs for every history message."""
+    message_id, session_id, seq = v["message_id"], v["session_id"], v["seq"]
+    created, args, metadata = v["created_at"], v["tool_args"], v["metadata"]
+    return (
+        type(message_id) is str
+        and message_id != ""
+        and type(session_id) is str
+        and session_id != ""
+        and type(v["interaction_id"]) in _OPTIONAL_STR
+        and type(v["run_id"]) in _OPTIONAL_STR
+        and type(v["tool_call_id"]) in _OPTIONAL_STR
+        and type(v["tool_name"]) in _OPTIONAL_STR
+        and type(seq) is int
+        and 0 <= seq <= INT32_MAX
+        and v["role"] in _ROLES
+        and v["type"] in _KINDS
+        and type(created) is datetime
+        and created.tzinfo is UTC
+        and (args is None or (type(args) is dict and len(args) > 0))
+        and (metadata is None or (type(metadata) is dict and len(metadata) > 0))
     )
+
+
+_OPTIONAL_STR = frozenset({str, type(None)})
 
 
 def action_of(row: Row) -> Action:
@@ -242,6 +291,29 @@ def message_arrays(messages: Sequence[NewMessage]) -> list[list[Any]]:
     """The nine unnest() arrays of message_values, one per column (empty lists for none)."""
     rows = [message_values(m) for m in messages]
     return [list(col) for col in zip(*rows, strict=True)] if rows else [[] for _ in range(9)]
+
+
+def message_flat(messages: Sequence[NewMessage]) -> list[Any]:
+    """The columns of message_arrays in one list, column after column (cut apart in SQL by
+    _sql.column_slices, len(messages) values each)."""
+    if len(messages) == 1:
+        return message_values(messages[0])
+    rows = [message_values(m) for m in messages]
+    return [value for column in zip(*rows, strict=True) for value in column]
+
+
+def action_flat(actions: Sequence[NewAction]) -> list[str | None]:
+    """action_columns, action_previews and action_children in one list, column after column
+    (as message_flat)."""
+    return [
+        *(a.action_id for a in actions),
+        *(a.kind for a in actions),
+        *(a.tool for a in actions),
+        *(dump(a.args) for a in actions),
+        *(a.tool_call_id for a in actions),
+        *action_previews(actions),
+        *action_children(actions),
+    ]
 
 
 def action_columns(actions: Sequence[NewAction]) -> list[list[Any]]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Statements"]
+__all__ = ["Statements", "column_slices"]
 
 SESSION_COLS = (
     "session_id, user_id, profile_id, org_id, metadata, last_seq, created_at, last_active_at,"
@@ -40,6 +40,18 @@ def _prefixed(cols: str, alias: str) -> str:
 
 
 _LIVE_RUN = "status = 'running' AND lease_expires_at > now()"
+
+
+def column_slices(flat: str, count: str, columns: range) -> list[str]:
+    """Arguments cut from one text[] parameter `flat` that holds columns of `count` values
+    each, one after the other: column i is (flat)[i * count + 1 : (i + 1) * count].
+
+    asyncpg encodes every array parameter on its own, and a step's arrays are short (one
+    value each, for a turn's one message): one array of nine values costs the store process
+    a fraction of nine arrays of one. The slices give the step functions their arrays as
+    before, so their signatures (migrations 0013 and 0014) stay.
+    """
+    return [f"({flat}::text[])[{i} * {count}::int + 1:{i + 1} * {count}::int]" for i in columns]
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,9 +304,18 @@ class Statements:
             # interaction, as every other step does (a resume holds the session and then
             # updates the interaction; taking the interaction before the session here would
             # deadlock with it). The finished run, or no row.
+            # The message columns come in $11 ($15 values each), the action columns in $13
+            # ($16 each): column_slices.
             finish_step=(
                 f"SELECT {RUN_COLS} FROM {q}.finish_step("
-                + ", ".join(f"${i}" for i in range(1, 29))
+                + ", ".join(
+                    [f"${i}" for i in range(1, 11)]
+                    + column_slices("$11", "$15", range(9))
+                    + ["$12"]
+                    + column_slices("$13", "$16", range(5))
+                    + ["$14"]
+                    + column_slices("$13", "$16", range(5, 7))
+                )
                 + ")"
             ),
         )

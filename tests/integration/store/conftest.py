@@ -11,10 +11,11 @@ elsewhere; each test gets its own schema, so tests never see each other's rows.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import timedelta
 
 import asyncpg
 import pytest
-from store_kit import PgStoreFactory, new_schema_name
+from store_kit import AgeSessions, PgStoreFactory, age_pg_sessions, new_schema_name
 
 from riverbeam.server import GrpcServer
 from riverbeam.store import BeamStore, InMemoryStore, PgBeamStore, StepHook, StoreClient
@@ -108,3 +109,27 @@ def direct_store(request: pytest.FixtureRequest) -> BeamStore:
     name = {"memory": "memory_store", "postgres": "pg_store"}[request.param]
     chosen: BeamStore = request.getfixturevalue(name)
     return chosen
+
+
+@pytest.fixture
+def age_sessions(store_kind: str, request: pytest.FixtureRequest) -> AgeSessions:
+    """Make the `store` fixture's sessions look idle for longer than they have been: the
+    stores refuse an idle window under an hour, which a retention test cannot wait out. Only
+    last_active_at moves; leases stay as they are."""
+    if store_kind == "memory":
+        memory: InMemoryStore = request.getfixturevalue("memory_store")
+
+        async def age_in_memory(by: timedelta) -> None:
+            sessions = memory._t.sessions
+            for session_id, session in list(sessions.items()):
+                moved = {"last_active_at": session.last_active_at - by}
+                sessions[session_id] = session.model_copy(update=moved)
+
+        return age_in_memory
+    pg_url: str = request.getfixturevalue("pg_url")
+    schema: str = request.getfixturevalue("pg_schema")
+
+    async def age_in_postgres(by: timedelta) -> None:
+        await age_pg_sessions(pg_url, schema, by)
+
+    return age_in_postgres

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from datetime import timedelta
 from typing import Any
 
 import asyncpg
@@ -21,6 +22,9 @@ PgStoreFactory = Callable[..., Awaitable[PgBeamStore]]
 
 
 ConnectionHook = Callable[[asyncpg.Connection], Awaitable[None]]
+
+AgeSessions = Callable[[timedelta], Awaitable[None]]
+"""age_sessions(by): every stored session last active `by` earlier than it was."""
 
 
 @contextlib.asynccontextmanager
@@ -47,6 +51,17 @@ async def one_connection_store(
         yield store
     finally:
         await pool.close()
+
+
+async def age_pg_sessions(pg_url: str, schema: str, by: timedelta) -> None:
+    """Every session of `schema` last active `by` earlier than it was (see age_sessions)."""
+    conn = await asyncpg.connect(pg_url)
+    try:
+        await conn.execute(
+            f'UPDATE "{schema}".sessions SET last_active_at = last_active_at - $1::interval', by
+        )
+    finally:
+        await conn.close()
 
 
 def new_schema_name() -> str:

@@ -9,9 +9,20 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from store_kit import OWNER, answer, begin, expect, interrupted_with, resume, uid, unchecked_answer
+from store_kit import (
+    OWNER,
+    AgeSessions,
+    answer,
+    begin,
+    expect,
+    interrupted_with,
+    resume,
+    uid,
+    unchecked_answer,
+)
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.core.settings import MIN_RETENTION_IDLE_DAYS
 from riverbeam.store import BeamStore, NewAction, NewMessage
 from riverbeam.types import AgentResult, ContentPart, TokenUsage
 
@@ -621,13 +632,14 @@ async def test_memory_is_per_scope_newest_first(store: BeamStore) -> None:
 
 
 # ---- retention -------------------------------------------------------------------------------
-async def test_idle_sessions_are_deleted_with_everything_under_them(store: BeamStore) -> None:
+async def test_idle_sessions_are_deleted_with_everything_under_them(
+    store: BeamStore, age_sessions: AgeSessions
+) -> None:
     old, (old_action,) = await interrupted_with(store)
     busy = await begin(store, lease_ttl_s=60)  # idle too, but its run holds a live lease
-    idle = timedelta(seconds=0.5)
-    await asyncio.sleep(idle.total_seconds() * 1.5)  # at least this long: both are idle
-    # Kept while the deletion (the next step) reads the clock within `idle` of its creation.
-    fresh = await begin(store)
+    idle = timedelta(hours=1)
+    await age_sessions(idle * 2)  # both are idle
+    fresh = await begin(store)  # and this one is not
     assert await store.delete_idle_sessions(older_than=idle) == 1
     with expect(ErrorCode.SESSION_NOT_FOUND):
         await store.get_session(session_id=old.session.session_id)
@@ -646,6 +658,19 @@ async def test_idle_sessions_are_deleted_with_everything_under_them(store: BeamS
     assert await store.delete_idle_sessions(older_than=timedelta(hours=1)) == 0
     with expect(ErrorCode.INVALID_ARGUMENT):
         await store.delete_idle_sessions(older_than=timedelta(seconds=-1))
+
+
+async def test_an_idle_window_under_the_retention_minimum_is_refused(store: BeamStore) -> None:
+    """An hour at least, as RIVERBEAM_RETENTION_IDLE_DAYS: a shorter window could delete a
+    session a router's stream grant still names. Refused before anything is deleted."""
+    begun = await begin(store)
+    await store.finish_run(run_id=begun.run.run_id, lease_owner=OWNER, status="completed")
+    for window in (timedelta(0), timedelta(seconds=1), timedelta(minutes=59, seconds=59)):
+        with expect(ErrorCode.INVALID_ARGUMENT) as info:
+            await store.delete_idle_sessions(older_than=window)
+        assert info.value.details["field"] == "older_than"
+    assert (await store.get_session(session_id=begun.session.session_id)).last_seq == 1
+    assert await store.delete_idle_sessions(older_than=timedelta(days=MIN_RETENTION_IDLE_DAYS)) == 0
 
 
 # ---- isolation of stored records -------------------------------------------------------------

@@ -5,10 +5,9 @@ Runs against memory, Postgres and the gRPC store service (the `store` fixture).
 
 from __future__ import annotations
 
-import asyncio
 from datetime import UTC, datetime, timedelta
 
-from store_kit import OWNER, answer, begin, expect, interrupted_with, resume, uid
+from store_kit import OWNER, AgeSessions, answer, begin, expect, interrupted_with, resume, uid
 
 from riverbeam.core.errors import ErrorCode
 from riverbeam.store import BeamStore, NewAction, NewMessage
@@ -164,11 +163,13 @@ async def test_a_confirmation_answer_needs_no_decision(store: BeamStore) -> None
     assert [a.action_id for a in resumed.resolved_actions] == [action_id]
 
 
-async def test_a_checkpoint_goes_with_its_deleted_session(store: BeamStore) -> None:
+async def test_a_checkpoint_goes_with_its_deleted_session(
+    store: BeamStore, age_sessions: AgeSessions
+) -> None:
     begun = await begin(store)
     run_id = begun.run.run_id
     await store.save_run_checkpoint(run_id=run_id, lease_epoch=1, step=1, state=STATE)
     await store.finish_run(run_id=run_id, lease_owner=OWNER, status="completed", lease_epoch=1)
-    await asyncio.sleep(0.5)
-    assert await store.delete_idle_sessions(older_than=timedelta(seconds=0.25)) == 1
+    await age_sessions(timedelta(hours=2))
+    assert await store.delete_idle_sessions(older_than=timedelta(hours=1)) == 1
     assert await store.get_run_checkpoint(run_id=run_id) is None

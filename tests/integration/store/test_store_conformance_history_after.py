@@ -13,7 +13,16 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from store_kit import OWNER, answer, begin, interrupted_with, resume, uid
+from store_kit import (
+    OWNER,
+    AgeSessions,
+    age_pg_sessions,
+    answer,
+    begin,
+    interrupted_with,
+    resume,
+    uid,
+)
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.server import GrpcServer
@@ -126,11 +135,14 @@ async def test_no_id_or_no_limit_ignores_history_after(store: BeamStore) -> None
     assert none.history_after == 0 and none.history == []
 
 
-async def test_a_session_made_again_under_its_id_gets_its_whole_window(store: BeamStore) -> None:
+async def test_a_session_made_again_under_its_id_gets_its_whole_window(
+    store: BeamStore, age_sessions: AgeSessions
+) -> None:
     sid = uid()
     await _turns(store, sid, 2)
     old = await _stored(store, sid)
-    assert await store.delete_idle_sessions(older_than=timedelta(0)) >= 1
+    await age_sessions(timedelta(hours=2))
+    assert await store.delete_idle_sessions(older_than=timedelta(hours=1)) >= 1
     await _turns(store, sid, 3)
     begun = await begin(
         store, session_id=sid, history_limit=50, history_after=4, history_after_id=old[3].message_id
@@ -140,7 +152,9 @@ async def test_a_session_made_again_under_its_id_gets_its_whole_window(store: Be
 
 
 # ---- a StoreClient naming the window it holds ---------------------------------------------------
-async def test_store_client_turns_get_the_stored_window(pg_store: PgBeamStore) -> None:
+async def test_store_client_turns_get_the_stored_window(
+    pg_store: PgBeamStore, pg_url: str, pg_schema: str
+) -> None:
     """Two clients (two runner replicas) take turns on sessions; every turn's history is the
     store's own window, also when a turn changes the history it was given, when the limit
     grows and when the session is deleted and made again under its id."""
@@ -161,7 +175,8 @@ async def test_store_client_turns_get_the_stored_window(pg_store: PgBeamStore) -
             plan = [(a, 4), (a, 4), (b, 4), (a, 4), (a, 9), (b, 3), (a, 9), (a, 9), (a, 9), (a, 9)]
             for turn, (client, limit) in enumerate(plan):
                 if turn == 7:
-                    assert await pg_store.delete_idle_sessions(older_than=timedelta(0)) >= 1
+                    await age_pg_sessions(pg_url, pg_schema, timedelta(hours=2))
+                    assert await pg_store.delete_idle_sessions(older_than=timedelta(hours=1)) >= 1
                 begun = await begin(client, session_id=sid, history_limit=limit)
                 assert begun.human_message is not None
                 below = begun.human_message.seq

@@ -11,7 +11,7 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from store_kit import OWNER, begin, expect, uid
+from store_kit import OWNER, AgeSessions, begin, expect, uid
 
 from riverbeam.core.errors import ErrorCode
 from riverbeam.store import BeamStore, BeginRunResult, NewMessage
@@ -334,7 +334,9 @@ async def test_concurrent_writers_of_one_entry_leave_one_final_state(store: Beam
     assert read.status in ("succeeded", "failed")
 
 
-async def test_deleting_an_idle_session_deletes_its_ledger(store: BeamStore) -> None:
+async def test_deleting_an_idle_session_deletes_its_ledger(
+    store: BeamStore, age_sessions: AgeSessions
+) -> None:
     begun = await begin(store)
     await store.finish_run(
         run_id=begun.run.run_id,
@@ -342,6 +344,7 @@ async def test_deleting_an_idle_session_deletes_its_ledger(store: BeamStore) -> 
         status="completed",
         tool_executions=[entry(begun)],
     )
-    await store.delete_idle_sessions(older_than=timedelta(0))
+    await age_sessions(timedelta(hours=2))
+    await store.delete_idle_sessions(older_than=timedelta(hours=1))
     with expect(ErrorCode.RUN_NOT_FOUND):
         await store.list_tool_executions(run_id=begun.run.run_id)

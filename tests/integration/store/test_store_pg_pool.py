@@ -128,3 +128,22 @@ async def test_the_body_gets_a_working_connection(pool: asyncpg.Pool) -> None:
     async with PooledConnection(pool, 5.0) as conn:
         assert await conn.fetchval("SELECT 41 + 1") == 42
     assert pool.get_idle_size() == 1
+
+
+async def test_a_step_cancelled_while_it_waits_for_a_connection_leaves_the_pool_whole(
+    pool: asyncpg.Pool,
+) -> None:
+    async def step(way: Way) -> None:
+        async with way(pool, 5.0):
+            raise AssertionError("the pool had no connection to give")
+
+    async with pool.acquire():  # the pool's one connection is taken
+        for way in WAYS:
+            task = asyncio.create_task(step(way))
+            await asyncio.sleep(0.05)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+    assert pool.get_idle_size() == 1
+    async with PooledConnection(pool, 1.0) as conn:  # and the next step gets it
+        assert await conn.fetchval("SELECT 1") == 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import timedelta
 
 import grpc
 import pytest
@@ -126,3 +127,22 @@ async def test_build_uses_postgres_with_a_database_url(pg_url: str, pg_schema: s
             assert (await direct.get_run(run_id=begun.run.run_id)).status == "running"
         finally:
             await direct.aclose()
+
+
+async def test_delete_idle_sessions_refuses_a_window_under_an_hour(
+    served: tuple[InMemoryStore, str], stub: pb_grpc.StoreServiceStub
+) -> None:
+    begun = await begin(served[0])
+    request = pb.DeleteIdleSessionsRequest()
+    request.older_than.FromTimedelta(timedelta(minutes=30))
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await stub.DeleteIdleSessions(request)
+    assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    err = error_from_rpc(info.value)
+    assert err.code is ErrorCode.INVALID_ARGUMENT and err.details["field"] == "older_than"
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await stub.DeleteIdleSessions(pb.DeleteIdleSessionsRequest())  # no window: zero
+    assert error_from_rpc(info.value).code is ErrorCode.INVALID_ARGUMENT
+    request.older_than.FromTimedelta(timedelta(hours=1))
+    assert (await stub.DeleteIdleSessions(request)).deleted == 0
+    assert (await served[0].get_session(session_id=begun.session.session_id)).last_seq == 1

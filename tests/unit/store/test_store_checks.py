@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.core.settings import MIN_RETENTION_IDLE_DAYS
 from riverbeam.store import _checks
 from riverbeam.types import ActionResponseEnvelope
 
@@ -73,11 +74,18 @@ def test_run_and_interaction_statuses() -> None:
     assert _code(_checks.recorded_outcome, "approved_unknown") is ErrorCode.INVALID_ENUM
 
 
+def test_the_stores_idle_minimum_is_the_retention_settings() -> None:
+    assert _checks.MIN_IDLE_WINDOW == timedelta(days=MIN_RETENTION_IDLE_DAYS)
+
+
 def test_leases_and_retention_windows() -> None:
     assert _checks.lease_ttl(1.5) == timedelta(seconds=1.5)
     assert _code(_checks.lease_ttl, 0) is ErrorCode.INVALID_ARGUMENT
     assert _code(_checks.lease_ttl, float("nan")) is ErrorCode.INVALID_ARGUMENT
     assert _code(_checks.idle_cutoff, timedelta(seconds=-1)) is ErrorCode.INVALID_ARGUMENT
+    assert _code(_checks.idle_cutoff, timedelta(minutes=59)) is ErrorCode.INVALID_ARGUMENT
+    assert _code(_checks.idle_cutoff, timedelta(0)) is ErrorCode.INVALID_ARGUMENT
+    assert _checks.idle_cutoff(timedelta(hours=1)) == timedelta(hours=1)
     assert _checks.positive_limit(0, 20) == 20
     assert _code(_checks.positive_limit, -5, 20) is ErrorCode.INVALID_ARGUMENT
 

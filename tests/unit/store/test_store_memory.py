@@ -25,8 +25,8 @@ async def test_leases_and_retention_follow_the_clock() -> None:
     )
     assert begun.run.lease_expires_at == T0 + timedelta(seconds=30)
     assert await store.reap_expired_runs() == []
-    clock.now = T0 + timedelta(seconds=31)
-    assert await store.delete_idle_sessions(older_than=timedelta(seconds=10)) == 1  # lease expired
+    clock.now = T0 + timedelta(hours=1, seconds=31)
+    assert await store.delete_idle_sessions(older_than=timedelta(hours=1)) == 1  # lease expired
     clock.now = T0
     again = await store.begin_run(
         session_id="s2", agent_name="a", run_id="r2", lease_owner="w", lease_ttl_s=30
