@@ -6,40 +6,21 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from functools import cache
-from typing import Any, Protocol, cast, runtime_checkable
+from typing import Any
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.runtime._pipeline_types import PipelineOptions
-from riverbeam.runtime._steps import CancelElsewhere, interrupt_run
+from riverbeam.runtime._steps import CancelElsewhere, cheaper_step, interrupt_run
 from riverbeam.store import BeamStore, BeginRunResult
 from riverbeam.types import InvokeRequest
 
-__all__ = ["HistoryLender", "begin_step", "begin_with_policy"]
-
-
-@runtime_checkable
-class HistoryLender(Protocol):
-    """A store whose begin-run step can lend its history instead of copying it (StoreClient;
-    see store/_lent_history.py)."""
-
-    async def begin_run_lending(self, **step: Any) -> BeginRunResult: ...
+__all__ = ["begin_step", "begin_with_policy"]
 
 
 def begin_step(store: BeamStore) -> Callable[..., Awaitable[BeginRunResult]]:
-    """The store's begin-run step: the lending one when its class has it.
-
-    Asked of the class, not the object: a wrapper that forwards unknown attributes to a
-    StoreClient but has its own begin_run gets that begin_run called, as before.
-    """
-    if _lends(type(store)):
-        return cast("HistoryLender", store).begin_run_lending
-    return store.begin_run
-
-
-@cache
-def _lends(kind: type) -> bool:
-    return issubclass(kind, HistoryLender)
+    """The store's begin-run step: the lending one when its class has it (StoreClient's
+    begin_run_lending; see store/_lent_history.py)."""
+    return cheaper_step(store, "begin_run_lending", "begin_run")
 
 
 async def begin_with_policy(

@@ -9,7 +9,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from functools import cache
-from typing import Any, Protocol, TypeVar, cast, runtime_checkable
+from typing import Any, TypeVar
 
 from riverbeam.agents._io import ResumedAction
 from riverbeam.core.errors import ErrorCode, RiverbeamError
@@ -24,6 +24,7 @@ __all__ = [
     "INTERRUPT_REASON",
     "TRANSIENT_STORE_CODES",
     "CancelElsewhere",
+    "cheaper_step",
     "close_abandoned",
     "finish_as_failed",
     "finish_step",
@@ -41,24 +42,28 @@ T = TypeVar("T")
 TRANSIENT_STORE_CODES = frozenset({ErrorCode.STORE_UNAVAILABLE})
 
 
-@runtime_checkable
-class UnreadFinish(Protocol):
-    """A store whose finish step can leave the finished run it answers unconverted
-    (StoreClient.finish_run_unread): nothing in the runtime reads it."""
+def cheaper_step(store: BeamStore, cheaper: str, step: str) -> Callable[..., Awaitable[Any]]:
+    """The store's method `cheaper` (the same step, doing less for the runtime) when the
+    store's class has one, else its method `step`.
 
-    async def finish_run_unread(self, **step: Any) -> None: ...
-
-
-def finish_step(store: BeamStore) -> Callable[..., Awaitable[object]]:
-    """The store's finish-run step, in its unread form when the store's class has one."""
-    if _unread(type(store)):
-        return cast("UnreadFinish", store).finish_run_unread
-    return store.finish_run
+    Asked of the class, not the object: a wrapper that forwards unknown attributes to a
+    StoreClient but has its own `step` gets that `step` called, as before.
+    """
+    method: Callable[..., Awaitable[Any]] = getattr(
+        store, cheaper if _has_method(type(store), cheaper) else step
+    )
+    return method
 
 
 @cache
-def _unread(kind: type) -> bool:
-    return issubclass(kind, UnreadFinish)
+def _has_method(kind: type, name: str) -> bool:
+    return callable(getattr(kind, name, None))
+
+
+def finish_step(store: BeamStore) -> Callable[..., Awaitable[object]]:
+    """The store's finish-run step, in its unread form when the store's class has one
+    (StoreClient.finish_run_unread): nothing in the runtime reads the finished run."""
+    return cheaper_step(store, "finish_run_unread", "finish_run")
 
 
 async def shielded_step(step: Awaitable[T], on_abandoned: Callable[[T], Awaitable[None]]) -> T:
