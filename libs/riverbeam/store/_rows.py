@@ -31,7 +31,6 @@ from riverbeam.types._base import INT32_MAX
 from riverbeam.types._copying import model_of_valid
 
 __all__ = [
-    "action_columns",
     "action_flat",
     "action_of",
     "dump",
@@ -303,8 +302,8 @@ def message_flat(messages: Sequence[NewMessage]) -> list[Any]:
 
 
 def action_flat(actions: Sequence[NewAction]) -> list[str | None]:
-    """action_columns, action_previews and action_children in one list, column after column
-    (as message_flat)."""
+    """finish_step's pending-action columns (id, kind, tool, args, tool call id, preview,
+    child link) in one list, column after column (as message_flat)."""
     return [
         *(a.action_id for a in actions),
         *(a.kind for a in actions),
@@ -316,22 +315,11 @@ def action_flat(actions: Sequence[NewAction]) -> list[str | None]:
     ]
 
 
-def action_columns(actions: Sequence[NewAction]) -> list[list[Any]]:
-    """The unnest() arrays of finish_step's pending actions ($21..$25)."""
-    return [
-        [a.action_id for a in actions],
-        [a.kind for a in actions],
-        [a.tool for a in actions],
-        [dump(a.args) for a in actions],
-        [a.tool_call_id for a in actions],
-    ]
-
-
 def action_previews(actions: Sequence[NewAction]) -> list[str | None]:
-    """The unnest() array of finish_step's action previews ($27)."""
+    """The pending actions' previews, one column of action_flat."""
     return [None if a.preview is None else dump(a.preview) for a in actions]
 
 
 def action_children(actions: Sequence[NewAction]) -> list[str | None]:
-    """The unnest() array of finish_step's action child links ($28)."""
+    """The pending actions' child links, one column of action_flat."""
     return [None if a.child is None else dump(a.child) for a in actions]

@@ -299,8 +299,8 @@ class Statements:
             ),
             # finish_run in one statement: a call of the finish_step function (migration 0014)
             # with the compare-and-set of finish_run, then (only when it took the row) the
-            # session's next $10 numbers, the messages, the interaction's status ($20) and the
-            # pending actions (previews $27, child links $28); rows locked run -> session ->
+            # session's next $10 numbers, the messages, the interaction's status ($12) and the
+            # pending actions with their previews and child links; rows locked run -> session ->
             # interaction, as every other step does (a resume holds the session and then
             # updates the interaction; taking the interaction before the session here would
             # deadlock with it). The finished run, or no row.
