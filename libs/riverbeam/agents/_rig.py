@@ -27,7 +27,7 @@ from riverbeam.agents._vocab_tokens import default_counter
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.types import AgentMetadata, ContentPart, Modality, StreamChunk
 
-if TYPE_CHECKING:  # the agent layer is imported by a run that uses it (issue 16: idle RSS)
+if TYPE_CHECKING:  # the agent layer comes with the tool loop, when such an agent is built
     from riverbeam.agents._compaction import CompactionOptions
     from riverbeam.agents._guardrails import Guardrail, GuardrailConfig
     from riverbeam.agents._input_guard import GuardedInput
