@@ -37,7 +37,6 @@ __all__ = [
     "dump_content",
     "interaction_of",
     "memory_of",
-    "message_columns",
     "message_flat",
     "message_of",
     "message_values",
@@ -360,22 +359,9 @@ def message_values(m: NewMessage) -> list[Any]:
     ]
 
 
-def message_columns(messages: Sequence[NewMessage], first_seq: int) -> list[list[Any]]:
-    """The unnest() arrays of insert_messages ($4..$13) for messages numbered from first_seq."""
-    rows = [message_values(m) for m in messages]
-    columns = [list(col) for col in zip(*rows, strict=True)]
-    return [columns[0], [first_seq + i for i in range(len(messages))], *columns[1:]]
-
-
-def message_arrays(messages: Sequence[NewMessage]) -> list[list[Any]]:
-    """The nine unnest() arrays of message_values, one per column (empty lists for none)."""
-    rows = [message_values(m) for m in messages]
-    return [list(col) for col in zip(*rows, strict=True)] if rows else [[] for _ in range(9)]
-
-
 def message_flat(messages: Sequence[NewMessage]) -> list[Any]:
-    """The columns of message_arrays in one list, column after column (cut apart in SQL by
-    _sql.column_slices, len(messages) values each)."""
+    """The columns of message_values in one list, column after column (cut apart in SQL by
+    _sql.column_slices, len(messages) values each; none for no messages)."""
     if len(messages) == 1:
         return message_values(messages[0])
     rows = [message_values(m) for m in messages]
