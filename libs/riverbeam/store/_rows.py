@@ -370,7 +370,10 @@ def message_flat(messages: Sequence[NewMessage]) -> list[Any]:
 
 def action_flat(actions: Sequence[NewAction]) -> list[str | None]:
     """finish_step's pending-action columns (id, kind, tool, args, tool call id, preview,
-    child link) in one list, column after column (as message_flat)."""
+    child link) in one list, column after column (as message_flat); none for no actions,
+    what nearly every finish step has."""
+    if not actions:
+        return []
     return [
         *(a.action_id for a in actions),
         *(a.kind for a in actions),
