@@ -108,9 +108,11 @@ def _has_nul(value: Any) -> bool:
                 return True
         return False
     if isinstance(value, BaseModel):
-        fields = value.__dict__
-        for name in type(value).__pydantic_fields__:
-            field: Any = fields.get(name)
+        # The field values are the __dict__'s (the extra and the private values live in slots
+        # of their own): read without a lookup by name each. A key that is no field (which
+        # model_copy(update=...) can add) is looked at too; _scrub goes by the fields and
+        # leaves such a model as it is.
+        for field in value.__dict__.values():
             kind = type(field)
             if kind is str:
                 if NUL in field:

@@ -299,8 +299,9 @@ async def begin_in_statements(
         args.limit,
         args.after,
         args.history_after_id,
-        *_rows.message_arrays(new_messages),
+        _rows.message_flat(new_messages),
         args.options,
+        len(new_messages),
     )
     assert written is not None
     if written["busy_run_id"] is not None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 import asyncpg
@@ -10,8 +9,7 @@ import asyncpg
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.store import _checks, _rows
 from riverbeam.store._sql import Statements
-from riverbeam.store._types import NewMessage
-from riverbeam.types import Message, Run
+from riverbeam.types import Run
 
 if TYPE_CHECKING:
     from asyncpg.pool import PoolConnectionProxy
@@ -20,7 +18,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "check_fence",
-    "insert_messages",
     "why_not_finished",
     "why_not_resolved",
 ]
@@ -42,29 +39,6 @@ async def why_not_resolved(
     if row["status"] == "expired" or (row["status"] == "pending" and row["expired"]):
         raise RiverbeamError(ErrorCode.ACTION_EXPIRED, action_id=action_id)
     raise RiverbeamError(ErrorCode.ACTION_NOT_PENDING, action_id=action_id, status=row["status"])
-
-
-async def insert_messages(
-    conn: Connection,
-    sql: Statements,
-    session_id: str,
-    interaction_id: str | None,
-    run_id: str | None,
-    messages: Sequence[NewMessage],
-    *,
-    first_seq: int,
-) -> list[Message]:
-    """Save messages numbered from first_seq (one statement); returned in sequence order."""
-    if not messages:
-        return []
-    rows = await conn.fetch(
-        sql.insert_messages,
-        session_id,
-        interaction_id,
-        run_id,
-        *_rows.message_columns(messages, first_seq),
-    )
-    return sorted((_rows.message_of(r) for r in rows), key=lambda m: m.seq)
 
 
 async def check_fence(

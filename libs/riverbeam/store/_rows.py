@@ -37,7 +37,6 @@ __all__ = [
     "dump_content",
     "interaction_of",
     "memory_of",
-    "message_columns",
     "message_flat",
     "message_of",
     "message_values",
@@ -114,56 +113,137 @@ def _content(text: str | None) -> list[ContentPart]:
 
 
 def session_of(row: Row) -> Session:
-    return Session(
-        session_id=row["session_id"],
-        user_id=row["user_id"],
-        profile_id=row["profile_id"],
-        org_id=row["org_id"],
-        metadata=_load(row["metadata"]),
-        last_seq=row["last_seq"],
-        created_at=row["created_at"],
-        last_active_at=row["last_active_at"],
-        config=_model(TurnConfig, row["config"]),
+    """A session row as its record: built directly where validation would keep every value (as
+    message_of), validated otherwise. Every invoke reads one (begin_run), and its run twice."""
+    values: dict[str, Any] = {
+        "session_id": row["session_id"],
+        "user_id": row["user_id"],
+        "profile_id": row["profile_id"],
+        "org_id": row["org_id"],
+        "created_at": row["created_at"],
+        "last_active_at": row["last_active_at"],
+        "metadata": _load(row["metadata"]),
+        "last_seq": row["last_seq"],
+        "config": _model(TurnConfig, row["config"]),
+    }
+    if _session_kept_as_is(values):
+        return model_of_valid(Session, values)
+    return Session(**values)
+
+
+def _session_kept_as_is(v: dict[str, Any]) -> bool:
+    seq, metadata, config = v["last_seq"], v["metadata"], v["config"]
+    return (
+        _is_name(v["session_id"])
+        and type(v["user_id"]) in _OPTIONAL_STR
+        and type(v["profile_id"]) in _OPTIONAL_STR
+        and type(v["org_id"]) in _OPTIONAL_STR
+        and _is_utc(v["created_at"])
+        and _is_utc(v["last_active_at"])
+        and (metadata is None or (type(metadata) is dict and len(metadata) > 0))
+        and type(seq) is int
+        and 0 <= seq <= INT32_MAX
+        and (config is None or type(config) is TurnConfig)
     )
 
 
 def interaction_of(row: Row) -> Interaction:
-    return Interaction(
-        interaction_id=row["interaction_id"],
-        session_id=row["session_id"],
-        agent_name=row["agent_name"],
-        status=row["status"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        agent_version=row["agent_version"],
+    """An interaction row as its record (built directly or validated, as session_of)."""
+    values: dict[str, Any] = {
+        "interaction_id": row["interaction_id"],
+        "session_id": row["session_id"],
+        "agent_name": row["agent_name"],
+        "status": row["status"],
+        "created_at": row["created_at"],
+        "updated_at": row["updated_at"],
+        "agent_version": row["agent_version"],
+    }
+    if _interaction_kept_as_is(values):
+        return model_of_valid(Interaction, values)
+    return Interaction(**values)
+
+
+def _interaction_kept_as_is(v: dict[str, Any]) -> bool:
+    return (
+        _is_name(v["interaction_id"])
+        and _is_name(v["session_id"])
+        and _is_name(v["agent_name"])
+        and v["status"] in _INTERACTION_STATUSES
+        and _is_utc(v["created_at"])
+        and _is_utc(v["updated_at"])
+        and type(v["agent_version"]) in _OPTIONAL_STR
     )
 
 
 def run_of(row: Row) -> Run:
-    return Run(
-        run_id=row["run_id"],
-        interaction_id=row["interaction_id"],
-        session_id=row["session_id"],
-        agent_name=row["agent_name"],
-        status=row["status"],
-        request_id=row["request_id"],
-        started_at=row["started_at"],
-        finished_at=row["finished_at"],
-        error_code=row["error_code"],
-        error_message=row["error_message"],
-        token_usage=_model(TokenUsage, row["token_usage"]),
-        model_used=row["model_used"],
-        lease_owner=row["lease_owner"],
-        lease_expires_at=row["lease_expires_at"],
-        result=_model(AgentResult, row["result"]),
-        lease_epoch=row["lease_epoch"],
-        agent_version=row["agent_version"],
-        options=_model(RunOptions, row["options"]),
-        holders=list(row["holders"] or []),
-        parent_run_id=row["parent_run_id"],
+    """A run row as its record (built directly or validated, as session_of): begin_run and
+    finish_run each read one, and pydantic's pass over its twenty fields was most of it."""
+    values: dict[str, Any] = {
+        "run_id": row["run_id"],
+        "interaction_id": row["interaction_id"],
+        "session_id": row["session_id"],
+        "agent_name": row["agent_name"],
+        "status": row["status"],
+        "request_id": row["request_id"],
+        "started_at": row["started_at"],
+        "finished_at": row["finished_at"],
+        "error_code": row["error_code"],
+        "error_message": row["error_message"],
+        "token_usage": _model(TokenUsage, row["token_usage"]),
+        "model_used": row["model_used"],
+        "lease_owner": row["lease_owner"],
+        "lease_expires_at": row["lease_expires_at"],
+        "result": _model(AgentResult, row["result"]),
+        "lease_epoch": row["lease_epoch"],
+        "agent_version": row["agent_version"],
+        "options": _model(RunOptions, row["options"]),
+        "holders": list(row["holders"] or []),
+        "parent_run_id": row["parent_run_id"],
+    }
+    if _run_kept_as_is(values):
+        return model_of_valid(Run, values)
+    return Run(**values)
+
+
+def _run_kept_as_is(v: dict[str, Any]) -> bool:
+    usage, result, options, epoch = v["token_usage"], v["result"], v["options"], v["lease_epoch"]
+    finished, expires = v["finished_at"], v["lease_expires_at"]
+    return (
+        _is_name(v["run_id"])
+        and _is_name(v["interaction_id"])
+        and _is_name(v["session_id"])
+        and _is_name(v["agent_name"])
+        and v["status"] in _RUN_STATUSES
+        and type(v["request_id"]) in _OPTIONAL_STR
+        and _is_utc(v["started_at"])
+        and (finished is None or _is_utc(finished))
+        and type(v["error_code"]) in _OPTIONAL_STR
+        and type(v["error_message"]) in _OPTIONAL_STR
+        and (usage is None or type(usage) is TokenUsage)
+        and type(v["model_used"]) in _OPTIONAL_STR
+        and type(v["lease_owner"]) in _OPTIONAL_STR
+        and (expires is None or _is_utc(expires))
+        and (result is None or type(result) is AgentResult)
+        and (epoch is None or type(epoch) is int)
+        and type(v["agent_version"]) in _OPTIONAL_STR
+        and (options is None or type(options) is RunOptions)
+        and all(type(h) is str for h in v["holders"])
+        and type(v["parent_run_id"]) in _OPTIONAL_STR
     )
 
 
+def _is_name(value: Any) -> bool:
+    """A NonEmptyStr field's value that validation keeps."""
+    return type(value) is str and value != ""
+
+
+def _is_utc(value: Any) -> bool:
+    """A UtcDatetime field's value that validation keeps (an aware time already in UTC)."""
+    return type(value) is datetime and value.tzinfo is UTC
+
+
+_INTERACTION_STATUSES = frozenset(get_args(Interaction.model_fields["status"].annotation))
+_RUN_STATUSES = frozenset(get_args(Run.model_fields["status"].annotation))
 _ROLES = frozenset(get_args(Message.model_fields["role"].annotation))
 _KINDS = frozenset(get_args(Message.model_fields["type"].annotation))
 
@@ -279,22 +359,9 @@ def message_values(m: NewMessage) -> list[Any]:
     ]
 
 
-def message_columns(messages: Sequence[NewMessage], first_seq: int) -> list[list[Any]]:
-    """The unnest() arrays of insert_messages ($4..$13) for messages numbered from first_seq."""
-    rows = [message_values(m) for m in messages]
-    columns = [list(col) for col in zip(*rows, strict=True)]
-    return [columns[0], [first_seq + i for i in range(len(messages))], *columns[1:]]
-
-
-def message_arrays(messages: Sequence[NewMessage]) -> list[list[Any]]:
-    """The nine unnest() arrays of message_values, one per column (empty lists for none)."""
-    rows = [message_values(m) for m in messages]
-    return [list(col) for col in zip(*rows, strict=True)] if rows else [[] for _ in range(9)]
-
-
 def message_flat(messages: Sequence[NewMessage]) -> list[Any]:
-    """The columns of message_arrays in one list, column after column (cut apart in SQL by
-    _sql.column_slices, len(messages) values each)."""
+    """The columns of message_values in one list, column after column (cut apart in SQL by
+    _sql.column_slices, len(messages) values each; none for no messages)."""
     if len(messages) == 1:
         return message_values(messages[0])
     rows = [message_values(m) for m in messages]
@@ -303,7 +370,10 @@ def message_flat(messages: Sequence[NewMessage]) -> list[Any]:
 
 def action_flat(actions: Sequence[NewAction]) -> list[str | None]:
     """finish_step's pending-action columns (id, kind, tool, args, tool call id, preview,
-    child link) in one list, column after column (as message_flat)."""
+    child link) in one list, column after column (as message_flat); none for no actions,
+    what nearly every finish step has."""
+    if not actions:
+        return []
     return [
         *(a.action_id for a in actions),
         *(a.kind for a in actions),

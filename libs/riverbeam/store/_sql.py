@@ -73,7 +73,6 @@ class Statements:
     resume_interaction: str
     resolve_action: str
     action_state: str
-    insert_messages: str
     finish_run: str
     record_outcome: str
     append_message: str
@@ -143,16 +142,6 @@ class Statements:
             action_state=(
                 f"SELECT interaction_id, status, expires_at <= now() AS expired"
                 f" FROM {q}.actions WHERE action_id = $1"
-            ),
-            insert_messages=(
-                f"INSERT INTO {q}.messages ({insert_message_cols})"
-                " SELECT u.message_id, $1, $2, $3, u.seq, u.role, u.type, u.content::jsonb,"
-                " u.tool_call_id, u.tool_name, u.tool_args::jsonb, u.tool_result::jsonb, u.metadata::jsonb"
-                " FROM unnest($4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::text[],"
-                " $10::text[], $11::text[], $12::text[], $13::text[])"
-                " AS u(message_id, seq, role, type, content, tool_call_id, tool_name, tool_args,"
-                " tool_result, metadata)"
-                f" RETURNING {MESSAGE_COLS}"
             ),
             # The compare-and-set that closes a run: only from running, only by its lease owner.
             finish_run=(
@@ -264,23 +253,23 @@ class Statements:
             ),
             # begin_run's second statement, after the first locked the session row (so its
             # snapshot holds every run and message of the session committed before the lock):
-            # with $9 the busy check, then the run (its options $24) and its messages (numbered
-            # from $10) only when not busy, and the history: the newest $12 messages numbered up to $11, oldest
-            # first, leaving out those up to $13 when the message at $13 has the id $14 (the
-            # caller holds them); `known` is $13 then, else 0.
+            # with $9 the busy check, then the run (its options $16) and its messages (numbered
+            # from $10; their columns in $15, $17 values each: column_slices) only when not
+            # busy, and the history: the newest $12 messages numbered up to $11, oldest first,
+            # leaving out those up to $13 when the message at $13 has the id $14 (the caller
+            # holds them); `known` is $13 then, else 0.
             begin_write=(
                 f"WITH busy AS (SELECT run_id, request_id FROM {q}.runs"
                 f" WHERE $9::bool AND session_id = $3 AND {_LIVE_RUN} LIMIT 1),"
                 f" r AS (INSERT INTO {q}.runs (run_id, interaction_id, session_id, agent_name, status,"
                 " request_id, lease_owner, lease_expires_at, agent_version, options)"
-                " SELECT $1, $2, $3, $4, 'running', $5, $6, now() + $7::interval, $8, $24::jsonb"
+                " SELECT $1, $2, $3, $4, 'running', $5, $6, now() + $7::interval, $8, $16::jsonb"
                 f" WHERE NOT EXISTS (SELECT 1 FROM busy) RETURNING {RUN_COLS}),"
                 f" m AS (INSERT INTO {q}.messages AS x ({insert_message_cols})"
                 " SELECT u.message_id, r.session_id, r.interaction_id, r.run_id, $10::bigint + u.n - 1,"
                 " u.role, u.type, u.content::jsonb, u.tool_call_id, u.tool_name, u.tool_args::jsonb,"
                 " u.tool_result::jsonb, u.metadata::jsonb"
-                " FROM r, unnest($15::text[], $16::text[], $17::text[], $18::text[], $19::text[],"
-                " $20::text[], $21::text[], $22::text[], $23::text[]) WITH ORDINALITY"
+                f" FROM r, unnest({', '.join(column_slices('$15', '$17', range(9)))}) WITH ORDINALITY"
                 " AS u(message_id, role, type, content, tool_call_id, tool_name, tool_args,"
                 " tool_result, metadata, n)"
                 " RETURNING x AS row, x.seq),"

@@ -133,3 +133,14 @@ async def test_a_name_is_refused_or_passed_as_before(value: Any) -> None:
         seen = await _passed(session_id=value)
         assert seen == expected
         assert seen["session_id"] is value
+
+
+async def test_a_value_outside_the_fields_changes_nothing() -> None:
+    """model_copy(update=...) can put a key that is no field into a model's __dict__. _has_nul
+    reads __dict__ and may see it, but the scrub changes fields only: the same object reaches
+    the method, as when _has_nul looked at the fields alone."""
+    odd = TokenUsage(total_tokens=3).model_copy(update={"not_a_field": f"x{NUL}"})
+    assert scrub(odd) is odd
+    assert (await _passed(content=odd))["content"] is odd
+    listed = [odd]
+    assert scrub(listed) is listed
