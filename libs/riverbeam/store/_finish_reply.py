@@ -24,6 +24,7 @@ from riverbeam.types import (
     ToolExecution,
     deep_copy,
 )
+from riverbeam.types._copying import replaced
 from riverbeam.v1 import store_service_pb2 as pb
 
 __all__ = ["finish_request", "finish_response", "finished_run"]
@@ -76,7 +77,7 @@ def finish_response(
         return pb.FinishRunResponse(run=run.to_proto())
     if result is None and token_usage is None:
         return pb.FinishRunResponse(run=run.to_proto(), as_sent=True)
-    thin = run.model_copy(update={"result": None, "token_usage": None})
+    thin = replaced(run, {"result": None, "token_usage": None})
     return pb.FinishRunResponse(run=thin.to_proto(), as_sent=True)
 
 
