@@ -15,6 +15,7 @@ import math
 import warnings
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
+from types import SimpleNamespace
 from typing import Any, ClassVar
 from unittest import mock
 
@@ -375,3 +376,23 @@ def test_models_the_plans_do_not_cover_convert_as_before(cls: type[WireModel]) -
     assert _outcome(lambda: cls.from_proto(msg)) == _outcome(
         lambda: _convert._from_proto_json(cls, msg)
     )
+
+
+def test_a_compiled_plan_sets_a_field_no_attribute_syntax_can_name() -> None:
+    # No wire type has such a field; the generated code goes through setattr for one.
+    step = _convert_to._Step
+    fill = _convert_to._compiled(
+        (
+            step("from", _convert_to._STR, False, None),
+            step("class", _convert_to._ENUM, False, ("KIND_", {"KIND_A": 1})),
+            step("plain", _convert_to._INT, False, None),
+            step("unset", _convert_to._STR, False, None),
+        )
+    )
+    target = SimpleNamespace()
+    fill(target, SimpleNamespace(**{"from": "x", "class": "a", "plain": 3, "unset": None}), 1)
+    assert vars(target) == {"from": "x", "class": 1, "plain": 3}
+    with pytest.raises(_convert.Fallback):
+        fill(SimpleNamespace(), SimpleNamespace(**{"from": 1, "class": "a", "plain": 3}), 1)
+    with pytest.raises(KeyError):
+        fill(SimpleNamespace(), SimpleNamespace(**{"from": "x", "class": "b", "plain": 3}), 1)
