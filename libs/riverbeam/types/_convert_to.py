@@ -30,7 +30,7 @@ from riverbeam.types._convert import (
 if TYPE_CHECKING:
     from riverbeam.types._base import WireModel
 
-__all__ = ["to_message"]
+__all__ = ["fill_message", "to_message"]
 
 _FD = FieldDescriptor
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -71,6 +71,22 @@ def to_message(model: WireModel) -> Any | None:
     except Exception:  # any doubt: the json_format path gives the answer, or the error
         return None
     return msg
+
+
+def fill_message(model: WireModel, target: Any) -> bool:
+    """Make `target`, an empty message of model's protobuf type (a field of another message,
+    say), the message to_message builds, in place: True; False (target cleared, presence
+    included) when the reference path decides."""
+    cls = type(model)
+    plan = _PLANS.top(cls, lambda: _plan(cls, cls.proto_type().DESCRIPTOR, top=True))
+    if plan is None:
+        return False
+    try:
+        _fill(target, model, plan, 1)
+    except Exception:  # as to_message: what was set goes, and the reference path decides
+        target.Clear()
+        return False
+    return True
 
 
 def _fill(msg: Any, model: Any, plan: _Plan, depth: int) -> None:
