@@ -165,17 +165,20 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
             history_after=request.history_after,
             history_after_id=optional(request, "history_after_id"),
         )
-        human = begun.human_message
-        return pb.BeginRunResponse(
-            session=begun.session.to_proto(),
-            interaction=begun.interaction.to_proto(),
-            run=begun.run.to_proto(),
-            human_message=None if human is None else human.to_proto(),
-            resolved_actions=[a.to_proto() for a in begun.resolved_actions],
-            action_messages=[m.to_proto() for m in begun.action_messages],
-            history=[m.to_proto() for m in begun.history],
-            history_after=begun.history_after,
-        )
+        # Each record's message is made in the reply (to_proto_in), not apart and copied in.
+        resp = pb.BeginRunResponse(history_after=begun.history_after)
+        begun.session.to_proto_in(resp.session)
+        begun.interaction.to_proto_in(resp.interaction)
+        begun.run.to_proto_in(resp.run)
+        if begun.human_message is not None:
+            begun.human_message.to_proto_in(resp.human_message)
+        for action in begun.resolved_actions:
+            action.to_proto_in(resp.resolved_actions.add())
+        for message in begun.action_messages:
+            message.to_proto_in(resp.action_messages.add())
+        for message in begun.history:
+            message.to_proto_in(resp.history.add())
+        return resp
 
     async def FinishRun(self, request: pb.FinishRunRequest, context: Any) -> pb.FinishRunResponse:
         with records_lent(given=True):

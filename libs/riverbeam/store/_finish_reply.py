@@ -24,6 +24,7 @@ from riverbeam.types import (
     ToolExecution,
     deep_copy,
 )
+from riverbeam.types._copying import replaced
 from riverbeam.v1 import store_service_pb2 as pb
 
 __all__ = ["finish_request", "finish_response", "finished_run"]
@@ -71,13 +72,26 @@ def finish_request(
 def finish_response(
     run: Run, *, brief: bool, result: AgentResult | None, token_usage: TokenUsage | None
 ) -> pb.FinishRunResponse:
-    """The service's reply: `run` whole, or for a brief request without what it sent."""
-    if not brief or run.result != result or run.token_usage != token_usage:
-        return pb.FinishRunResponse(run=run.to_proto())
+    """The service's reply: `run` whole, or for a brief request without what it sent.
+
+    The run's message is made in the reply (to_proto_in), not apart and copied in. What the
+    store kept of the request is usually the very object sent (records_lent): the same
+    object is equal, unread.
+    """
+    resp = pb.FinishRunResponse()
+    if (
+        not brief
+        or (run.result is not result and run.result != result)
+        or (run.token_usage is not token_usage and run.token_usage != token_usage)
+    ):
+        run.to_proto_in(resp.run)
+        return resp
+    resp.as_sent = True
     if result is None and token_usage is None:
-        return pb.FinishRunResponse(run=run.to_proto(), as_sent=True)
-    thin = run.model_copy(update={"result": None, "token_usage": None})
-    return pb.FinishRunResponse(run=thin.to_proto(), as_sent=True)
+        run.to_proto_in(resp.run)
+    else:
+        replaced(run, {"result": None, "token_usage": None}).to_proto_in(resp.run)
+    return resp
 
 
 def finished_run(

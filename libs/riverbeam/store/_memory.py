@@ -11,22 +11,16 @@ from pydantic import BaseModel
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.store import _checks
-from riverbeam.store._checkpoints import took_over
 from riverbeam.store._lending import handed_out, kept
 from riverbeam.store._memory_checkpoints import MemoryCheckpoints
-from riverbeam.store._memory_children import MemoryChildRuns, settle_orphans
+from riverbeam.store._memory_children import MemoryChildRuns
 from riverbeam.store._memory_ledger import MemoryLedger
 from riverbeam.store._memory_scopes import MemoryScopes
+from riverbeam.store._memory_sweeps import MemorySweeps
 from riverbeam.store._memory_tables import Tables
 from riverbeam.store._nul import nul_safe
 from riverbeam.store._run_config import recorded_options, with_session_config
-from riverbeam.store._steps import (
-    LOST_RUN_CODE,
-    LOST_RUN_MESSAGE,
-    action_result_message,
-    check_resume_agent,
-    resolution,
-)
+from riverbeam.store._steps import action_result_message, check_resume_agent, resolution
 from riverbeam.store._types import (
     BeginRunResult,
     FinishStatus,
@@ -34,7 +28,6 @@ from riverbeam.store._types import (
     NewAction,
     NewMessage,
     RecordedOutcome,
-    TakenOverRun,
 )
 from riverbeam.store._usage import UsageRow, check_usage_query, summarize
 from riverbeam.types import (
@@ -54,6 +47,7 @@ from riverbeam.types import (
     TurnConfig,
     deep_copy,
 )
+from riverbeam.types._copying import replaced
 
 if TYPE_CHECKING:
     from riverbeam.agents._io import MemoryWriter
@@ -72,7 +66,7 @@ def _utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRuns):
+class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRuns, MemorySweeps):
     """A BeamStore in process memory, with the same semantics as PgBeamStore.
 
     One asyncio.Lock serialises every operation, and each operation checks everything before
@@ -240,7 +234,7 @@ class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRu
             for action, response in zip(answered, action_responses, strict=True):
                 status, outcome = resolution(response)
                 update = {"status": status, "outcome": outcome, "resolved_at": now}
-                done = action.model_copy(update={**update, "response": keep(response)})
+                done = replaced(action, {**update, "response": keep(response)})
                 resolved.append(done)
                 new_messages.append(action_result_message(done, response))
             if human_content:
@@ -334,8 +328,9 @@ class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRu
 
             # The caller's values copied in (unless given); the rest is the old record's (no one holds it).
             keep = kept(_copy)
-            finished = run.model_copy(
-                update={
+            finished = replaced(
+                run,
+                {
                     "status": final,
                     "finished_at": now,
                     "error_code": error_code,
@@ -343,15 +338,15 @@ class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRu
                     "token_usage": None if token_usage is None else keep(token_usage),
                     "model_used": model_used,
                     "result": None if result is None else keep(result),
-                }
+                },
             )
             t.runs[run_id] = finished
             interaction = t.interactions[run.interaction_id]
-            t.interactions[run.interaction_id] = interaction.model_copy(
-                update={"status": after, "updated_at": now}
+            t.interactions[run.interaction_id] = replaced(
+                interaction, {"status": after, "updated_at": now}
             )
             session = t.sessions[run.session_id]
-            t.sessions[run.session_id] = session.model_copy(update={"last_active_at": now})
+            t.sessions[run.session_id] = replaced(session, {"last_active_at": now})
             t.save_messages(run.session_id, new_messages, run.interaction_id, run_id, now)
             t.save_pending(finished, new_actions, session.user_id, now, expiry)
             return handed_out(_copy)(finished)
@@ -430,7 +425,7 @@ class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRu
                 if epoch is not None and (held.lease_epoch != epoch or held.status != "running"):
                     raise _checks.stale_epoch(run_id, epoch, held.lease_epoch)
             t.check_new_ids([new], [])
-            t.sessions[session_id] = session.model_copy(update={"last_active_at": now})
+            t.sessions[session_id] = replaced(session, {"last_active_at": now})
             (saved,) = t.save_messages(session_id, [new], interaction_id, run_id, now)
             return _copy(saved)
 
@@ -447,109 +442,8 @@ class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRu
                 return False
             if epoch is not None and run.lease_epoch != epoch:
                 return False
-            self._t.runs[run_id] = run.model_copy(update={"lease_expires_at": self._clock() + ttl})
+            self._t.runs[run_id] = replaced(run, {"lease_expires_at": self._clock() + ttl})
             return True
-
-    async def reap_expired_runs(
-        self, *, now: datetime | None = None, limit: int = 100
-    ) -> list[Run]:
-        size = _checks.positive_limit(limit, _checks.DEFAULT_REAP_LIMIT)
-        now = _checks.aware(now)
-        t = self._t
-        async with self._lock:
-            clock = self._clock()
-            cutoff = now or clock
-            expired = sorted(
-                (
-                    r
-                    for r in t.runs.running()
-                    if r.lease_expires_at is not None and r.lease_expires_at < cutoff
-                ),
-                key=lambda r: (r.lease_expires_at or cutoff, r.run_id),
-            )[:size]
-            reaped: list[Run] = []
-            for run in expired:
-                failed = run.model_copy(
-                    update={
-                        "status": "failed",
-                        "finished_at": clock,
-                        "error_code": LOST_RUN_CODE,
-                        "error_message": LOST_RUN_MESSAGE,
-                        "lease_epoch": (run.lease_epoch or 1) + 1,
-                    }
-                )
-                t.runs[run.run_id] = failed
-                interaction = t.interactions[run.interaction_id]
-                t.interactions[run.interaction_id] = interaction.model_copy(
-                    update={"status": "failed", "updated_at": clock}
-                )
-                reaped.append(_copy(failed))
-            t.ledger.settle_in_flight({r.run_id for r in reaped}, clock)
-            settle_orphans(t, {r.run_id for r in reaped}, clock)
-            return reaped
-
-    async def expire_pending_actions(
-        self, *, now: datetime | None = None, limit: int = 100
-    ) -> list[Action]:
-        size = _checks.positive_limit(limit, _checks.DEFAULT_REAP_LIMIT)
-        at = _checks.aware(now)
-        async with self._lock:
-            at = at or self._clock()
-            due = [
-                a
-                for a in self._t.actions.values()
-                if a.status == "pending" and a.expires_at is not None and a.expires_at <= at
-            ][:size]
-            marked: list[Action] = []
-            for action in due:
-                done = action.model_copy(update={"status": "expired", "resolved_at": self._clock()})
-                self._t.actions[action.action_id] = done
-                marked.append(_copy(done))
-        return marked
-
-    async def take_over_expired_runs(
-        self,
-        *,
-        new_owner: str,
-        lease_ttl_s: float,
-        now: datetime | None = None,
-        limit: int = 100,
-        exclude_run_ids: Sequence[str] = (),
-    ) -> list[TakenOverRun]:
-        ttl = _checks.lease_ttl(lease_ttl_s)
-        size = _checks.positive_limit(limit, _checks.DEFAULT_REAP_LIMIT)
-        now = _checks.aware(now)
-        excluded = set(exclude_run_ids)
-        t = self._t
-        async with self._lock:
-            clock = self._clock()
-            cutoff = now or clock
-            expired = sorted(
-                (
-                    r
-                    for r in t.runs.values()
-                    if r.status == "running"
-                    and r.run_id not in excluded
-                    and r.lease_expires_at is not None
-                    and r.lease_expires_at < cutoff
-                ),
-                key=lambda r: (r.lease_expires_at or cutoff, r.run_id),
-            )[:size]
-            taken: list[TakenOverRun] = []
-            for run in expired:
-                held = run.model_copy(
-                    update={
-                        "lease_owner": new_owner,
-                        "lease_expires_at": clock + ttl,
-                        "lease_epoch": (run.lease_epoch or 1) + 1,
-                        "holders": took_over(run.holders, run.lease_owner, new_owner),
-                    }
-                )
-                t.runs[run.run_id] = held
-                taken.append(TakenOverRun(_copy(held), run.lease_owner))
-            t.ledger.settle_in_flight({r.run.run_id for r in taken}, clock)
-            settle_orphans(t, {r.run.run_id for r in taken}, clock)
-            return taken
 
     # ---- retention -----------------------------------------------------------------------------
     async def delete_idle_sessions(self, *, older_than: timedelta) -> int:

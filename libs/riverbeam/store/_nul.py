@@ -15,7 +15,7 @@ method passes its arguments through `nul_safe` first:
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from datetime import date, datetime, timedelta
 from typing import Any, ParamSpec, TypeVar, cast
 
@@ -74,52 +74,68 @@ def scrub(value: T) -> T:
 _PLAIN: frozenset[type] = frozenset({int, float, bool, type(None), datetime, date, timedelta})
 
 
+# How _has_nul walks a value of a type: decided once per type (by the isinstance checks it
+# made on every value before, in their order) and then looked up.
+_TEXT, _MAP, _SEQ, _MODEL, _OTHER = range(1, 6)
+_WALKS: dict[type, int] = {str: _TEXT, dict: _MAP, list: _SEQ, tuple: _SEQ}
+
+
+def _walk_of(kind: type) -> int:
+    walk = _WALKS.get(kind)
+    if walk is None:
+        if issubclass(kind, str):
+            walk = _TEXT
+        elif issubclass(kind, dict):
+            walk = _MAP
+        elif issubclass(kind, list | tuple):
+            walk = _SEQ
+        elif issubclass(kind, BaseModel):
+            walk = _MODEL
+        else:
+            walk = _OTHER
+        _WALKS[kind] = walk
+    return walk
+
+
 def _has_nul(value: Any) -> bool:
     """Whether a U+0000 is anywhere in `value`, where _scrub would find it.
 
-    The loops decide a str, and a value of a type without strings, in place: most of what a
-    step carries (ids, texts, None), without a call each.
+    The loop decides a str, and a value of a type without strings, in place: most of what a
+    step carries (ids, texts, None), without a call each. A model's values are read from its
+    __dict__ (its fields, in order), not looked up by field name, and the kind of walk is
+    looked up by type: a finish step's result and message, 6.1 -> 3.3 us.
     """
     kind = type(value)
     if kind is str:
         return NUL in value
     if kind in _PLAIN:
         return False
-    if isinstance(value, str):
+    walk = _WALKS.get(kind) or _walk_of(kind)
+    items: Iterable[Any]
+    if walk == _MODEL:
+        items = value.__dict__.values()
+    elif walk == _SEQ:
+        items = value
+    elif walk == _MAP:
+        for key in value:
+            kind = type(key)
+            if kind is str:
+                if NUL in key:
+                    return True
+            elif kind not in _PLAIN and _has_nul(key):
+                return True
+        items = value.values()
+    elif walk == _TEXT:
         return NUL in value
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if _has_nul(key):
-                return True
-            kind = type(item)
-            if kind is str:
-                if NUL in item:
-                    return True
-            elif kind not in _PLAIN and _has_nul(item):
-                return True
+    else:
         return False
-    if isinstance(value, list | tuple):
-        for item in value:
-            kind = type(item)
-            if kind is str:
-                if NUL in item:
-                    return True
-            elif kind not in _PLAIN and _has_nul(item):
+    for item in items:
+        kind = type(item)
+        if kind is str:
+            if NUL in item:
                 return True
-        return False
-    if isinstance(value, BaseModel):
-        # The field values are the __dict__'s (the extra and the private values live in slots
-        # of their own): read without a lookup by name each. A key that is no field (which
-        # model_copy(update=...) can add) is looked at too; _scrub goes by the fields and
-        # leaves such a model as it is.
-        for field in value.__dict__.values():
-            kind = type(field)
-            if kind is str:
-                if NUL in field:
-                    return True
-            elif kind not in _PLAIN and _has_nul(field):
-                return True
-        return False
+        elif kind not in _PLAIN and _has_nul(item):
+            return True
     return False
 
 
@@ -168,14 +184,17 @@ def nul_safe(
     async def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
         for name, value in kwargs.items():
             kind = type(value)
-            if kind in _PLAIN:  # None, numbers, times: nothing to refuse or normalise
+            if kind is str:  # most arguments: decided without a call
+                if NUL in cast(str, value):
+                    if name in _NAMES:
+                        _refuse_nul(name, value)  # raises
+                    kwargs[name] = cast(str, value).replace(NUL, REPLACEMENT)
+            elif kind in _PLAIN:  # None, numbers, times: nothing to refuse or normalise
                 continue
-            if name in _NAMES:
+            elif name in _NAMES:
                 _refuse_nul(name, value)
-            elif kind is not str:
+            else:
                 kwargs[name] = scrub(value)
-            elif NUL in cast(str, value):
-                kwargs[name] = cast(str, value).replace(NUL, REPLACEMENT)
         return await method(*args, **kwargs)
 
     return wrapper

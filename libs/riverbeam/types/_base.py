@@ -199,6 +199,20 @@ class WireModel(BaseModel):
         msg = _convert_to.to_message(self)
         return _convert._to_proto_json(self) if msg is None else msg
 
+    def to_proto_in(self, target: Any) -> None:
+        """Make `target` the message to_proto() gives, in place: `target` is an empty message
+        of this model's protobuf type, a field of the message being built (`resp.run`, or
+        `resp.history.add()`), so the message is not built apart and then copied in.
+
+        The field is present afterwards, as when the message is assigned; a value to_proto
+        refuses raises the same error.
+        """
+        if type(target) is not self.proto_type():
+            raise TypeError(f"{type(target).__name__} is not {self.proto_type().__name__}")
+        if not _convert_to.fill_message(self, target):
+            target.CopyFrom(self.to_proto())
+        target.SetInParent()
+
     @classmethod
     def from_proto(cls, msg: ProtoMessage) -> Self:
         """Build the model from its protobuf message, validating it.

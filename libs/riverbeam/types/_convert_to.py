@@ -10,7 +10,8 @@ None and the reference path decides (including the error it raises).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import keyword
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -29,7 +30,7 @@ from riverbeam.types._convert import (
 if TYPE_CHECKING:
     from riverbeam.types._base import WireModel
 
-__all__ = ["to_message"]
+__all__ = ["fill_message", "to_message"]
 
 _FD = FieldDescriptor
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -52,6 +53,7 @@ class _Step(NamedTuple):
 class _Plan(NamedTuple):
     cls: type[Any]
     steps: tuple[_Step, ...]
+    fill: Callable[[Any, Any, int], None]  # the steps as one function (_compiled)
 
 
 _PLANS: PlanCache[_Plan] = PlanCache()
@@ -71,76 +73,132 @@ def to_message(model: WireModel) -> Any | None:
     return msg
 
 
+def fill_message(model: WireModel, target: Any) -> bool:
+    """Make `target`, an empty message of model's protobuf type (a field of another message,
+    say), the message to_message builds, in place: True; False (target cleared, presence
+    included) when the reference path decides."""
+    cls = type(model)
+    plan = _PLANS.top(cls, lambda: _plan(cls, cls.proto_type().DESCRIPTOR, top=True))
+    if plan is None:
+        return False
+    try:
+        _fill(target, model, plan, 1)
+    except Exception:  # as to_message: what was set goes, and the reference path decides
+        target.Clear()
+        return False
+    return True
+
+
 def _fill(msg: Any, model: Any, plan: _Plan, depth: int) -> None:
     """Set msg's fields from model's attributes; depth counts messages as ParseDict does."""
-    values = model.__dict__
-    for name, kind, keep_empty, arg in plan.steps:
-        value = values[name]
-        if value is None:
-            continue  # omitted from the JSON dict
-        if kind == _STR:
-            if type(value) is not str:
-                raise Fallback
-            setattr(msg, name, value)
-        elif kind == _MSG:
-            if type(value) is not arg.cls:
-                raise Fallback
-            sub = getattr(msg, name)
-            sub.SetInParent()  # present even if every field of it is a default
-            _fill(sub, value, arg, depth + 1)
-        elif kind == _MSGS:
-            if type(value) is not list:
-                raise Fallback
-            repeated = getattr(msg, name)
-            for item in value:
-                if type(item) is not arg.cls:
-                    raise Fallback
-                _fill(repeated.add(), item, arg, depth + 1)
-        elif kind == _BOOL:
-            if type(value) is not bool:
-                raise Fallback
-            setattr(msg, name, value)
-        elif kind == _TIME:
-            # The JSON dict holds pydantic's RFC 3339 text of it, to the microsecond.
-            if type(value) is not datetime or value.tzinfo is not UTC:
-                raise Fallback
-            delta = value - _EPOCH
-            stamp = getattr(msg, name)
-            stamp.seconds = delta.days * 86400 + delta.seconds  # sets presence, even for 0
-            stamp.nanos = delta.microseconds * 1000
-        elif kind == _STRUCT:
-            if type(value) is not dict:
-                raise Fallback
-            if value:
-                _fill_struct(getattr(msg, name), value, depth + 1)
-            elif keep_empty:
-                getattr(msg, name).SetInParent()
-        elif kind == _VALUE:
-            if not keep_empty and isinstance(value, list | dict) and not value:
-                continue
-            _fill_value(getattr(msg, name), value, depth + 1)
-        elif kind == _INT:
-            if type(value) is not int:
-                raise Fallback
-            setattr(msg, name, value)  # outside int32: ValueError, and the reference decides
-        elif kind == _STRS:
-            if type(value) is not list:
-                raise Fallback
-            for item in value:
-                if type(item) is not str:
-                    raise Fallback
-            getattr(msg, name).extend(value)
-        elif kind == _FLOAT:
-            if type(value) is not float or value - value != 0.0:  # NaN, infinities: null in JSON
-                raise Fallback
-            setattr(msg, name, value)
-        elif kind == _ENUM:
-            prefix, numbers = arg
-            if type(value) is not str:
-                raise Fallback
-            setattr(msg, name, numbers[prefix + value.upper()])  # KeyError: the reference decides
-        else:
-            raise Fallback
+    plan.fill(msg, model, depth)
+
+
+# Each plan's steps become one generated function (see _compiled): the checks and copies of
+# a field written out in the order of the steps, instead of a loop that unpacks each step and
+# goes down a chain of kinds to its branch. A Run: 6.9 -> 3.5 us.
+_Filler = Callable[[Any, Any, int], None]
+
+
+def _compiled(steps: tuple[_Step, ...]) -> _Filler:
+    """The function that does what the steps say, for one message and model (see _fill)."""
+    env: dict[str, Any] = {
+        "Fallback": Fallback,
+        "datetime": datetime,
+        "UTC": UTC,
+        "_EPOCH": _EPOCH,
+        "_fill_struct": _fill_struct,
+        "_fill_value": _fill_value,
+        "_LIST_OR_DICT": (list, dict),
+    }
+    lines = ["def fill(msg, model, depth):", "    values = model.__dict__"]
+    for i, (name, kind, keep_empty, arg) in enumerate(steps):
+        lines += [f"    value = values[{name!r}]", "    if value is not None:"]
+        lines += [f"        {line}" for line in _step_code(i, name, kind, keep_empty, arg, env)]
+    namespace: dict[str, Any] = {}
+    exec("\n".join(lines), env, namespace)  # our own text, made from the steps
+    fill: _Filler = namespace["fill"]
+    return fill
+
+
+def _step_code(
+    i: int, name: str, kind: int, keep_empty: bool, arg: Any, env: dict[str, Any]
+) -> list[str]:
+    """The lines of one step, for a value that is not None."""
+    plain = name.isidentifier() and not keyword.iskeyword(name)
+    get = f"msg.{name}" if plain else f"getattr(msg, {name!r})"  # else no attribute syntax
+
+    def setting(value: str) -> str:
+        return f"msg.{name} = {value}" if plain else f"setattr(msg, {name!r}, {value})"
+
+    put = setting("value")
+    exact = {_STR: "str", _BOOL: "bool", _INT: "int"}
+    if kind in exact:
+        return [f"if type(value) is not {exact[kind]}:", "    raise Fallback", put]
+    if kind == _MSG:
+        env[f"_c{i}"], env[f"_f{i}"] = arg.cls, arg.fill
+        return [
+            f"if type(value) is not _c{i}:",
+            "    raise Fallback",
+            f"sub = {get}",
+            "sub.SetInParent()",  # present even if every field of it is a default
+            f"_f{i}(sub, value, depth + 1)",
+        ]
+    if kind == _MSGS:
+        env[f"_c{i}"], env[f"_f{i}"] = arg.cls, arg.fill
+        return [
+            "if type(value) is not list:",
+            "    raise Fallback",
+            f"repeated = {get}",
+            "for item in value:",
+            f"    if type(item) is not _c{i}:",
+            "        raise Fallback",
+            f"    _f{i}(repeated.add(), item, depth + 1)",
+        ]
+    if kind == _TIME:
+        # The JSON dict holds pydantic's RFC 3339 text of it, to the microsecond.
+        return [
+            "if type(value) is not datetime or value.tzinfo is not UTC:",
+            "    raise Fallback",
+            "delta = value - _EPOCH",
+            f"stamp = {get}",
+            "stamp.seconds = delta.days * 86400 + delta.seconds",  # sets presence, even for 0
+            "stamp.nanos = delta.microseconds * 1000",
+        ]
+    if kind == _STRUCT:
+        lines = [
+            "if type(value) is not dict:",
+            "    raise Fallback",
+            "if value:",
+            f"    _fill_struct({get}, value, depth + 1)",
+        ]
+        return lines + (["else:", f"    {get}.SetInParent()"] if keep_empty else [])
+    if kind == _VALUE:
+        fill = f"_fill_value({get}, value, depth + 1)"
+        if keep_empty:
+            return [fill]
+        return ["if not (isinstance(value, _LIST_OR_DICT) and not value):", f"    {fill}"]
+    if kind == _STRS:
+        return [
+            "if type(value) is not list:",
+            "    raise Fallback",
+            "for item in value:",
+            "    if type(item) is not str:",
+            "        raise Fallback",
+            f"{get}.extend(value)",
+        ]
+    if kind == _FLOAT:
+        # NaN, infinities: null in JSON
+        return ["if type(value) is not float or value - value != 0.0:", "    raise Fallback", put]
+    if kind == _ENUM:
+        env[f"_p{i}"], env[f"_e{i}"] = arg
+        return [
+            "if type(value) is not str:",
+            "    raise Fallback",
+            # KeyError: the reference decides
+            setting(f"_e{i}[_p{i} + value.upper()]"),
+        ]
+    return ["raise Fallback"]
 
 
 def _fill_struct(struct: Any, data: dict[Any, Any], depth: int) -> None:
@@ -201,7 +259,8 @@ def _plan(cls: type[Any], descriptor: Any, *, top: bool) -> _Plan | None:
         if kind == _VALUE and name in always:
             return None  # None would be sent, as a null Value
         steps.append(_Step(name, kind, name in always or info.annotation is Any, arg))
-    return _Plan(cls, tuple(steps))
+    made = tuple(steps)
+    return _Plan(cls, made, _compiled(made))
 
 
 def _kind(field: Any, info: FieldInfo, enum_prefix: str | None) -> tuple[int, Any]:

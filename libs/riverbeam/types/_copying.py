@@ -23,7 +23,7 @@ from typing import Any, TypeVar, cast
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-__all__ = ["copy_maker", "deep_copy", "model_of_valid"]
+__all__ = ["copy_maker", "deep_copy", "model_of_valid", "replaced"]
 
 _M = TypeVar("_M", bound=BaseModel)
 _set = object.__setattr__
@@ -88,6 +88,38 @@ def model_of_valid(cls: type[_M], values: dict[str, Any]) -> _M:
     set_fields(new, set(values))
     set_extra(new, None)
     set_private(new, None)
+    return new
+
+
+def replaced(model: _M, update: dict[str, Any]) -> _M:
+    """`model.model_copy(update=update)`: a shallow copy with `update`'s fields set (not
+    validated), without model_copy's generic path (__copy__, copy.copy of each slot, then the
+    update): ~1.2 us a Run instead of ~2.5.
+
+    The same new model as model_copy's (its __dict__, fields set, extra and private values) for
+    every model whose extra fields are not allowed, as every wire model's; a model that allows
+    them goes to model_copy itself, which files unknown names as extra.
+    """
+    cls = type(model)
+    if cls.model_config.get("extra") == "allow":
+        return model.model_copy(update=update)
+    alloc, set_dict, set_fields, set_extra, set_private = _slots_of(cls)
+    new: _M = alloc(cls)
+    values = model.__dict__.copy()
+    values.update(update)
+    set_dict(new, values)
+    fields = set(model.__pydantic_fields_set__)
+    fields.update(update)
+    set_fields(new, fields)
+    extra = model.__pydantic_extra__
+    set_extra(new, None if extra is None else extra.copy())
+    private = getattr(model, "__pydantic_private__", None)
+    set_private(
+        new,
+        None if private is None else {
+            k: v for k, v in private.items() if v is not PydanticUndefined
+        },
+    )  # fmt: skip
     return new
 
 

@@ -3,6 +3,7 @@ and the reaper read only the running runs (counted rows, not timed)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -109,6 +110,36 @@ async def test_the_busy_check_reads_only_the_session_s_running_runs() -> None:
     before = runs.scanned
     assert await store.reap_expired_runs() == []
     assert runs.scanned - before == 2  # the running runs ("live", "third"), not the 302 stored
+
+
+async def test_the_take_over_reads_only_the_running_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = Clock()
+    store = InMemoryStore(clock=clock)
+    for i in range(300):  # finished runs, whose leases are long over by the take-over
+        await _begin(store, f"other-{i % 50}", f"done-{i}")
+        await store.finish_run(run_id=f"done-{i}", lease_owner="w", status="completed")
+    await _begin(store, "s", "lost")
+    await _begin(store, "s2", "kept")
+    clock.now = T0 + timedelta(minutes=10)  # every lease given so far is over
+    runs = store._t.runs
+    before = runs.scanned
+
+    def every_row(_: RunTable) -> Iterator[str]:
+        raise AssertionError("the take-over walked every stored run")
+
+    monkeypatch.setattr(RunTable, "__iter__", every_row)
+    taken = await store.take_over_expired_runs(
+        new_owner="w2", lease_ttl_s=30, exclude_run_ids=["kept"]
+    )
+    assert [(t.run.run_id, t.previous_owner) for t in taken] == [("lost", "w")]
+    # The running runs ("lost", "kept"), for the candidates and for lost's children: not the
+    # 302 stored.
+    assert runs.scanned - before == 4
+    monkeypatch.undo()
+    assert runs["lost"].lease_owner == "w2"
+    assert runs["lost"].lease_epoch == 2
+    assert runs["kept"].lease_owner == "w"
+    assert {r for r, run in runs.items() if run.status == "running"} == {"lost", "kept"}
 
 
 def _run(run_id: str, session: str, status: str) -> Run:

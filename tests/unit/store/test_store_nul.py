@@ -3,10 +3,12 @@ arguments reach the method (the same objects when nothing changed), the same ref
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from pydantic import RootModel
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.store import NewMessage, _nul
@@ -48,6 +50,14 @@ class Text(str):
     """A str subclass: takes the isinstance path, not the exact-type one."""
 
 
+class Items(list[str]):
+    """A list subclass."""
+
+
+class Tag(RootModel[str]):
+    """A model whose one value is its root."""
+
+
 def _samples() -> list[Any]:
     usage = TokenUsage(prompt_tokens=1, completion_tokens=2, total_tokens=3)
     clean = AgentResult(agent_name="a", content=[ContentPart.of_text("hi")], token_usage=usage)
@@ -78,6 +88,19 @@ def _samples() -> list[Any]:
         [NewMessage(role="ai", content=[ContentPart.of_text("ok")])],
         [NewMessage(role="ai", content=[ContentPart.of_text(f"o{NUL}k")])],
         object(),
+        # Subclasses of the containers, keys that are no strings, a model inside a dict: each
+        # kind of walk, decided by type once and looked up after.
+        OrderedDict([("k", f"v{NUL}")]),
+        OrderedDict([("k", "v")]),
+        Items(["a", f"b{NUL}"]),
+        Items(["a", "b"]),
+        {("t", f"{NUL}"): 1},
+        {("t", "u"): 1, 2.5: None},
+        {"m": clean.model_copy(update={"handoff_to": f"h{NUL}"})},
+        {"m": clean},
+        Tag(f"t{NUL}"),
+        Tag("t"),
+        [Tag("a"), (Tag(f"{NUL}"),)],
     ]
 
 
@@ -144,3 +167,16 @@ async def test_a_value_outside_the_fields_changes_nothing() -> None:
     assert (await _passed(content=odd))["content"] is odd
     listed = [odd]
     assert scrub(listed) is listed
+
+
+@pytest.mark.parametrize("name", sorted(_nul._NAMES))
+async def test_every_name_with_a_nul_is_refused_and_every_other_text_normalised(name: str) -> None:
+    with pytest.raises(RiverbeamError) as info:
+        await _passed(**{"content": f"c{NUL}", name: f"x{NUL}y"})
+    assert info.value.code is ErrorCode.NUL_IN_TEXT
+    assert info.value.details == {"field": name}
+    with pytest.raises(RiverbeamError) as listed:
+        await _passed(**{name: ["ok", f"x{NUL}"]})
+    assert listed.value.details == {"field": name}
+    seen = await _passed(**{"content": f"c{NUL}", "error_message": NUL, name: "x"})
+    assert seen == {"content": f"c{REPLACEMENT}", "error_message": REPLACEMENT, name: "x"}

@@ -15,6 +15,7 @@ import math
 import warnings
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
+from types import SimpleNamespace
 from typing import Any, ClassVar
 from unittest import mock
 
@@ -110,6 +111,13 @@ def _same_message(direct: Any, reference: Any) -> None:
     )
 
 
+def _in_place(value: WireModel) -> Any:
+    """What to_proto_in makes of a new message of the value's type."""
+    target = value.proto_type()()
+    value.to_proto_in(target)
+    return target
+
+
 def _assert_paths_agree(value: WireModel) -> None:
     cls = type(value)
     reference = _convert._to_proto_json(value)
@@ -117,6 +125,7 @@ def _assert_paths_agree(value: WireModel) -> None:
     assert direct is not None, "the direct path fell back on a valid value"
     _same_message(direct, reference)
     assert value.to_proto() == reference
+    _same_message(_in_place(value), reference)
 
     for msg in (reference, type(reference).FromString(reference.SerializeToString())):
         data = _convert_from.to_dict(cls, msg)
@@ -227,6 +236,9 @@ def test_to_proto_of_a_value_past_validation_ends_as_before(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # pydantic warns while dumping a value of a wrong type
         assert _outcome(_tampered(build(), field, bad).to_proto) == _outcome(
+            lambda: _convert._to_proto_json(_tampered(build(), field, bad))
+        )
+        assert _outcome(lambda: _in_place(_tampered(build(), field, bad))) == _outcome(
             lambda: _convert._to_proto_json(_tampered(build(), field, bad))
         )
 
@@ -369,9 +381,46 @@ def test_models_the_plans_do_not_cover_convert_as_before(cls: type[WireModel]) -
     value = cls.model_validate({"type": "text"})
     assert _convert_to.to_message(value) is None
     assert value.to_proto() == _convert._to_proto_json(value)
+    _same_message(_in_place(value), _convert._to_proto_json(value))
     msg = types_pb2.ContentPart(type="PART_TEXT")
     if cls is _EnumNamesAString:
         assert _convert_from.to_dict(cls, msg) is None
     assert _outcome(lambda: cls.from_proto(msg)) == _outcome(
         lambda: _convert._from_proto_json(cls, msg)
     )
+
+
+def test_a_compiled_plan_sets_a_field_no_attribute_syntax_can_name() -> None:
+    # No wire type has such a field; the generated code goes through setattr for one.
+    step = _convert_to._Step
+    fill = _convert_to._compiled(
+        (
+            step("from", _convert_to._STR, False, None),
+            step("class", _convert_to._ENUM, False, ("KIND_", {"KIND_A": 1})),
+            step("plain", _convert_to._INT, False, None),
+            step("unset", _convert_to._STR, False, None),
+        )
+    )
+    target = SimpleNamespace()
+    fill(target, SimpleNamespace(**{"from": "x", "class": "a", "plain": 3, "unset": None}), 1)
+    assert vars(target) == {"from": "x", "class": 1, "plain": 3}
+    with pytest.raises(_convert.Fallback):
+        fill(SimpleNamespace(), SimpleNamespace(**{"from": 1, "class": "a", "plain": 3}), 1)
+    with pytest.raises(KeyError):
+        fill(SimpleNamespace(), SimpleNamespace(**{"from": "x", "class": "b", "plain": 3}), 1)
+
+
+def test_to_proto_in_makes_the_field_present_as_assigning_its_message_does() -> None:
+    usage = TokenUsage()  # its message has no field set
+    parent = types_pb2.AgentResult()
+    usage.to_proto_in(parent.token_usage)
+    assert parent.HasField("token_usage")
+    _same_message(parent, types_pb2.AgentResult(token_usage=usage.to_proto()))
+    run = Run.model_validate(
+        {"run_id": "r", "interaction_id": "i", "session_id": "s", "agent_name": "a",
+         "status": "running", "started_at": "2026-01-01T00:00:00Z"}
+    )  # fmt: skip
+    holder = records_pb2.Run()
+    with pytest.raises(TypeError):
+        run.to_proto_in(holder.token_usage)  # a message of another type
+    assert not holder.HasField("token_usage")
