@@ -77,6 +77,25 @@ class TextFormatter(logging.Formatter):
         # (second, its formatted date and time), replaced whole so threads never mix the two.
         self._second: tuple[int, str] = (-1, "")
 
+    def format(self, record: logging.LogRecord) -> str:
+        # logging.Formatter.format with the format string spelled out: the same attributes set
+        # on the record (message, asctime, exc_text) and the same line, without the style
+        # object's calls and the `%` over the record's __dict__.
+        record.message = record.getMessage()
+        record.asctime = self.formatTime(record, self.datefmt)
+        s = f"{record.asctime!s} {record.levelname!s} {record.name!s}: {record.message!s}"
+        if record.exc_info and not record.exc_text:
+            record.exc_text = self.formatException(record.exc_info)
+        if record.exc_text:
+            if s[-1:] != "\n":
+                s = s + "\n"
+            s = s + record.exc_text
+        if record.stack_info:
+            if s[-1:] != "\n":
+                s = s + "\n"
+            s = s + self.formatStack(record.stack_info)
+        return s
+
     def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
         msec_format = self.default_msec_format
         if datefmt is not None or msec_format is None:
@@ -90,6 +109,18 @@ class TextFormatter(logging.Formatter):
 
 
 def configure_logging(*, level: str = "INFO", fmt: str = "text") -> None:
+    """Log to stderr in `fmt` ("text" or "json") from `level` up, for the whole process.
+
+    Records are made without what neither format writes: the caller's file, line and
+    function (logging's findCaller walks the stack for each record) and the thread and
+    process ids and names (the switches of logging's optimisation notes). A line's text is
+    the same; `pathname`, `lineno`, `funcName`, `thread` and `process` of a record are left
+    at logging's "unknown" values.
+    """
+    logging._srcfile = None
+    logging.logThreads = False
+    logging.logProcesses = False
+    logging.logMultiprocessing = False
     handler = logging.StreamHandler(sys.stderr)
     if fmt == "json":
         handler.setFormatter(JsonFormatter())

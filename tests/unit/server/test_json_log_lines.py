@@ -5,8 +5,11 @@ from __future__ import annotations
 import datetime
 import logging
 import sys
+from collections.abc import Iterator
 
-from riverbeam.server import JsonFormatter
+import pytest
+
+from riverbeam.server import JsonFormatter, configure_logging
 from riverbeam.server._logging import TextFormatter
 
 
@@ -82,3 +85,78 @@ def test_a_text_line_is_the_standard_formatters_line() -> None:
         record.msecs = int((created - int(created)) * 1000) + 0.0
 
         assert ours.format(record) == standard.format(record)
+
+
+def test_a_text_line_with_a_traceback_and_a_stack_is_the_standard_formatters_line() -> None:
+    try:
+        raise ZeroDivisionError("boom")
+    except ZeroDivisionError:
+        exc_info = sys.exc_info()
+    standard = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    for exc, stack in (
+        (exc_info, None),
+        (None, "Stack (most recent call last):\n  x"),
+        (exc_info, "s"),
+    ):
+        ours_record, standard_record = (
+            logging.getLogger("x").makeRecord(
+                "x", logging.ERROR, "x.py", 1, "failed %d", (3,), exc, sinfo=stack
+            )
+            for _ in range(2)
+        )
+        for record in (ours_record, standard_record):
+            record.created, record.msecs = 5.25, 250.0
+
+        line = TextFormatter().format(ours_record)
+
+        assert line == standard.format(standard_record)
+        # What the standard formatter leaves on the record, ours leaves too.
+        for name in ("message", "asctime", "exc_text"):
+            assert getattr(ours_record, name) == getattr(standard_record, name)
+
+
+@pytest.fixture
+def restored_logging() -> Iterator[None]:
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    switches = (logging._srcfile, logging.logThreads, logging.logProcesses)
+    multiprocessing = logging.logMultiprocessing
+    try:
+        yield
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+        logging._srcfile, logging.logThreads, logging.logProcesses = switches
+        logging.logMultiprocessing = multiprocessing
+
+
+@pytest.mark.usefixtures("restored_logging")
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_configured_records_skip_the_caller_and_thread_lookups_and_lines_stay_the_same(
+    fmt: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    configure_logging(level="INFO", fmt=fmt)
+    captured: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            captured.append(record)
+
+    logging.getLogger().addHandler(Keep())
+    logging.getLogger("riverbeam.gateway").info("invoke %s", "a", extra={"request_id": "r-1"})
+
+    (record,) = captured
+    assert (record.funcName, record.lineno, record.thread, record.process) == (
+        "(unknown function)",
+        0,
+        None,
+        None,
+    )
+    line = capsys.readouterr().err.strip()
+    if fmt == "json":
+        assert line.endswith(
+            '"level": "info", "logger": "riverbeam.gateway", "msg": "invoke a", '
+            '"request_id": "r-1"}'
+        )
+    else:
+        assert line.endswith(" INFO riverbeam.gateway: invoke a")
