@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import sys
 import time
 from datetime import UTC, datetime
@@ -47,11 +48,40 @@ class LogContextFilter(logging.Filter):
 
 
 class JsonFormatter(logging.Formatter):
-    """One JSON object a line; `extra` fields (request_id, session_id, run_id, ...) kept as keys."""
+    """One JSON object a line; `extra` fields (request_id, session_id, run_id, ...) kept as keys.
+
+    `ts` is `datetime.fromtimestamp(record.created, UTC).isoformat()`, its date and time part
+    made once a second (isoformat costs ~5 us a line): the same text.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        # (second, its isoformat date and time), replaced whole so threads never mix the two.
+        self._second: tuple[int, str] = (-1, "")
+
+    def _stamp(self, created: float) -> str:
+        # fromtimestamp's rounding: the fraction to the nearest microsecond, half to even
+        # (Python's round of a float), a carry into the next second.
+        fraction, whole = math.modf(created)
+        micro = round(fraction * 1e6)
+        second = int(whole)
+        if micro >= 1_000_000:
+            micro -= 1_000_000
+            second += 1
+        elif micro < 0:
+            micro += 1_000_000
+            second -= 1
+        held = self._second
+        if held[0] != second:
+            held = (second, datetime.fromtimestamp(second, UTC).isoformat()[:-6])
+            self._second = held
+        if micro:
+            return f"{held[1]}.{micro:06d}+00:00"
+        return f"{held[1]}+00:00"
 
     def format(self, record: logging.LogRecord) -> str:
         out: dict[str, Any] = {
-            "ts": datetime.fromtimestamp(record.created, UTC).isoformat(),
+            "ts": self._stamp(record.created),
             "level": record.levelname.lower(),
             "logger": record.name,
             "msg": record.getMessage(),

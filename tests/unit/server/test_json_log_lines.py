@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import datetime
+import json
 import logging
+import random
 import sys
 from collections.abc import Iterator
 
@@ -160,3 +162,24 @@ def test_configured_records_skip_the_caller_and_thread_lookups_and_lines_stay_th
         )
     else:
         assert line.endswith(" INFO riverbeam.gateway: invoke a")
+
+
+def test_the_json_stamp_is_the_isoformat_of_the_records_time() -> None:
+    formatter = JsonFormatter()
+    # Within a second, across seconds and back, whole seconds, fractions that round to the
+    # next second or exactly to a half microsecond, before 1970, and random times.
+    times = [1764637489.471534, 1764637489.999, 1764637490.0, 1764637489.5, 5.25, 0.0, 1.0]
+    times += [1.9999996, 1.9999994, 2.0000005, 1764637489.9999997, 0.0000005, 0.0000015]
+    times += [-1.5, -0.0000004, -1.9999996, -86400.25]
+    generator = random.Random(16)
+    times += [generator.uniform(-1e9, 4e9) for _ in range(3000)]
+    times += [
+        generator.randrange(0, 2**31) + generator.randrange(0, 10**6) / 1e6 for _ in range(3000)
+    ]
+    for created in times:
+        record = _record()
+        record.created = created
+
+        stamp = json.loads(formatter.format(record))["ts"]
+
+        assert stamp == datetime.datetime.fromtimestamp(created, datetime.UTC).isoformat(), created
