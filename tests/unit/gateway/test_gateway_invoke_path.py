@@ -147,10 +147,10 @@ async def test_the_runners_answer_is_relayed_unconverted(
     response = await servicer.Invoke(_invoke_request(), Ctx())
 
     # The caller's request is read once; the runner's request is the caller's message with
-    # the caller's identity written over (only that is converted; the routed model's message
-    # is the one made for the first call); the runner's answer is neither read into a wire
-    # type nor written back.
-    assert sorted(conversions) == [("from", "InvokeRequest"), ("to", "InvokeAuthContext")]
+    # the caller's identity written over (its four strings set directly, not converted; the
+    # routed model's message is the one made for the first call); the runner's answer is
+    # neither read into a wire type nor written back.
+    assert sorted(conversions) == [("from", "InvokeRequest")]
     reply = stub.replies[-1]
     outcome = "ack" if ack else "result"
     assert response.WhichOneof("outcome") == outcome
