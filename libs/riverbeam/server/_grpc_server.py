@@ -13,7 +13,11 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
-from riverbeam.server._interceptor import MAX_REQUEST_BYTES, ErrorInterceptor
+from riverbeam.server._interceptor import (
+    MAX_REQUEST_BYTES,
+    ErrorInterceptor,
+    ErrorMappedHandlers,
+)
 from riverbeam.server._reflection import enable_reflection
 from riverbeam.telemetry import tracing_client_interceptors, tracing_server_interceptors
 
@@ -80,11 +84,19 @@ class _GenericHandlersOnly:
     precedence over generic ones for the same method: they are the same handlers).
     """
 
-    def __init__(self, server: grpc.aio.Server) -> None:
+    def __init__(self, server: grpc.aio.Server, errors: ErrorInterceptor | None = None) -> None:
         self._server = server
+        self._errors = errors
 
     def add_registered_method_handlers(self, service_name: str, method_handlers: Any) -> None:
         return None
+
+    def add_generic_rpc_handlers(self, handlers: Sequence[Any]) -> None:
+        """The handlers, with errors mapped by `errors` when the server has no interceptor."""
+        if self._errors is not None:
+            errors = self._errors
+            handlers = [ErrorMappedHandlers(h, errors) for h in handlers]
+        self._server.add_generic_rpc_handlers(handlers)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._server, name)
@@ -115,8 +127,13 @@ class GrpcServer:
         self._bindings = list(bindings)
         self._listen = listen
         self._grace_s = grace_s
-        # Tracing sits inside the error interceptor so it sees the RiverbeamError itself.
-        self._interceptors = [ErrorInterceptor(), *tracing_server_interceptors(), *interceptors]
+        # Tracing sits inside the error interceptor so it sees the RiverbeamError itself. With
+        # no other interceptor, the error mapping is in the handlers instead (built once, see
+        # ErrorMappedHandlers) and gRPC runs no interceptor per call.
+        self._errors = ErrorInterceptor()
+        others = [*tracing_server_interceptors(), *interceptors]
+        self._interceptors: list[Any] = [self._errors, *others] if others else []
+        self._mapped_errors = None if others else self._errors
         # Closing connections after a while makes clients re-resolve DNS, so a router balancing
         # over a headless Service notices runners added by a scale-out.
         # No SO_REUSEPORT: a second process on a taken port must fail, not share it.
@@ -149,13 +166,13 @@ class GrpcServer:
 
     async def start(self) -> int:
         server = grpc.aio.server(interceptors=self._interceptors, options=self._options)
-        generic_only = cast(grpc.aio.Server, _GenericHandlersOnly(server))
+        generic_only = cast(grpc.aio.Server, _GenericHandlersOnly(server, self._mapped_errors))
         for binding in self._bindings:
             binding.register(generic_only)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, generic_only)
         names = [b.name for b in self._bindings]
         enable_reflection(
-            [*names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name], server
+            [*names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name], generic_only
         )
         try:
             port = server.add_insecure_port(self._listen)

@@ -1,14 +1,17 @@
 """GrpcServer adds a generated service's generic handlers only, not its registered method
 handlers (each registered method costs grpc.aio a future waited on at every call), and every
-method of the service is still served."""
+method of the service is still served. With no interceptor but its own, the error mapping is
+in the handlers and gRPC runs no interceptor per call."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import grpc
+import pytest
 
-from riverbeam.server import GrpcServer, ServiceBinding, open_channel
+from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.server import GrpcServer, ServiceBinding, open_channel, translate_rpc_errors
 from riverbeam.server._grpc_server import _GenericHandlersOnly
 from riverbeam.v1 import riverbeam_service_pb2 as pb
 from riverbeam.v1 import riverbeam_service_pb2_grpc as pb_grpc
@@ -73,3 +76,57 @@ async def test_each_method_of_a_generated_service_is_served() -> None:
             assert exc.code() is grpc.StatusCode.UNIMPLEMENTED
         else:
             raise AssertionError("an unknown method was answered")
+
+
+async def _fail(request: bytes, context: Any) -> bytes:
+    raise RiverbeamError(ErrorCode.ACTION_NOT_PENDING, "action a1 was resolved", action_id="a1")
+
+
+async def _echo(request: bytes, context: Any) -> bytes:
+    return request
+
+
+def _register(server: grpc.aio.Server) -> None:
+    handlers = {
+        "Fail": grpc.unary_unary_rpc_method_handler(_fail),
+        "Echo": grpc.unary_unary_rpc_method_handler(_echo),
+    }
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("mapped.Svc", handlers),))
+
+
+class _Seeing(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
+    def __init__(self) -> None:
+        self.methods: list[str] = []
+
+    async def intercept_service(self, continuation: Any, details: Any) -> Any:
+        self.methods.append(details.method)
+        return await continuation(details)
+
+
+async def _calls(address: str) -> None:
+    async with open_channel(address) as channel:
+        untyped: Any = channel
+        for _ in range(3):
+            assert await untyped.unary_unary("/mapped.Svc/Echo")(b"hi") == b"hi"
+            with pytest.raises(RiverbeamError) as info:
+                async with translate_rpc_errors():
+                    await untyped.unary_unary("/mapped.Svc/Fail")(b"x")
+            assert info.value.code is ErrorCode.ACTION_NOT_PENDING
+            assert info.value.details["action_id"] == "a1"
+
+
+async def test_with_no_other_interceptor_the_handlers_map_errors_and_grpc_runs_none() -> None:
+    async with GrpcServer([ServiceBinding("mapped.Svc", _register)]) as srv:
+        await _calls(srv.address)
+        assert srv._interceptors == []
+        # Built once per method, on its first call, as the interceptor built them.
+        assert srv._errors.handlers_built == 2
+
+
+async def test_with_another_interceptor_errors_are_mapped_around_it() -> None:
+    seeing = _Seeing()
+    async with GrpcServer([ServiceBinding("mapped.Svc", _register)], interceptors=[seeing]) as srv:
+        await _calls(srv.address)
+        assert srv._interceptors == [srv._errors, seeing]
+        assert srv._errors.handlers_built == 2
+    assert seeing.methods.count("/mapped.Svc/Fail") == 3
