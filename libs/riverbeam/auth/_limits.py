@@ -158,7 +158,11 @@ def _check_content(parts: Sequence[ContentPart], limits: RequestLimits) -> None:
 
 def _check_json(field: str, value: Any, limits: RequestLimits) -> None:
     # Depth first: it bounds the recursion of the JSON encoder that measures the size.
-    _check_depth(field, value, limits.max_metadata_depth)
+    bound = _flat_size_bound(value)
+    if bound is None or limits.max_metadata_depth < 1:  # a flat object is one level deep
+        _check_depth(field, value, limits.max_metadata_depth)
+    if bound is not None and bound <= limits.max_metadata_bytes:
+        return  # within the limit however it is encoded: not encoded to measure it
     size = len(_compact_json(value))
     if size > limits.max_metadata_bytes:
         raise RiverbeamError(
@@ -168,6 +172,41 @@ def _check_json(field: str, value: Any, limits: RequestLimits) -> None:
             limit=limits.max_metadata_bytes,
             actual=size,
         )
+
+
+# The most compact JSON can take per value of a type whose every value it writes in a bounded
+# number of bytes: a float's repr is at most 24 characters ("-2.2250738585072014e-308"),
+# "Infinity" and "NaN" fewer.
+_BOUNDED_SIZE: dict[type, int] = {bool: 5, type(None): 4, float: 24}
+
+
+def _flat_size_bound(value: Any) -> int | None:
+    """A number of bytes the compact JSON of `value` never exceeds, for an object whose keys
+    are ASCII strings and whose values are ASCII strings, ints, floats, booleans or null (a
+    request's usual metadata); None for anything else (measured by encoding it).
+
+    An ASCII character takes at most 6 bytes (a control character as \\u00XX).
+    """
+    if type(value) is not dict:
+        return None
+    total = 2  # {}
+    for key, item in value.items():
+        if type(key) is not str or not key.isascii():
+            return None
+        kind = type(item)
+        if kind is str:
+            if not item.isascii():
+                return None
+            size = 2 + 6 * len(item)
+        elif kind is int:
+            size = len(str(item))
+        else:
+            bounded = _BOUNDED_SIZE.get(kind)
+            if bounded is None:
+                return None
+            size = bounded
+        total += 4 + 6 * len(key) + size  # "key": value, (the last comma is not written)
+    return total
 
 
 def _check_depth(field: str, value: Any, limit: int) -> None:

@@ -13,6 +13,7 @@ from riverbeam.types import (
     InvokeRequest,
     ResumePayload,
     TurnConfig,
+    updated_copy,
 )
 
 __all__ = ["SanitizedInvoke", "sanitize_invoke", "sanitize_resume"]
@@ -79,7 +80,7 @@ def sanitize_invoke(
     cleaning = _cleaning(request, principal)
     if request_id is not None and request.request_id is None:
         cleaning.update["request_id"] = request_id
-    return cleaning.applied_to(request.model_copy(update=cleaning.update), request)
+    return cleaning.applied_to(updated_copy(request, cleaning.update), request)
 
 
 def sanitize_resume(request: ResumePayload, principal: Principal) -> SanitizedInvoke[ResumePayload]:
@@ -93,7 +94,7 @@ def sanitize_resume(request: ResumePayload, principal: Principal) -> SanitizedIn
         RiverbeamError: BEM-052 as for `sanitize_invoke`.
     """
     cleaning = _cleaning(request, principal)
-    return cleaning.applied_to(request.model_copy(update=cleaning.update), request)
+    return cleaning.applied_to(updated_copy(request, cleaning.update), request)
 
 
 @dataclass(frozen=True, slots=True)

@@ -234,6 +234,8 @@ class Gateway(LedgerReads, StreamFollowing):
             metadata=req.metadata or {},
             agent=agent,
             model_override=req.model_override,
+            # A remote runner is sent the model as protobuf: the configured one is only read.
+            share_model=self._relaying is not None,
         )
         grant = Grant(
             may_confirm=clean.may_confirm,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import enum
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,7 +62,8 @@ class RoutingDecision:
     """The model a request runs with, and why.
 
     Attributes:
-        model: A copy of the chosen model's configuration.
+        model: A copy of the chosen model's configuration (with `share_model`, the
+            configured model itself).
         reason: The strategy that settled the choice.
         candidates: The names still in the running when it was settled, in list order.
     """
@@ -70,6 +71,10 @@ class RoutingDecision:
     model: ModelConfig
     reason: RoutingReason
     candidates: tuple[str, ...]
+
+
+def _same(model: ModelConfig) -> ModelConfig:
+    return model
 
 
 def _norm(names: Iterable[str]) -> set[str]:
@@ -119,6 +124,7 @@ class ModelRouter:
         metadata: Mapping[str, Any] | None,
         agent: AgentMetadata,
         model_override: str | None = None,
+        share_model: bool = False,
     ) -> RoutingDecision:
         """Choose the model for one request.
 
@@ -127,6 +133,9 @@ class ModelRouter:
             metadata: The request's metadata; ``capabilities`` is read.
             agent: The agent that will run; its tags are a preference.
             model_override: A model name the caller asked for; None or "" routes.
+            share_model: The decision holds the configured model itself, not a copy: for a
+                caller that only reads it (the router's relay to a remote runner converts it
+                to protobuf). A model is ~20,000 instructions to copy.
 
         Returns:
             The chosen model and the strategy that chose it.
@@ -139,14 +148,20 @@ class ModelRouter:
         """
         needed: set[Modality] = modalities_of(list(content))
         required = _required_capabilities(metadata)
+        copy = _same if share_model else deep_copy
         if model_override:
-            decision = self._override(model_override, needed, required)
+            decision = self._override(model_override, needed, required, copy=copy)
         elif agent.model:
             decision = self._override(
-                agent.model, needed, required, reason=RoutingReason.AGENT_MODEL, agent=agent.name
+                agent.model,
+                needed,
+                required,
+                reason=RoutingReason.AGENT_MODEL,
+                agent=agent.name,
+                copy=copy,
             )
         else:
-            decision = self._route(needed, required, _norm(agent.tags))
+            decision = self._route(needed, required, _norm(agent.tags), copy=copy)
         if _log.isEnabledFor(logging.DEBUG):  # its arguments cost more than the check
             _log.debug(
                 "routed agent %s to model %s (%s; candidates %s)",
@@ -165,6 +180,7 @@ class ModelRouter:
         *,
         reason: RoutingReason = RoutingReason.OVERRIDE,
         agent: str | None = None,
+        copy: Callable[[ModelConfig], ModelConfig] = deep_copy,
     ) -> RoutingDecision:
         model = self._models.get(name)
         if model is None:
@@ -189,9 +205,16 @@ class ModelRouter:
                 f"model {name!r} lacks the capabilities {sorted(missing_capabilities)}",
                 field="metadata.capabilities",
             )
-        return RoutingDecision(deep_copy(model), reason, (name,))
+        return RoutingDecision(copy(model), reason, (name,))
 
-    def _route(self, needed: set[Modality], required: set[str], tags: set[str]) -> RoutingDecision:
+    def _route(
+        self,
+        needed: set[Modality],
+        required: set[str],
+        tags: set[str],
+        *,
+        copy: Callable[[ModelConfig], ModelConfig] = deep_copy,
+    ) -> RoutingDecision:
         candidates = list(self._models)
         # The first strategy after which one model is left settles the choice; every filter
         # still runs after that, so a request no model can serve is refused all the same.
@@ -231,7 +254,7 @@ class ModelRouter:
             tied = sum(1 for m in candidates if m.cost_per_1k_tokens == chosen.cost_per_1k_tokens)
             reason = RoutingReason.COST if tied == 1 else RoutingReason.LIST_ORDER
             settled = (reason, tuple(m.name for m in candidates))
-        return RoutingDecision(deep_copy(chosen), *settled)
+        return RoutingDecision(copy(chosen), *settled)
 
     def _no_modalities(self, needed: set[Modality]) -> RiverbeamError:
         non_text = needed - {"text"}

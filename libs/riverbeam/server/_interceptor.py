@@ -15,7 +15,7 @@ from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.server._status import STATUS_DETAILS_KEY, rich_status
 from riverbeam.telemetry._metrics import RPC_LATENCY, RPC_STREAM_DURATION, RPC_TOTAL
 
-__all__ = ["MAX_REQUEST_BYTES", "ErrorInterceptor", "abort_with"]
+__all__ = ["MAX_REQUEST_BYTES", "ErrorInterceptor", "ErrorMappedHandlers", "abort_with"]
 
 log = logging.getLogger("riverbeam.rpc")
 
@@ -185,7 +185,10 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         handler: Any = await continuation(handler_call_details)
         if handler is None:
             return handler
-        method = handler_call_details.method
+        return self.handler_for(handler_call_details.method, handler)
+
+    def handler_for(self, method: str, handler: Any) -> Any:
+        """`handler` of `method` with errors mapped and calls counted (built once, then kept)."""
         cached = self._wrapped.get(method)
         if cached is not None and cached[0] is handler:
             return cached[1]
@@ -194,3 +197,22 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
         self._wrapped[method] = (handler, wrapped)
         self.handlers_built += 1
         return wrapped
+
+
+class ErrorMappedHandlers(grpc.GenericRpcHandler):  # type: ignore[type-arg]
+    """A generic handler's methods as `interceptor` would hand them to gRPC.
+
+    For a server with no other interceptor: gRPC runs a server's interceptors per call (two
+    coroutines and a partial each, ~13,000 instructions an invoke), while the handler a method
+    resolves to is the same on every call, so it can be the wrapped one.
+    """
+
+    def __init__(self, inner: Any, interceptor: ErrorInterceptor) -> None:
+        self._inner = inner
+        self._interceptor = interceptor
+
+    def service(self, handler_call_details: grpc.HandlerCallDetails) -> Any:
+        handler = self._inner.service(handler_call_details)
+        if handler is None:
+            return None
+        return self._interceptor.handler_for(handler_call_details.method, handler)

@@ -49,6 +49,7 @@ from riverbeam.types._result import (
     ToolDecision,
 )
 from riverbeam.types._schema import WIRE_TYPES, json_schema
+from riverbeam.types._updated_copy import updated_copy
 
 __all__ = [
     "FINAL_TOOL_STATUSES",
@@ -101,5 +102,6 @@ __all__ = [
     "modalities_of",
     "result_digest",
     "result_preview",
+    "updated_copy",
     "validation_error",
 ]

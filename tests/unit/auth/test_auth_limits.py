@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -193,3 +194,65 @@ def test_uuid_checks_stay_with_the_wire_types() -> None:
             {"action_id": "nope", "kind": "confirmation", "request_id": REQUEST}
         )
     assert info.value.code is ErrorCode.ACTION_ID_NOT_UUID
+
+
+def test_the_flat_size_bound_is_never_below_the_encoded_size() -> None:
+    from riverbeam.auth._limits import _compact_json, _flat_size_bound
+
+    generator = random.Random(16)
+    alphabet = [chr(c) for c in range(128)]
+    scalars: list[Any] = [True, False, None, 0, -1, 2**53, -(2**63), 1.5, -2.2250738585072014e-308]
+    scalars += [float("inf"), float("-inf"), float("nan"), 1e308, -0.0]
+    for _ in range(2000):
+        value: dict[str, Any] = {}
+        for _ in range(generator.randrange(0, 8)):
+            key = "".join(generator.choices(alphabet, k=generator.randrange(0, 12)))
+            if generator.random() < 0.5:
+                value[key] = "".join(generator.choices(alphabet, k=generator.randrange(0, 40)))
+            else:
+                value[key] = generator.choice(scalars)
+        bound = _flat_size_bound(value)
+        assert bound is not None
+        assert bound >= len(_compact_json(value)), value
+    # Anything else is measured by encoding it.
+    others: list[Any] = [{"k": "é"}, {"é": 1}, {"k": [1]}, {"k": {}}, {1: 1}, [1], "s"]
+    for other in others:
+        assert _flat_size_bound(other) is None
+
+
+def test_flat_metadata_at_the_limit_passes_and_a_byte_more_is_refused() -> None:
+    # {"k":"..."} is 8 bytes around the value.
+    limits = RequestLimits(max_metadata_bytes=100)
+    validate_invoke_limits(invoke(metadata={"k": "x" * 92}), limits)
+    err = refused(invoke(metadata={"k": "x" * 93}), limits)
+    assert err.code is ErrorCode.METADATA_TOO_LARGE
+    assert err.details["actual"] == "101"
+    # Small enough that its bound is within the limit: passes without being measured.
+    validate_invoke_limits(invoke(metadata={"k": "x" * 10, "n": 1.5, "b": None}), limits)
+
+
+def test_small_flat_metadata_is_not_encoded_to_be_measured(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from riverbeam.auth import _limits
+
+    encoded: list[Any] = []
+    real = _limits._compact_json
+
+    def counting(value: Any) -> bytes:
+        encoded.append(value)
+        return real(value)
+
+    monkeypatch.setattr(_limits, "_compact_json", counting)
+    validate_invoke_limits(invoke(metadata={"client": "bench", "locale": "en-GB", "n": 2}))
+    assert encoded == []
+    validate_invoke_limits(invoke(metadata={"client": {"name": "bench"}}))
+    assert encoded == [{"client": {"name": "bench"}}]
+
+
+def test_flat_metadata_is_one_level_deep() -> None:
+    validate_invoke_limits(invoke(metadata={"k": "v"}), RequestLimits(max_metadata_depth=1))
+    err = refused(invoke(metadata={"k": "v"}), RequestLimits(max_metadata_depth=0))
+    assert err.code is ErrorCode.METADATA_TOO_LARGE
+    assert err.details["field"] == "metadata"
+    assert "nested more than 0 levels" in err.message

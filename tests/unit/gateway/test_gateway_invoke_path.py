@@ -147,10 +147,10 @@ async def test_the_runners_answer_is_relayed_unconverted(
     response = await servicer.Invoke(_invoke_request(), Ctx())
 
     # The caller's request is read once; the runner's request is the caller's message with
-    # the caller's identity written over (only that is converted; the routed model's message
-    # is the one made for the first call); the runner's answer is neither read into a wire
-    # type nor written back.
-    assert sorted(conversions) == [("from", "InvokeRequest"), ("to", "InvokeAuthContext")]
+    # the caller's identity written over (its four strings set directly, not converted; the
+    # routed model's message is the one made for the first call); the runner's answer is
+    # neither read into a wire type nor written back.
+    assert sorted(conversions) == [("from", "InvokeRequest")]
     reply = stub.replies[-1]
     outcome = "ack" if ack else "result"
     assert response.WhichOneof("outcome") == outcome
@@ -235,3 +235,69 @@ async def test_a_models_message_is_made_again_when_the_model_differs(
 
     assert conversions.count(("to", "ModelConfig")) == 3
     assert [wire.model for wire in stub.sent] == [*expected, model.to_proto()]
+
+
+class LocalRunner:
+    """A runner port that is not relayed (an in-process runner): it keeps the model it gets."""
+
+    def __init__(self) -> None:
+        self.models: list[Any] = []
+
+    async def run_invoke(self, request: Any, *, model: Any, grant: Any, **_: Any) -> Any:
+        self.models.append(model)
+        reply = _result_reply(request.to_proto())
+        return AgentResult.from_proto(reply.result)
+
+    async def run_resume(self, *_: Any, **__: Any) -> Any:
+        raise NotImplementedError
+
+    async def cancel_run(self, request_id: str, *, reason: str | None = None) -> bool:
+        return False
+
+    async def list_agents(self) -> list[AgentMetadata]:
+        return [AgentMetadata(name=AGENT)]
+
+
+@pytest.fixture
+def routed_copies(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the models the model router copied for its decisions."""
+    from riverbeam.routing import _router
+
+    copied: list[str] = []
+
+    def counting(model: Any) -> Any:
+        copied.append(model.name)
+        return deep_copy(model)
+
+    monkeypatch.setattr(_router, "deep_copy", counting)
+    return copied
+
+
+async def test_a_relayed_invoke_copies_no_routed_model(
+    runner: RunnerClient, routed_copies: list[str]
+) -> None:
+    stub = FakeRunnerStub()
+    servicer = RiverbeamServicer(_gateway(runner, stub))
+
+    for _ in range(2):
+        await servicer.Invoke(_invoke_request(), Ctx())
+
+    assert routed_copies == []
+    # The runner is sent the configured model all the same.
+    assert [wire.model for wire in stub.sent] == [ModelList.default().models[0].to_proto()] * 2
+
+
+async def test_an_in_process_runner_still_gets_a_copy_of_the_routed_model(
+    routed_copies: list[str],
+) -> None:
+    local = LocalRunner()
+    models = ModelList.default()
+    gateway = Gateway(
+        authenticator=DevAuthenticator(), runner=local, store=InMemoryStore(), models=models
+    )
+
+    await gateway.invoke(gateway.authenticate(None), InvokeRequest.from_proto(_invoke_request()))
+
+    (model,) = local.models
+    assert routed_copies == [model.name]
+    assert model == models.models[0] and model is not models.models[0]

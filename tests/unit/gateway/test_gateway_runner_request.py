@@ -139,3 +139,25 @@ def test_cleaning_says_which_fields_it_changed() -> None:
     assert same.replaced == {"auth_context"}
     assert stripped.replaced == {"auth_context", "metadata"}
     assert named.replaced == {"auth_context", "request_id"}
+
+
+def test_the_identity_is_written_as_its_conversion_would_write_it() -> None:
+    from itertools import product
+
+    from riverbeam.runtime._client import _AUTH_CONTEXT_FIELDS, _fill_auth_context
+    from riverbeam.types import InvokeAuthContext
+
+    # Every field of the identity is written: one added to the type must be added here too.
+    assert set(_AUTH_CONTEXT_FIELDS) == set(InvokeAuthContext.model_fields)
+    for values in product([None, "", "u1", "é"], repeat=len(_AUTH_CONTEXT_FIELDS)):
+        auth = InvokeAuthContext(**dict(zip(_AUTH_CONTEXT_FIELDS, values, strict=True)))
+        target = types_pb2.InvokeRequest()
+
+        _fill_auth_context(target.auth_context, auth)
+
+        expected = types_pb2.InvokeRequest()
+        expected.auth_context.CopyFrom(auth.to_proto())
+        assert target.HasField("auth_context")
+        assert target.SerializeToString() == expected.SerializeToString(), values
+        for name in _AUTH_CONTEXT_FIELDS:
+            assert target.auth_context.HasField(name) == expected.auth_context.HasField(name)

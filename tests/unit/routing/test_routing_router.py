@@ -183,6 +183,29 @@ def test_the_copy_is_made_without_copy_deepcopy(
     assert decision.model.modalities is not listed.modalities  # type: ignore[union-attr]
 
 
+@pytest.mark.parametrize(
+    ("override", "agent"),
+    [("premium", PLAIN), (None, PLAIN), (None, AgentMetadata(name="pinned", model="vision"))],
+    ids=["override", "routed", "agent-model"],
+)
+def test_a_shared_model_decision_holds_the_configured_model(
+    override: str | None, agent: AgentMetadata
+) -> None:
+    shared = ROUTER.resolve(
+        content=TEXT, metadata=None, agent=agent, model_override=override, share_model=True
+    )
+    copied = ROUTER.resolve(content=TEXT, metadata=None, agent=agent, model_override=override)
+
+    assert shared.model is FLEET.get(shared.model.name)
+    assert copied.model is not shared.model
+    # Only the model is shared: the same choice, for the same reason, among the same models.
+    assert (shared.model, shared.reason, shared.candidates) == (
+        copied.model,
+        copied.reason,
+        copied.candidates,
+    )
+
+
 def test_empty_override_routes() -> None:
     assert route(override="").reason is RoutingReason.COST
 
