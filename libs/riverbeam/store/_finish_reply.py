@@ -24,7 +24,7 @@ from riverbeam.types import (
     ToolExecution,
     deep_copy,
 )
-from riverbeam.types._copying import replaced
+from riverbeam.types._copying import updated_copy
 from riverbeam.v1 import store_service_pb2 as pb
 
 __all__ = ["finish_request", "finish_response", "finished_run"]
@@ -90,7 +90,7 @@ def finish_response(
     if result is None and token_usage is None:
         run.to_proto_in(resp.run)
     else:
-        replaced(run, {"result": None, "token_usage": None}).to_proto_in(resp.run)
+        updated_copy(run, {"result": None, "token_usage": None}).to_proto_in(resp.run)
     return resp
 
 

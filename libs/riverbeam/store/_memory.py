@@ -47,7 +47,7 @@ from riverbeam.types import (
     TurnConfig,
     deep_copy,
 )
-from riverbeam.types._copying import replaced
+from riverbeam.types._copying import updated_copy
 
 if TYPE_CHECKING:
     from riverbeam.agents._io import MemoryWriter
@@ -234,7 +234,7 @@ class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRu
             for action, response in zip(answered, action_responses, strict=True):
                 status, outcome = resolution(response)
                 update = {"status": status, "outcome": outcome, "resolved_at": now}
-                done = replaced(action, {**update, "response": keep(response)})
+                done = updated_copy(action, {**update, "response": keep(response)})
                 resolved.append(done)
                 new_messages.append(action_result_message(done, response))
             if human_content:
@@ -328,7 +328,7 @@ class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRu
 
             # The caller's values copied in (unless given); the rest is the old record's (no one holds it).
             keep = kept(_copy)
-            finished = replaced(
+            finished = updated_copy(
                 run,
                 {
                     "status": final,
@@ -342,11 +342,11 @@ class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRu
             )
             t.runs[run_id] = finished
             interaction = t.interactions[run.interaction_id]
-            t.interactions[run.interaction_id] = replaced(
+            t.interactions[run.interaction_id] = updated_copy(
                 interaction, {"status": after, "updated_at": now}
             )
             session = t.sessions[run.session_id]
-            t.sessions[run.session_id] = replaced(session, {"last_active_at": now})
+            t.sessions[run.session_id] = updated_copy(session, {"last_active_at": now})
             t.save_messages(run.session_id, new_messages, run.interaction_id, run_id, now)
             t.save_pending(finished, new_actions, session.user_id, now, expiry)
             return handed_out(_copy)(finished)
@@ -425,7 +425,7 @@ class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRu
                 if epoch is not None and (held.lease_epoch != epoch or held.status != "running"):
                     raise _checks.stale_epoch(run_id, epoch, held.lease_epoch)
             t.check_new_ids([new], [])
-            t.sessions[session_id] = replaced(session, {"last_active_at": now})
+            t.sessions[session_id] = updated_copy(session, {"last_active_at": now})
             (saved,) = t.save_messages(session_id, [new], interaction_id, run_id, now)
             return _copy(saved)
 
@@ -442,7 +442,7 @@ class InMemoryStore(MemoryScopes, MemoryLedger, MemoryCheckpoints, MemoryChildRu
                 return False
             if epoch is not None and run.lease_epoch != epoch:
                 return False
-            self._t.runs[run_id] = replaced(run, {"lease_expires_at": self._clock() + ttl})
+            self._t.runs[run_id] = updated_copy(run, {"lease_expires_at": self._clock() + ttl})
             return True
 
     # ---- retention -----------------------------------------------------------------------------

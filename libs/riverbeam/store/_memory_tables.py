@@ -13,7 +13,7 @@ from riverbeam.store._lending import kept
 from riverbeam.store._memory_ledger import LedgerTable
 from riverbeam.store._types import NewAction, NewMessage
 from riverbeam.types import Action, Interaction, MemoryEntry, Message, Run, Session, deep_copy
-from riverbeam.types._copying import replaced
+from riverbeam.types._copying import updated_copy
 
 __all__ = ["RunTable", "Tables"]
 
@@ -189,7 +189,7 @@ class Tables:
                 created_at=now,
                 last_active_at=now,
             )
-        return replaced(
+        return updated_copy(
             old,
             {
                 "user_id": user_id if old.user_id is None else old.user_id,
@@ -211,7 +211,7 @@ class Tables:
         """The interaction a run starts in: reused (in progress again) or created."""
         existing = self.interactions.get(interaction_id) if interaction_id is not None else None
         if existing is not None and existing.session_id == session_id:
-            return replaced(existing, {"status": "in_progress", "updated_at": now})
+            return updated_copy(existing, {"status": "in_progress", "updated_at": now})
         if resume or existing is not None:
             raise RiverbeamError(
                 ErrorCode.INTERACTION_NOT_RESUMABLE,
@@ -275,7 +275,7 @@ class Tables:
             for i, m in enumerate(new)
         ]
         if saved:
-            self.sessions[session_id] = replaced(session, {"last_seq": saved[-1].seq})
+            self.sessions[session_id] = updated_copy(session, {"last_seq": saved[-1].seq})
             self.messages.setdefault(session_id, []).extend(saved)
             self.message_ids.update(m.message_id for m in saved)
         return saved

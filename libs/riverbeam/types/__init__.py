@@ -2,7 +2,7 @@
 
 from riverbeam.types._base import JsonObject, UUIDStr, WireModel, validation_error
 from riverbeam.types._content import ContentPart, ContentType, Modality, modalities_of
-from riverbeam.types._copying import deep_copy
+from riverbeam.types._copying import deep_copy, updated_copy
 from riverbeam.types._invoke import (
     ActionResponseEnvelope,
     ActionResponseStatus,
@@ -49,7 +49,6 @@ from riverbeam.types._result import (
     ToolDecision,
 )
 from riverbeam.types._schema import WIRE_TYPES, json_schema
-from riverbeam.types._updated_copy import updated_copy
 
 __all__ = [
     "FINAL_TOOL_STATUSES",

@@ -16,14 +16,14 @@ import datetime as dt
 import decimal
 import enum
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cache, partial
 from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-__all__ = ["copy_maker", "deep_copy", "model_of_valid", "replaced"]
+__all__ = ["copy_maker", "deep_copy", "model_of_valid", "updated_copy"]
 
 _M = TypeVar("_M", bound=BaseModel)
 _set = object.__setattr__
@@ -91,7 +91,7 @@ def model_of_valid(cls: type[_M], values: dict[str, Any]) -> _M:
     return new
 
 
-def replaced(model: _M, update: dict[str, Any]) -> _M:
+def updated_copy(model: _M, update: Mapping[str, Any]) -> _M:
     """`model.model_copy(update=update)`: a shallow copy with `update`'s fields set (not
     validated), without model_copy's generic path (__copy__, copy.copy of each slot, then the
     update): ~1.2 us a Run instead of ~2.5.

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, PrivateAttr, RootModel
 
 from riverbeam.types import WIRE_TYPES, ContentPart, Message, deep_copy
-from riverbeam.types._copying import copy_maker, replaced
+from riverbeam.types._copying import copy_maker, updated_copy
 from tests.support.copy_calls import copying_calls
 from tests.unit.types._wire_values import VALUES
 
@@ -211,26 +211,26 @@ def _slots(model: BaseModel) -> tuple[Any, ...]:
 @pytest.mark.parametrize("name", sorted(VALUES))
 @PROPERTY
 @given(data=st.data())
-def test_replaced_is_model_copy_with_the_update(name: str, data: st.DataObject) -> None:
+def test_updated_copy_is_model_copy_with_the_update(name: str, data: st.DataObject) -> None:
     value = data.draw(VALUES[name])
     fields = sorted(type(value).model_fields)
     changed = data.draw(st.lists(st.sampled_from(fields), unique=True)) if fields else []
     update = {field: data.draw(st.none() | st.text(max_size=3)) for field in changed}
     expected = value.model_copy(update=update)
-    got = replaced(value, update)
+    got = updated_copy(value, update)
     assert _slots(got) == _slots(expected)
     assert got is not value and got.__dict__ is not value.__dict__
     assert got.__pydantic_fields_set__ is not value.__pydantic_fields_set__
 
 
-def test_replaced_copies_the_private_values_and_leaves_extra_to_model_copy() -> None:
+def test_updated_copy_copies_the_private_values_and_leaves_extra_to_model_copy() -> None:
     class Private(BaseModel):
         tags: list[str] = []
         _seen: dict[str, int] = PrivateAttr(default_factory=dict)
 
     value = Private(tags=["a"])
     value._seen["n"] = 1
-    got = replaced(value, {"tags": ["b"]})
+    got = updated_copy(value, {"tags": ["b"]})
     assert _slots(got) == _slots(value.model_copy(update={"tags": ["b"]}))
     # A shallow copy, as model_copy's: its own private dict, holding the same values.
     assert got.__pydantic_private__ is not value.__pydantic_private__
@@ -238,8 +238,8 @@ def test_replaced_copies_the_private_values_and_leaves_extra_to_model_copy() -> 
     assert got.tags == ["b"] and value.tags == ["a"] and got.model_fields_set == {"tags"}
     # An unknown name of a model that allows extra fields is filed as extra, as model_copy does.
     loose = _Loose(tags=["a"], more=1)
-    got_loose = replaced(loose, {"tags": ["b"], "other": 2})
+    got_loose = updated_copy(loose, {"tags": ["b"], "other": 2})
     assert _slots(got_loose) == _slots(loose.model_copy(update={"tags": ["b"], "other": 2}))
     assert got_loose.__pydantic_extra__ == {"more": 1, "other": 2}
     tag = _Tag("a")
-    assert _slots(replaced(tag, {"root": "b"})) == _slots(tag.model_copy(update={"root": "b"}))
+    assert _slots(updated_copy(tag, {"root": "b"})) == _slots(tag.model_copy(update={"root": "b"}))

@@ -1,5 +1,7 @@
-"""updated_copy(model, update) is model.model_copy(update=update): the same values, fields set,
-extra and private values, and shares no container it made with the original."""
+"""updated_copy(model, update) is model.model_copy(update=update) for what sanitising copies (an
+invoke, a resume, the identity) and for unset private values: the same values, fields set, extra
+and private values, no container shared with the original (test_types_copying.py checks every
+wire type)."""
 
 from __future__ import annotations
 
