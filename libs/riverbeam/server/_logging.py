@@ -40,9 +40,10 @@ class LogContextFilter(logging.Filter):
     is emitted, so formatting later, or elsewhere, still sees them."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        fields = record.__dict__  # a LogRecord's attributes are all its own: no class ones
         for key, value in current_log_context().items():
-            if not hasattr(record, key):
-                setattr(record, key, value)
+            if key not in fields:
+                fields[key] = value
         return True
 
 
@@ -90,6 +91,16 @@ class TextFormatter(logging.Formatter):
 
 
 def configure_logging(*, level: str = "INFO", fmt: str = "text") -> None:
+    """One handler on the root logger, writing to stderr in `fmt` (text or json).
+
+    No record looks up its thread, process or caller (file, line, function; logging's own
+    "Optimization" switches): neither format writes them, and finding them cost about 1.5 of
+    a run_finished line's 8.6 us.
+    """
+    logging.logThreads = False
+    logging.logProcesses = False
+    logging.logMultiprocessing = False
+    logging._srcfile = None
     handler = logging.StreamHandler(sys.stderr)
     if fmt == "json":
         handler.setFormatter(JsonFormatter())
