@@ -38,6 +38,7 @@ from riverbeam.runtime._context import memory_scopes
 from riverbeam.runtime._frames import FrameTracker, stamp
 from riverbeam.runtime._handoff import route_after_handoff
 from riverbeam.runtime._input_guard import guard_before_storing
+from riverbeam.runtime._lease_keeper import LeaseKeeper
 from riverbeam.runtime._live import LiveRun, raise_if_cancel_was_swallowed
 from riverbeam.runtime._outcomes import Outcome, cancelled_outcome, done_outcome, failed_outcome
 from riverbeam.runtime._pipeline_types import (
@@ -261,7 +262,14 @@ class Pipeline:
         sink: FrameSink | None = None
         # The lease is kept until the finish step is written (or given up), not just while
         # the agent runs: a finish retried through a store outage still holds the run.
-        lease = asyncio.create_task(self._keep_lease(prepared, live))
+        live.lease = lease = LeaseKeeper(
+            self.store,
+            run_id=prepared.run_id,
+            owner=self.options.runner_id,
+            ttl_s=self.options.lease_ttl_s,
+            epoch=prepared.epoch,
+            live=live,
+        )
         try:
             drive: asyncio.Task[Outcome] | None = None
             try:
@@ -304,7 +312,7 @@ class Pipeline:
                 raise asyncio.CancelledError
             completion.result()
         finally:
-            lease.cancel()
+            lease.stop()
             self._live.pop(prepared.request_id, None)
             self._held.discard(prepared.run_id)
             if sink is not None:
@@ -530,27 +538,6 @@ class Pipeline:
     def held_run_ids(self) -> list[str]:
         """The runs this replica holds right now (begun and not yet finished)."""
         return list(self._held)
-
-    async def _keep_lease(self, prepared: PreparedRun, live: LiveRun) -> None:
-        interval = self.options.lease_ttl_s / 3
-        while True:
-            await asyncio.sleep(interval)
-            try:
-                kept = await self.store.renew_lease(
-                    run_id=prepared.run_id,
-                    lease_owner=self.options.runner_id,
-                    ttl_s=self.options.lease_ttl_s,
-                    lease_epoch=prepared.epoch,
-                )
-            except RiverbeamError as err:
-                log.warning("lease renewal failed for run %s: %s", prepared.run_id, err)
-                continue
-            if not kept:
-                if live.task is not None and live.task.done():
-                    return  # the finish step closed the run meanwhile
-                log.error("lost the lease of run %s; stopping it", prepared.run_id)
-                live.cancel("lease lost")
-                return
 
     async def drain(self, timeout_s: float) -> None:
         """Wait for live runs to end; cancel those still running after timeout_s."""
