@@ -313,6 +313,7 @@ class Pipeline:
             completion.result()
         finally:
             lease.stop()
+            live.lease = None  # the keeper refers to the run: no cycle left for the collector
             self._live.pop(prepared.request_id, None)
             self._held.discard(prepared.run_id)
             if sink is not None:

@@ -139,6 +139,7 @@ async def test_a_long_run_keeps_its_lease_and_lets_it_go_at_its_end() -> None:
     await beam.cancel(ack.request_id)
     await beam.wait_idle()
     assert not keeper.running
+    assert live.lease is None  # let go: the keeper and the run refer to each other no more
     run = await store.get_run(run_id=ack.run_id or "")
     assert run.status == "cancelled"
     done = len(renewed)
