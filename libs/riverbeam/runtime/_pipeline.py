@@ -51,6 +51,7 @@ from riverbeam.runtime._pipeline_types import (
 from riverbeam.runtime._records import agent_options, finish_messages, pending_actions
 from riverbeam.runtime._run_options import apply_options, run_options_for
 from riverbeam.runtime._sinks import (
+    CountingSink,
     FrameSink,
     SinkFactory,
     close_sink,
@@ -296,8 +297,9 @@ class Pipeline:
                 outcome = cancelled_outcome(prepared, tracker, usage, live.cancel_reason)
             # The outcome's own result (see Outcome): set in place, not copied again.
             outcome.result.latency_ms = round((time.perf_counter() - started) * 1000, 3)
-            if outcome.terminal.type == "done":
-                # The done frame carries exactly the result that is recorded.
+            if outcome.terminal.type == "done" and not isinstance(sink, CountingSink):
+                # The done frame carries exactly the result that is recorded (to a sink that
+                # keeps it: a counting sink only numbers it).
                 outcome.terminal = outcome.terminal.model_copy(update={"result": outcome.result})
             completion = asyncio.ensure_future(self._complete(prepared, outcome, tracker, sink))
             # The finish step runs to its end even when this task is cancelled meanwhile (the
@@ -430,10 +432,17 @@ class Pipeline:
                 )
             context.child_runs = child_runs_of(prepared, self.store, sink, self.options)
             frames = prepared.agent.stream(agent_input, context)
+            # A sink that keeps no frame (a non-streaming request's) is given its frames as
+            # the agent made them: the ids stamped on would be read by nobody. The tracker
+            # reads a frame's timestamp, so a frame without one is stamped all the same.
+            unkept = isinstance(sink, CountingSink)
             try:
                 async for raw in frames:
                     raise_if_cancel_was_swallowed()
-                    frame = stamp(raw, **ids)
+                    if unkept and raw.timestamp is not None and not raw.is_terminal:
+                        frame = raw
+                    else:
+                        frame = stamp(raw, **ids)
                     tracker.observe(frame)
                     if frame.is_terminal:
                         await confirm_frames(sink)  # a lost frame fails the run, as before
