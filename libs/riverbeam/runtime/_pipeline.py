@@ -506,6 +506,8 @@ class Pipeline:
         )
         if ledger is not None:
             ledger.written(batch)
+        if not prepared.resumed:
+            return  # no approved action whose outcome to record
         await record_outcomes(
             self.store,
             prepared.fence,
