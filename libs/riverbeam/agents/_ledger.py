@@ -196,6 +196,8 @@ class ToolLedger:
     # ---- writing ---------------------------------------------------------------------------
     def unwritten(self) -> list[ToolExecution]:
         """The entries (as they are now) the store has not seen, in call order."""
+        if not self._unwritten:
+            return []
         return sorted((self._entries[i] for i in self._unwritten), key=lambda e: e.seq)
 
     def written(self, entries: Sequence[ToolExecution]) -> None:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from riverbeam.runtime._lease_keeper import LeaseKeeper
 
 __all__ = ["LiveRun", "raise_if_cancel_was_swallowed"]
 
@@ -11,10 +14,12 @@ __all__ = ["LiveRun", "raise_if_cancel_was_swallowed"]
 class LiveRun:
     """A run this replica holds: registered by prepare(), its task set once execute() starts."""
 
-    __slots__ = ("cancel_reason", "cancel_requested", "task")
+    __slots__ = ("cancel_reason", "cancel_requested", "lease", "task")
 
     def __init__(self) -> None:
         self.task: asyncio.Task[Any] | None = None
+        # Renews the run's lease from when execute() starts until the finish step is written.
+        self.lease: LeaseKeeper | None = None
         self.cancel_reason: str | None = None
         self.cancel_requested = False
 

@@ -38,6 +38,7 @@ from riverbeam.runtime._context import memory_scopes
 from riverbeam.runtime._frames import FrameTracker, stamp
 from riverbeam.runtime._handoff import route_after_handoff
 from riverbeam.runtime._input_guard import guard_before_storing
+from riverbeam.runtime._lease_keeper import LeaseKeeper
 from riverbeam.runtime._live import LiveRun, raise_if_cancel_was_swallowed
 from riverbeam.runtime._outcomes import Outcome, cancelled_outcome, done_outcome, failed_outcome
 from riverbeam.runtime._pipeline_types import (
@@ -50,6 +51,7 @@ from riverbeam.runtime._pipeline_types import (
 from riverbeam.runtime._records import agent_options, finish_messages, pending_actions
 from riverbeam.runtime._run_options import apply_options, run_options_for
 from riverbeam.runtime._sinks import (
+    CountingSink,
     FrameSink,
     SinkFactory,
     close_sink,
@@ -261,7 +263,14 @@ class Pipeline:
         sink: FrameSink | None = None
         # The lease is kept until the finish step is written (or given up), not just while
         # the agent runs: a finish retried through a store outage still holds the run.
-        lease = asyncio.create_task(self._keep_lease(prepared, live))
+        live.lease = lease = LeaseKeeper(
+            self.store,
+            run_id=prepared.run_id,
+            owner=self.options.runner_id,
+            ttl_s=self.options.lease_ttl_s,
+            epoch=prepared.epoch,
+            live=live,
+        )
         try:
             drive: asyncio.Task[Outcome] | None = None
             try:
@@ -288,8 +297,9 @@ class Pipeline:
                 outcome = cancelled_outcome(prepared, tracker, usage, live.cancel_reason)
             # The outcome's own result (see Outcome): set in place, not copied again.
             outcome.result.latency_ms = round((time.perf_counter() - started) * 1000, 3)
-            if outcome.terminal.type == "done":
-                # The done frame carries exactly the result that is recorded.
+            if outcome.terminal.type == "done" and not isinstance(sink, CountingSink):
+                # The done frame carries exactly the result that is recorded (to a sink that
+                # keeps it: a counting sink only numbers it).
                 outcome.terminal = outcome.terminal.model_copy(update={"result": outcome.result})
             completion = asyncio.ensure_future(self._complete(prepared, outcome, tracker, sink))
             # The finish step runs to its end even when this task is cancelled meanwhile (the
@@ -304,7 +314,8 @@ class Pipeline:
                 raise asyncio.CancelledError
             completion.result()
         finally:
-            lease.cancel()
+            lease.stop()
+            live.lease = None  # the keeper refers to the run: no cycle left for the collector
             self._live.pop(prepared.request_id, None)
             self._held.discard(prepared.run_id)
             if sink is not None:
@@ -421,10 +432,17 @@ class Pipeline:
                 )
             context.child_runs = child_runs_of(prepared, self.store, sink, self.options)
             frames = prepared.agent.stream(agent_input, context)
+            # A sink that keeps no frame (a non-streaming request's) is given its frames as
+            # the agent made them: the ids stamped on would be read by nobody. The tracker
+            # reads a frame's timestamp, so a frame without one is stamped all the same.
+            unkept = isinstance(sink, CountingSink)
             try:
                 async for raw in frames:
                     raise_if_cancel_was_swallowed()
-                    frame = stamp(raw, **ids)
+                    if unkept and raw.timestamp is not None and not raw.is_terminal:
+                        frame = raw
+                    else:
+                        frame = stamp(raw, **ids)
                     tracker.observe(frame)
                     if frame.is_terminal:
                         await confirm_frames(sink)  # a lost frame fails the run, as before
@@ -488,6 +506,8 @@ class Pipeline:
         )
         if ledger is not None:
             ledger.written(batch)
+        if not prepared.resumed:
+            return  # no approved action whose outcome to record
         await record_outcomes(
             self.store,
             prepared.fence,
@@ -530,27 +550,6 @@ class Pipeline:
     def held_run_ids(self) -> list[str]:
         """The runs this replica holds right now (begun and not yet finished)."""
         return list(self._held)
-
-    async def _keep_lease(self, prepared: PreparedRun, live: LiveRun) -> None:
-        interval = self.options.lease_ttl_s / 3
-        while True:
-            await asyncio.sleep(interval)
-            try:
-                kept = await self.store.renew_lease(
-                    run_id=prepared.run_id,
-                    lease_owner=self.options.runner_id,
-                    ttl_s=self.options.lease_ttl_s,
-                    lease_epoch=prepared.epoch,
-                )
-            except RiverbeamError as err:
-                log.warning("lease renewal failed for run %s: %s", prepared.run_id, err)
-                continue
-            if not kept:
-                if live.task is not None and live.task.done():
-                    return  # the finish step closed the run meanwhile
-                log.error("lost the lease of run %s; stopping it", prepared.run_id)
-                live.cancel("lease lost")
-                return
 
     async def drain(self, timeout_s: float) -> None:
         """Wait for live runs to end; cancel those still running after timeout_s."""

@@ -41,9 +41,10 @@ class LogContextFilter(logging.Filter):
     is emitted, so formatting later, or elsewhere, still sees them."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        fields = record.__dict__  # a LogRecord's attributes are all its own: no class ones
         for key, value in current_log_context().items():
-            if not hasattr(record, key):
-                setattr(record, key, value)
+            if key not in fields:
+                fields[key] = value
         return True
 
 

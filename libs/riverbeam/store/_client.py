@@ -13,6 +13,7 @@ from google.protobuf import duration_pb2, json_format, struct_pb2, timestamp_pb2
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.server import error_from_rpc, open_channel
 from riverbeam.store import _checks
+from riverbeam.store._begin_reply import RepliedBeginRun, begin_reply, human_seq
 from riverbeam.store._checkpoints import (
     RunCheckpoint,
     checkpoint_from_proto,
@@ -23,7 +24,6 @@ from riverbeam.store._client_children import ChildRunsClient
 from riverbeam.store._client_ledger import LedgerClient
 from riverbeam.store._finish_reply import finish_request, finished_run
 from riverbeam.store._history_cache import MessageCache
-from riverbeam.store._lent_history import LentBeginRun
 from riverbeam.store._session_history import HeldWindow, SessionHistory
 from riverbeam.store._types import (
     BeginRunResult,
@@ -277,25 +277,17 @@ class StoreClient(LedgerClient, ChildRunsClient):
             request.history_after = held.seq
             request.history_after_id = held.message_id
         resp = await self._call(self._stub.BeginRun, request)
-        session = Session.from_proto(resp.session)
-        human = Message.from_proto(resp.human_message) if resp.HasField("human_message") else None
-        actions = [Message.from_proto(m) for m in resp.action_messages]
-        parts: dict[str, Any] = {
-            "session": session,
-            "interaction": Interaction.from_proto(resp.interaction),
-            "run": Run.from_proto(resp.run),
-            "human_message": human,
-            "resolved_actions": [Action.from_proto(a) for a in resp.resolved_actions],
-            "action_messages": actions,
-        }
+        lent = lend_history and not own
+        parts = begin_reply(resp, lent=lent)
         if own:
             history = [Message.from_proto(m) for m in resp.history]  # the caller's own
             return BeginRunResult(**parts, history=history, history_after=resp.history_after)
-        saved = [m.seq for m in actions] + ([human.seq] if human is not None else [])
+        session: Session = parts["session"]
+        saved = [m.seq for m in parts["action_messages"]] + human_seq(resp)
         window, kept = await self._history_window(session, held, resp, history_limit, saved)
         copies = kept.copies if kept is not None else partial(_copies, window)
-        if lend_history:
-            return LentBeginRun(**parts, history=window, copy_history=copies)
+        if lent:
+            return RepliedBeginRun(**parts, history=window, copy_history=copies, reply=resp)
         return BeginRunResult(**parts, history=copies())
 
     async def begin_run_lending(self, **step: Any) -> BeginRunResult:

@@ -144,9 +144,10 @@ async def _lost_run(store: InMemoryStore) -> tuple[RiverBeam, StreamAck]:
     ack = await dying.invoke(text_request("hold", "work", stream=True))
     assert isinstance(ack, StreamAck)
     await asyncio.sleep(0.05)
-    for task in asyncio.all_tasks():  # as if the process stalled: no more renewals
-        if task.get_coro().__qualname__.endswith("_keep_lease"):  # type: ignore[union-attr]
-            task.cancel()
+    # As if the process stalled: no more renewals.
+    keepers = [live.lease for live in dying.pipeline._live.values() if live.lease is not None]
+    assert len(keepers) == 1 and keepers[0].running
+    keepers[0].stop()
     await asyncio.sleep(0.3)
     return dying, ack
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from riverbeam.agents import EchoAgent
 from riverbeam.core.errors import RiverbeamError
-from riverbeam.runtime import ModelConfigs, PipelineOptions, RiverBeam, _checkpointing
+from riverbeam.runtime import MemorySinks, ModelConfigs, PipelineOptions, RiverBeam, _checkpointing
 from riverbeam.types import AgentMetadata, AgentResult, InvokeRequest, ModelConfig
 from riverbeam.v1 import types_pb2
 
@@ -169,3 +169,40 @@ async def test_the_runner_service_validates_the_routed_model_once(
         assert reply.result.content[0].text.startswith("Echo: ")
     # The router sends the same model with every invoke: it is converted the first time only.
     assert len(validated) == 1
+
+
+async def test_a_counting_sinks_run_copies_no_frame(monkeypatch: pytest.MonkeyPatch) -> None:
+    from riverbeam.runtime._sinks import CountingSink
+
+    class Counting:
+        stream = MemorySinks().stream
+
+        async def open(self, request_id: str, *, stream: bool) -> CountingSink:
+            return CountingSink()
+
+    beam = RiverBeam(sinks=Counting())  # type: ignore[arg-type]
+    beam.register_echo_agent()
+    copies = _Copies(monkeypatch)
+    result = await beam.invoke(_request())
+    assert isinstance(result, AgentResult) and result.latency_ms is not None
+    # The echo agent's frames carry their timestamps: neither is stamped, nor the result
+    # copied into the done frame; the done frame is still stamped (the outcome reads it).
+    assert copies.by_type["StreamChunk"] == 1
+    assert copies.by_type["AgentResult"] == 1
+
+
+async def test_a_run_that_resumed_nothing_records_no_action_outcome(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from riverbeam.runtime import _pipeline
+
+    recorded: list[object] = []
+
+    async def counting(*args: Any, **kwargs: Any) -> None:
+        recorded.append(args)
+
+    monkeypatch.setattr(_pipeline, "record_outcomes", counting)
+    beam = RiverBeam()
+    beam.register_echo_agent()
+    assert isinstance(await beam.invoke(_request()), AgentResult)
+    assert recorded == []

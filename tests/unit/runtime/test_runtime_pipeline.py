@@ -411,10 +411,10 @@ async def test_lost_lease_is_reaped_with_an_error_frame() -> None:
     ack = await dying.invoke(text_request("hold", "work", stream=True))
     assert isinstance(ack, StreamAck)
     await asyncio.sleep(0.05)
-    # The dying runner stops renewing (as if killed): cancel its lease keeper only.
-    for task in asyncio.all_tasks():
-        if task.get_coro().__qualname__.endswith("_keep_lease"):  # type: ignore[union-attr]
-            task.cancel()
+    # The dying runner stops renewing (as if killed): stop its lease keeper only.
+    keepers = [live.lease for live in dying.pipeline._live.values() if live.lease is not None]
+    assert len(keepers) == 1 and keepers[0].running
+    keepers[0].stop()
     await asyncio.sleep(0.5)
     from riverbeam.runtime import reap_once
 
