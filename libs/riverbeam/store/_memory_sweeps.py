@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from datetime import datetime
 
 from riverbeam.store import _checks
@@ -29,6 +30,24 @@ class MemorySweeps:
     _lock: asyncio.Lock
     _t: Tables
 
+    def _expired_runs(
+        self, cutoff: datetime, size: int, excluded: AbstractSet[str] = frozenset()
+    ) -> list[Run]:
+        """The first `size` running runs whose lease ended before `cutoff`, oldest lease first
+        (then by id), leaving out `excluded`. Only the running runs are looked at (RunTable's
+        index), not every stored run: the sweeps run every few seconds, and finished runs
+        keep accumulating. The caller holds the lock."""
+        return sorted(
+            (
+                r
+                for r in self._t.runs.running()
+                if r.lease_expires_at is not None
+                and r.lease_expires_at < cutoff
+                and r.run_id not in excluded
+            ),
+            key=lambda r: (r.lease_expires_at or cutoff, r.run_id),
+        )[:size]
+
     async def reap_expired_runs(
         self, *, now: datetime | None = None, limit: int = 100
     ) -> list[Run]:
@@ -38,14 +57,7 @@ class MemorySweeps:
         async with self._lock:
             clock = self._clock()
             cutoff = now or clock
-            expired = sorted(
-                (
-                    r
-                    for r in t.runs.running()
-                    if r.lease_expires_at is not None and r.lease_expires_at < cutoff
-                ),
-                key=lambda r: (r.lease_expires_at or cutoff, r.run_id),
-            )[:size]
+            expired = self._expired_runs(cutoff, size)
             reaped: list[Run] = []
             for run in expired:
                 failed = run.model_copy(
@@ -103,18 +115,7 @@ class MemorySweeps:
         async with self._lock:
             clock = self._clock()
             cutoff = now or clock
-            # Only the running runs are looked at (RunTable's index), not every stored run:
-            # this is asked every few seconds, and the finished runs keep accumulating.
-            expired = sorted(
-                (
-                    r
-                    for r in t.runs.running()
-                    if r.run_id not in excluded
-                    and r.lease_expires_at is not None
-                    and r.lease_expires_at < cutoff
-                ),
-                key=lambda r: (r.lease_expires_at or cutoff, r.run_id),
-            )[:size]
+            expired = self._expired_runs(cutoff, size, excluded)
             taken: list[TakenOverRun] = []
             for run in expired:
                 held = run.model_copy(
