@@ -285,10 +285,8 @@ def _kept_as_is(v: dict[str, Any]) -> bool:
     message_id, session_id, seq = v["message_id"], v["session_id"], v["seq"]
     created, args, metadata = v["created_at"], v["tool_args"], v["metadata"]
     return (
-        type(message_id) is str
-        and message_id != ""
-        and type(session_id) is str
-        and session_id != ""
+        _is_name(message_id)
+        and _is_name(session_id)
         and type(v["interaction_id"]) in _OPTIONAL_STR
         and type(v["run_id"]) in _OPTIONAL_STR
         and type(v["tool_call_id"]) in _OPTIONAL_STR
@@ -297,8 +295,7 @@ def _kept_as_is(v: dict[str, Any]) -> bool:
         and 0 <= seq <= INT32_MAX
         and v["role"] in _ROLES
         and v["type"] in _KINDS
-        and type(created) is datetime
-        and created.tzinfo is UTC
+        and _is_utc(created)
         and (args is None or (type(args) is dict and len(args) > 0))
         and (metadata is None or (type(metadata) is dict and len(metadata) > 0))
     )
