@@ -220,6 +220,11 @@ def _tables(
         e_low, e_high = _p50(scale["echo"]["low"]), _p50(scale["echo"]["high"])
         row("2nd turn p50, runs stored so far", e_low, [_p50(scale[n]["low"]) for n in names])
         filled = ", ".join(f"{n}: +{scale[n]['filled']:,}" for n in names)
+        if res.get("pg_autovacuum"):
+            # Postgres stacks are vacuumed before each of these rows (bench/_driver.py).
+            filled += (
+                f"; Postgres vacuumed before each row, server autovacuum {res['pg_autovacuum']}"
+            )
         row(
             f"2nd turn p50 after adding runs ({filled})",
             e_high,
