@@ -154,6 +154,8 @@ def test_configured_records_skip_the_caller_and_thread_lookups_and_lines_stay_th
         None,
         None,
     )
+    assert record.threadName is None and record.processName is None
+    assert not logging.logThreads and not logging.logProcesses and logging._srcfile is None
     line = capsys.readouterr().err.strip()
     if fmt == "json":
         assert line.endswith(

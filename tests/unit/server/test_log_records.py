@@ -1,5 +1,7 @@
-"""What configure_logging's records carry: no thread, process or caller looked up (neither
-format writes them), the same lines, and the bound ids added where a record has none."""
+"""What configure_logging's JSON lines carry, and the bound ids added where a record has none.
+
+That its records look up no thread, process or caller is pinned, for both formats, in
+test_json_log_lines.py."""
 
 from __future__ import annotations
 
@@ -28,17 +30,6 @@ def configured(monkeypatch: pytest.MonkeyPatch) -> io.StringIO:
     assert isinstance(handler, logging.StreamHandler)
     handler.setStream(out)
     return out
-
-
-def test_records_look_up_no_thread_process_or_caller(configured: io.StringIO) -> None:
-    seen: list[logging.LogRecord] = []
-    logging.getLogger().handlers[0].addFilter(lambda r: seen.append(r) or True)
-    logging.getLogger("riverbeam.pipeline").info("run_finished", extra={"status": "completed"})
-    (record,) = seen
-    assert record.thread is None and record.threadName is None
-    assert record.process is None and record.processName is None
-    assert record.lineno == 0 and record.funcName == "(unknown function)"
-    assert not logging.logThreads and not logging.logProcesses and logging._srcfile is None
 
 
 def test_a_json_line_keeps_its_fields(configured: io.StringIO) -> None:
