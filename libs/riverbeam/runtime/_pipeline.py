@@ -68,6 +68,7 @@ from riverbeam.runtime._steps import (
     shielded_step,
 )
 from riverbeam.store import BeamStore, BeginRunResult, RunCheckpoint, TakenOverRun
+from riverbeam.store._begin_reply import lease_epoch_of
 from riverbeam.telemetry import log_context, run_span
 from riverbeam.telemetry._metrics import RUNS_TOTAL
 from riverbeam.types import (
@@ -229,7 +230,7 @@ class Pipeline:
                 session_id=request.session_id,
                 writer=self.store,
                 runner_id=self.options.runner_id,
-                lease_epoch=begun.run.lease_epoch or 1,
+                lease_epoch=lease_epoch_of(begun) or 1,
             ),
         )
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from riverbeam.core.fencing import Fence
 from riverbeam.core.ids import new_id
+from riverbeam.store._begin_reply import lease_epoch_of
 from riverbeam.types import ModelConfig
 
 if TYPE_CHECKING:  # annotations only: the router imports Grant without the agent layer
@@ -110,7 +111,8 @@ class PreparedRun:
     @property
     def epoch(self) -> int:
         """The lease epoch this replica holds the run at (its fencing token)."""
-        return self.begun.run.lease_epoch or 1
+        # Read without converting a lent step's run, which the pipeline reads nothing else of.
+        return lease_epoch_of(self.begun) or 1
 
     @property
     def fence(self) -> Fence:
