@@ -47,26 +47,47 @@ def finish_request(
     action_ttl_s: float | None = None,
     tool_executions: Sequence[ToolExecution] = (),
 ) -> pb.FinishRunRequest:
-    """The client's brief FinishRun request for BeamStore.finish_run's arguments."""
+    """The client's brief FinishRun request for BeamStore.finish_run's arguments.
+
+    Each record is made in its field of the request (to_proto_in), not apart and then copied
+    in: the same message, ~25k instructions less for a one-message finish (callgrind). The
+    usage, when it is the result's own (the runner's finish), is copied from the result's
+    message, not converted twice.
+    """
     final = _checks.finish_status(status)
     after = _checks.interaction_after(final, interaction_status)
-    return pb.FinishRunRequest(
+    request = pb.FinishRunRequest(
         run_id=run_id,
         lease_owner=lease_owner,
         status=f"RUN_STATUS_{final.upper()}",
-        messages=[m.to_proto() for m in messages],
-        pending_actions=[a.to_proto() for a in pending_actions],
         interaction_status=f"INTERACTION_STATUS_{after.upper()}",
         error_code=error_code,
         error_message=error_message,
-        token_usage=None if token_usage is None else token_usage.to_proto(),
         model_used=model_used,
-        result=None if result is None else result.to_proto(),
         lease_epoch=_checks.lease_epoch(lease_epoch),
         action_ttl_s=action_ttl_s,
-        tool_executions=[e.to_proto() for e in tool_executions],
         brief=True,
     )
+    if messages:
+        add = request.messages.add
+        for message in messages:
+            message.to_proto_in(add())
+    if pending_actions:
+        add = request.pending_actions.add
+        for action in pending_actions:
+            action.to_proto_in(add())
+    if result is not None:
+        result.to_proto_in(request.result)
+    if token_usage is not None:
+        if result is not None and result.token_usage is token_usage:
+            request.token_usage.CopyFrom(request.result.token_usage)
+        else:
+            token_usage.to_proto_in(request.token_usage)
+    if tool_executions:
+        add = request.tool_executions.add
+        for execution in tool_executions:
+            execution.to_proto_in(add())
+    return request
 
 
 def finish_response(
