@@ -38,10 +38,14 @@ class RunnerServicer(pb_grpc.RunnerServiceServicer):
             model=self._model(request),
             grant=_grant(request.grant),
         )
+        # Made in the reply's field (to_proto_in), not apart and then copied in.
+        reply = pb.RunInvokeResponse()
         if isinstance(outcome, StreamAck):
-            return pb.RunInvokeResponse(ack=outcome.to_proto())
+            outcome.to_proto_in(reply.ack)
+            return reply
         assert isinstance(outcome, AgentResult)
-        return pb.RunInvokeResponse(result=outcome.to_proto())
+        outcome.to_proto_in(reply.result)
+        return reply
 
     async def RunResume(self, request: pb.RunResumeRequest, context: Any) -> pb.RunResumeResponse:
         ack = await self._beam.resume(
