@@ -33,7 +33,7 @@ class RunnerServicer(pb_grpc.RunnerServiceServicer):
         return self._models.from_proto(request.model) if request.HasField("model") else None
 
     async def RunInvoke(self, request: pb.RunInvokeRequest, context: Any) -> pb.RunInvokeResponse:
-        outcome = await self._beam.invoke(
+        outcome, sent = await self._beam.invoke_sent(
             InvokeRequest.from_proto(request.request),
             model=self._model(request),
             grant=_grant(request.grant),
@@ -44,7 +44,12 @@ class RunnerServicer(pb_grpc.RunnerServiceServicer):
             outcome.to_proto_in(reply.ack)
             return reply
         assert isinstance(outcome, AgentResult)
-        outcome.to_proto_in(reply.result)
+        if sent is not None:
+            # The finish step sent the store this very result: its message is copied, not
+            # made again (~43k instructions a result, against ~10k for the copy).
+            reply.result.CopyFrom(sent)
+        else:
+            outcome.to_proto_in(reply.result)
         return reply
 
     async def RunResume(self, request: pb.RunResumeRequest, context: Any) -> pb.RunResumeResponse:

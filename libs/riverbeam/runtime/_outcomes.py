@@ -27,6 +27,10 @@ class Outcome:
     result: AgentResult
     terminal: StreamChunk
     error: RiverbeamError | None = None
+    # The protobuf message of `result` the finish step sent (StoreClient), once it is written:
+    # a reply of the result copies it instead of converting the result again. None when the
+    # store took the record otherwise (in process) or the step was not written.
+    result_message: Any = None
 
 
 def done_outcome(prepared: PreparedRun, frame: StreamChunk, usage: UsageMeter) -> Outcome:

@@ -69,6 +69,7 @@ from riverbeam.runtime._steps import (
 )
 from riverbeam.store import BeamStore, BeginRunResult, RunCheckpoint, TakenOverRun
 from riverbeam.store._begin_reply import lease_epoch_of
+from riverbeam.store._finish_reply import sent_result
 from riverbeam.telemetry import log_context, run_span
 from riverbeam.telemetry._metrics import RUNS_TOTAL
 from riverbeam.types import (
@@ -241,6 +242,13 @@ class Pipeline:
         Every log line of the run carries its ids, and with tracing on the run is one
         `invoke_agent` span whose children are the model and tool spans.
         """
+        result, _ = await self.execute_sent(prepared)
+        return result
+
+    async def execute_sent(self, prepared: PreparedRun) -> tuple[AgentResult, Any]:
+        """execute(), and the protobuf message of the result that its finish step sent (see
+        Outcome.result_message; None when the store sent none): a reply of the result copies
+        it instead of converting the result a second time."""
         request = prepared.request
         with log_context(
             request_id=prepared.request_id,
@@ -254,7 +262,7 @@ class Pipeline:
             ):
                 return await self._execute(prepared)
 
-    async def _execute(self, prepared: PreparedRun) -> AgentResult:
+    async def _execute(self, prepared: PreparedRun) -> tuple[AgentResult, Any]:
         # prepare() registered the run, so a cancel that came in meanwhile is honoured here.
         live = self._live.setdefault(prepared.request_id, LiveRun())
         tracker = FrameTracker()
@@ -323,7 +331,7 @@ class Pipeline:
                 await close_sink(sink)
         if outcome.error is not None and not prepared.request.stream:
             raise outcome.error
-        return outcome.result
+        return outcome.result, outcome.result_message
 
     async def _complete(
         self,
@@ -490,7 +498,7 @@ class Pipeline:
         if ledger is not None:
             ledger.settle_open(f"the run ended ({outcome.status}) while the call was open")
         batch = ledger.unwritten() if ledger is not None else []
-        await finish_step(self.store)(
+        sent = await finish_step(self.store)(
             run_id=prepared.run_id,
             lease_owner=self.options.runner_id,
             status=outcome.status,
@@ -507,6 +515,7 @@ class Pipeline:
         )
         if ledger is not None:
             ledger.written(batch)
+        outcome.result_message = sent_result(sent)
         if not prepared.resumed:
             return  # no approved action whose outcome to record
         await record_outcomes(

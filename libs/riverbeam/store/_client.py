@@ -367,13 +367,19 @@ class StoreClient(LedgerClient, ChildRunsClient):
         resp = await self._call(self._stub.FinishRun, request)
         return finished_run(resp, result=result, token_usage=token_usage)
 
-    async def finish_run_unread(self, **step: Any) -> None:
+    async def finish_run_unread(self, **step: Any) -> pb.FinishRunRequest | None:
         """finish_run(**step) for a caller that has no use for the finished run: its reply is
-        not converted back (the step, its checks and its errors are finish_run's)."""
+        not converted back (the step, its checks and its errors are finish_run's).
+
+        Returns the request it sent, whose `result` is the message of step["result"] (see
+        sent_result): None when the step went through a replaced finish_run.
+        """
         if "finish_run" in self.__dict__ or type(self).finish_run is not StoreClient.finish_run:
             await self.finish_run(**step)  # replaced or overridden: every finish goes through it
-            return
-        await self._call(self._stub.FinishRun, finish_request(**step))
+            return None
+        request = finish_request(**step)
+        await self._call(self._stub.FinishRun, request)
+        return request
 
     async def record_action_outcome(
         self,

@@ -13,6 +13,7 @@ the whole run, so a request without `brief` (an older client) is answered as bef
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from riverbeam.store import _checks
 from riverbeam.store._types import FinishStatus, NewAction, NewMessage
@@ -27,7 +28,7 @@ from riverbeam.types import (
 from riverbeam.types._copying import updated_copy
 from riverbeam.v1 import store_service_pb2 as pb
 
-__all__ = ["finish_request", "finish_response", "finished_run"]
+__all__ = ["finish_request", "finish_response", "finished_run", "sent_result"]
 
 
 def finish_request(
@@ -68,14 +69,10 @@ def finish_request(
         action_ttl_s=action_ttl_s,
         brief=True,
     )
-    if messages:
-        add = request.messages.add
-        for message in messages:
-            message.to_proto_in(add())
-    if pending_actions:
-        add = request.pending_actions.add
-        for action in pending_actions:
-            action.to_proto_in(add())
+    for message in messages:
+        message.to_proto_in(request.messages.add())
+    for action in pending_actions:
+        action.to_proto_in(request.pending_actions.add())
     if result is not None:
         result.to_proto_in(request.result)
     if token_usage is not None:
@@ -83,11 +80,19 @@ def finish_request(
             request.token_usage.CopyFrom(request.result.token_usage)
         else:
             token_usage.to_proto_in(request.token_usage)
-    if tool_executions:
-        add = request.tool_executions.add
-        for execution in tool_executions:
-            execution.to_proto_in(add())
+    for execution in tool_executions:
+        execution.to_proto_in(request.tool_executions.add())
     return request
+
+
+def sent_result(sent: object) -> Any | None:
+    """The result message of a FinishRun request a finish step returned (StoreClient's
+    finish_run_unread), or None: any other step's return value (a Run, None), or a request
+    that carried no result. The message is the one finish_request made of the step's
+    `result`: a reply of that same result can copy it instead of converting it again."""
+    if type(sent) is pb.FinishRunRequest and sent.HasField("result"):
+        return sent.result
+    return None
 
 
 def finish_response(
