@@ -248,12 +248,10 @@ class StoreClient(LedgerClient, ChildRunsClient):
             interaction_id=interaction_id,
             run_id=run_id,
             request_id=request_id,
-            human_content=[p.to_proto() for p in human_content],
             message_metadata=_struct(message_metadata),
             lease_owner=lease_owner,
             lease_ttl_s=lease_ttl_s,
             exclusive=exclusive,
-            action_responses=[r.to_proto() for r in action_responses],
             history_limit=history_limit,
             require_owner=require_owner,
             require_org=require_org,
@@ -266,6 +264,12 @@ class StoreClient(LedgerClient, ChildRunsClient):
             else run_options.to_proto(),
             session_config_narrows=session_config_narrows,
         )
+        # Made in their fields (to_proto_in), not apart and then copied in: ~9k instructions
+        # less for a one-part turn (callgrind).
+        for part in human_content:
+            part.to_proto_in(request.human_content.add())
+        for response in action_responses:
+            response.to_proto_in(request.action_responses.add())
         # The window this runner received last turn: the store sends only what follows it.
         # A caller naming its own history_after gets the store's answer as it is.
         own = history_after > 0 and history_after_id is not None
