@@ -11,6 +11,7 @@ from riverbeam.runtime._frames import FrameTracker, stamp
 from riverbeam.runtime._pipeline_types import PreparedRun
 from riverbeam.runtime._records import partial_result
 from riverbeam.types import AgentResult, ContentPart, StreamChunk
+from riverbeam.types._copying import updated_copy
 
 __all__ = ["Outcome", "cancelled_outcome", "done_outcome", "failed_outcome"]
 
@@ -43,7 +44,7 @@ def done_outcome(prepared: PreparedRun, frame: StreamChunk, usage: UsageMeter) -
         update["token_usage"] = metered
     if result.model_used is None:
         update["model_used"] = usage.model or prepared.model.name
-    result = result.model_copy(update=update)
+    result = updated_copy(result, update)
     status: Literal["completed", "interrupted"] = (
         "interrupted" if result.interrupted else "completed"
     )

@@ -79,6 +79,7 @@ from riverbeam.types import (
     ModelConfig,
     StreamChunk,
 )
+from riverbeam.types._copying import updated_copy
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -221,8 +222,8 @@ class Pipeline:
         # From here on the run is this replica's: a cancel before execute() starts is kept.
         self._live[request_id] = LiveRun()
         return PreparedRun(
-            request=request.model_copy(
-                update={"request_id": request_id, "interaction_id": interaction_id}
+            request=updated_copy(
+                request, {"request_id": request_id, "interaction_id": interaction_id}
             ),
             request_id=request_id,
             interaction_id=interaction_id,
@@ -318,7 +319,7 @@ class Pipeline:
             if outcome.terminal.type == "done" and not isinstance(sink, CountingSink):
                 # The done frame carries exactly the result that is recorded (to a sink that
                 # keeps it: a counting sink only numbers it).
-                outcome.terminal = outcome.terminal.model_copy(update={"result": outcome.result})
+                outcome.terminal = updated_copy(outcome.terminal, {"result": outcome.result})
             completion = asyncio.ensure_future(self._complete(prepared, outcome, tracker, sink))
             # The finish step runs to its end even when this task is cancelled meanwhile (the
             # caller gave up while the run was being recorded): cut short, it would leave the
