@@ -264,8 +264,7 @@ class StoreClient(LedgerClient, ChildRunsClient):
             else run_options.to_proto(),
             session_config_narrows=session_config_narrows,
         )
-        # Made in their fields (to_proto_in), not apart and then copied in: ~9k instructions
-        # less for a one-part turn (callgrind).
+        # Made in their fields, not apart and copied in: ~9k instructions less a one-part turn.
         for part in human_content:
             part.to_proto_in(request.human_content.add())
         for response in action_responses:
@@ -373,11 +372,8 @@ class StoreClient(LedgerClient, ChildRunsClient):
 
     async def finish_run_unread(self, **step: Any) -> pb.FinishRunRequest | None:
         """finish_run(**step) for a caller that has no use for the finished run: its reply is
-        not converted back (the step, its checks and its errors are finish_run's).
-
-        Returns the request it sent, whose `result` is the message of step["result"] (see
-        sent_result): None when the step went through a replaced finish_run.
-        """
+        not converted back (the step, its checks and its errors are finish_run's). Returns the
+        request sent (see sent_result); None when a replaced finish_run took the step."""
         if "finish_run" in self.__dict__ or type(self).finish_run is not StoreClient.finish_run:
             await self.finish_run(**step)  # replaced or overridden: every finish goes through it
             return None
