@@ -33,15 +33,24 @@ class RunnerServicer(pb_grpc.RunnerServiceServicer):
         return self._models.from_proto(request.model) if request.HasField("model") else None
 
     async def RunInvoke(self, request: pb.RunInvokeRequest, context: Any) -> pb.RunInvokeResponse:
-        outcome = await self._beam.invoke(
+        outcome, sent = await self._beam.invoke_sent(
             InvokeRequest.from_proto(request.request),
             model=self._model(request),
             grant=_grant(request.grant),
         )
+        # Made in the reply's field (to_proto_in), not apart and then copied in.
+        reply = pb.RunInvokeResponse()
         if isinstance(outcome, StreamAck):
-            return pb.RunInvokeResponse(ack=outcome.to_proto())
+            outcome.to_proto_in(reply.ack)
+            return reply
         assert isinstance(outcome, AgentResult)
-        return pb.RunInvokeResponse(result=outcome.to_proto())
+        if sent is not None:
+            # The finish step sent the store this very result: its message is copied, not
+            # made again (~43k instructions a result, against ~10k for the copy).
+            reply.result.CopyFrom(sent)
+        else:
+            outcome.to_proto_in(reply.result)
+        return reply
 
     async def RunResume(self, request: pb.RunResumeRequest, context: Any) -> pb.RunResumeResponse:
         ack = await self._beam.resume(

@@ -12,6 +12,7 @@ from riverbeam.agents._frames import FrameFactory
 from riverbeam.agents._io import AgentContext, AgentInput
 from riverbeam.agents._tool import ToolSpec
 from riverbeam.types import AgentMetadata, AgentResult, ContentPart, StreamChunk, TokenUsage
+from riverbeam.types._copying import copy_maker
 
 __all__ = ["EchoAgent", "EchoClient"]
 
@@ -32,18 +33,23 @@ class EchoAgent:
     ) -> None:
         self._name = name
         self._description = description
+        # Validated once; every call gets its own copy (10.9k instructions, against 28.5k
+        # for building and validating it again: callgrind).
+        self._metadata = copy_maker(
+            AgentMetadata(
+                name=name,
+                description=description,
+                supported_modalities=["text"],
+                output_modalities=["text"],
+                tags=["echo"],
+                version=__version__,
+                default_model=EchoClient.default_model,
+            )
+        )
 
     def metadata(self) -> AgentMetadata:
-        """Text in, text out."""
-        return AgentMetadata(
-            name=self._name,
-            description=self._description,
-            supported_modalities=["text"],
-            output_modalities=["text"],
-            tags=["echo"],
-            version=__version__,
-            default_model=EchoClient.default_model,
-        )
+        """Text in, text out. A new object on every call, as an agent's metadata is."""
+        return self._metadata()
 
     async def stream(self, input: AgentInput, context: AgentContext) -> AsyncIterator[StreamChunk]:
         """One chunk with the reply, then the done frame."""

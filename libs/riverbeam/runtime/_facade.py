@@ -156,14 +156,26 @@ class RiverBeam:
         grant: Grant | None = None,
     ) -> AgentResult | StreamAck:
         """Run an agent. Streaming requests return a StreamAck at once and run in the background."""
+        outcome, _ = await self.invoke_sent(request, model=model, grant=grant)
+        return outcome
+
+    async def invoke_sent(
+        self,
+        request: InvokeRequest | dict[str, Any],
+        *,
+        model: ModelConfig | None = None,
+        grant: Grant | None = None,
+    ) -> tuple[AgentResult | StreamAck, Any]:
+        """invoke(), and for a result the protobuf message of it that the finish step sent
+        (Pipeline.execute_sent; None for an ack, or when the store sent none)."""
         req = request if isinstance(request, InvokeRequest) else InvokeRequest.parse(request)
         prepared = await self._pipeline.prepare(req, model=model, grant=grant)
         if not req.stream:
-            return await self._pipeline.execute(prepared)
+            return await self._pipeline.execute_sent(prepared)
         task = asyncio.create_task(self._pipeline.execute(prepared))
         self._background.add(task)
         task.add_done_callback(self._settled)
-        return StreamAck(
+        ack = StreamAck(
             request_id=prepared.request_id,
             interaction_id=prepared.interaction_id,
             session_id=req.session_id,
@@ -171,6 +183,7 @@ class RiverBeam:
             stream_name=self._sinks.stream.name,
             run_id=prepared.run_id,
         )
+        return ack, None
 
     def _settled(self, task: asyncio.Task[Any]) -> None:
         """A background run ended: its outcome is in the records and the stream; an error that

@@ -8,6 +8,7 @@ from typing import Any
 
 from riverbeam.core.ids import agent_id_for
 from riverbeam.types import AgentMessage, StreamChunk, ToolCallRecord
+from riverbeam.types._copying import updated_copy
 
 __all__ = ["FrameTracker", "OpenToolCall", "stamp"]
 
@@ -34,7 +35,7 @@ def stamp(
             updates[name] = value
     if frame.timestamp is None:
         updates["timestamp"] = datetime.now(UTC)
-    return frame.model_copy(update=updates)
+    return updated_copy(frame, updates)
 
 
 @dataclass(slots=True)

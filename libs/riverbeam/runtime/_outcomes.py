@@ -11,6 +11,7 @@ from riverbeam.runtime._frames import FrameTracker, stamp
 from riverbeam.runtime._pipeline_types import PreparedRun
 from riverbeam.runtime._records import partial_result
 from riverbeam.types import AgentResult, ContentPart, StreamChunk
+from riverbeam.types._copying import updated_copy
 
 __all__ = ["Outcome", "cancelled_outcome", "done_outcome", "failed_outcome"]
 
@@ -27,6 +28,10 @@ class Outcome:
     result: AgentResult
     terminal: StreamChunk
     error: RiverbeamError | None = None
+    # The protobuf message of `result` the finish step sent (StoreClient), once it is written:
+    # a reply of the result copies it instead of converting the result again. None when the
+    # store took the record otherwise (in process) or the step was not written.
+    result_message: Any = None
 
 
 def done_outcome(prepared: PreparedRun, frame: StreamChunk, usage: UsageMeter) -> Outcome:
@@ -39,7 +44,7 @@ def done_outcome(prepared: PreparedRun, frame: StreamChunk, usage: UsageMeter) -
         update["token_usage"] = metered
     if result.model_used is None:
         update["model_used"] = usage.model or prepared.model.name
-    result = result.model_copy(update=update)
+    result = updated_copy(result, update)
     status: Literal["completed", "interrupted"] = (
         "interrupted" if result.interrupted else "completed"
     )

@@ -16,6 +16,7 @@ the reaper's), so a request's stream ends exactly once.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from typing import Any
@@ -68,6 +69,8 @@ from riverbeam.runtime._steps import (
     shielded_step,
 )
 from riverbeam.store import BeamStore, BeginRunResult, RunCheckpoint, TakenOverRun
+from riverbeam.store._begin_reply import lease_epoch_of
+from riverbeam.store._finish_reply import sent_result
 from riverbeam.telemetry import log_context, run_span
 from riverbeam.telemetry._metrics import RUNS_TOTAL
 from riverbeam.types import (
@@ -76,6 +79,7 @@ from riverbeam.types import (
     ModelConfig,
     StreamChunk,
 )
+from riverbeam.types._copying import updated_copy
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -89,6 +93,14 @@ __all__ = [
 
 
 log = logging.getLogger("riverbeam.pipeline")
+
+
+@functools.lru_cache(maxsize=512)
+def runs_counter(agent: str, status: str) -> Any:
+    """RUNS_TOTAL's child for (agent, status), looked up once: `labels()` costs ~9k
+    instructions a call more than the child's `inc()` (callgrind). The agents are the
+    registered ones, the statuses a handful: the cache stays small."""
+    return RUNS_TOTAL.labels(agent, status)
 
 
 class Pipeline:
@@ -210,8 +222,8 @@ class Pipeline:
         # From here on the run is this replica's: a cancel before execute() starts is kept.
         self._live[request_id] = LiveRun()
         return PreparedRun(
-            request=request.model_copy(
-                update={"request_id": request_id, "interaction_id": interaction_id}
+            request=updated_copy(
+                request, {"request_id": request_id, "interaction_id": interaction_id}
             ),
             request_id=request_id,
             interaction_id=interaction_id,
@@ -229,7 +241,7 @@ class Pipeline:
                 session_id=request.session_id,
                 writer=self.store,
                 runner_id=self.options.runner_id,
-                lease_epoch=begun.run.lease_epoch or 1,
+                lease_epoch=lease_epoch_of(begun) or 1,
             ),
         )
 
@@ -240,6 +252,13 @@ class Pipeline:
         Every log line of the run carries its ids, and with tracing on the run is one
         `invoke_agent` span whose children are the model and tool spans.
         """
+        result, _ = await self.execute_sent(prepared)
+        return result
+
+    async def execute_sent(self, prepared: PreparedRun) -> tuple[AgentResult, Any]:
+        """execute(), and the protobuf message of the result that its finish step sent (see
+        Outcome.result_message; None when the store sent none): a reply of the result copies
+        it instead of converting the result a second time."""
         request = prepared.request
         with log_context(
             request_id=prepared.request_id,
@@ -253,7 +272,7 @@ class Pipeline:
             ):
                 return await self._execute(prepared)
 
-    async def _execute(self, prepared: PreparedRun) -> AgentResult:
+    async def _execute(self, prepared: PreparedRun) -> tuple[AgentResult, Any]:
         # prepare() registered the run, so a cancel that came in meanwhile is honoured here.
         live = self._live.setdefault(prepared.request_id, LiveRun())
         tracker = FrameTracker()
@@ -300,7 +319,7 @@ class Pipeline:
             if outcome.terminal.type == "done" and not isinstance(sink, CountingSink):
                 # The done frame carries exactly the result that is recorded (to a sink that
                 # keeps it: a counting sink only numbers it).
-                outcome.terminal = outcome.terminal.model_copy(update={"result": outcome.result})
+                outcome.terminal = updated_copy(outcome.terminal, {"result": outcome.result})
             completion = asyncio.ensure_future(self._complete(prepared, outcome, tracker, sink))
             # The finish step runs to its end even when this task is cancelled meanwhile (the
             # caller gave up while the run was being recorded): cut short, it would leave the
@@ -322,7 +341,7 @@ class Pipeline:
                 await close_sink(sink)
         if outcome.error is not None and not prepared.request.stream:
             raise outcome.error
-        return outcome.result
+        return outcome.result, outcome.result_message
 
     async def _complete(
         self,
@@ -381,7 +400,7 @@ class Pipeline:
                 StreamChunk(type="error", error=err.message, error_code=err.bem),
                 **prepared.ids,
             )
-        RUNS_TOTAL.labels(agent, outcome.status).inc()
+        runs_counter(agent, outcome.status).inc()
         log.info(
             "run_finished",
             extra={
@@ -489,7 +508,7 @@ class Pipeline:
         if ledger is not None:
             ledger.settle_open(f"the run ended ({outcome.status}) while the call was open")
         batch = ledger.unwritten() if ledger is not None else []
-        await finish_step(self.store)(
+        sent = await finish_step(self.store)(
             run_id=prepared.run_id,
             lease_owner=self.options.runner_id,
             status=outcome.status,
@@ -506,6 +525,7 @@ class Pipeline:
         )
         if ledger is not None:
             ledger.written(batch)
+        outcome.result_message = sent_result(sent)
         if not prepared.resumed:
             return  # no approved action whose outcome to record
         await record_outcomes(

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from riverbeam.core.fencing import Fence
 from riverbeam.core.ids import new_id
+from riverbeam.store._begin_reply import lease_epoch_of
 from riverbeam.types import ModelConfig
 
 if TYPE_CHECKING:  # annotations only: the router imports Grant without the agent layer
@@ -91,6 +92,13 @@ class PreparedRun:
     ledger: ToolLedger | None = None
     # Set when this replica continues the run from another runner's checkpoint.
     recovery: Recovery | None = None
+    # The lease epoch this replica holds the run at (its fencing token): the begun run's,
+    # read once (a run is read at it four times or more; `begun` is never replaced).
+    epoch: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        # Read without converting a lent step's run, which the pipeline reads nothing else of.
+        self.epoch = lease_epoch_of(self.begun) or 1
 
     @property
     def ids(self) -> dict[str, str]:
@@ -106,11 +114,6 @@ class PreparedRun:
     @property
     def is_resume(self) -> bool:
         return bool(self.resumed)
-
-    @property
-    def epoch(self) -> int:
-        """The lease epoch this replica holds the run at (its fencing token)."""
-        return self.begun.run.lease_epoch or 1
 
     @property
     def fence(self) -> Fence:

@@ -248,12 +248,10 @@ class StoreClient(LedgerClient, ChildRunsClient):
             interaction_id=interaction_id,
             run_id=run_id,
             request_id=request_id,
-            human_content=[p.to_proto() for p in human_content],
             message_metadata=_struct(message_metadata),
             lease_owner=lease_owner,
             lease_ttl_s=lease_ttl_s,
             exclusive=exclusive,
-            action_responses=[r.to_proto() for r in action_responses],
             history_limit=history_limit,
             require_owner=require_owner,
             require_org=require_org,
@@ -266,6 +264,11 @@ class StoreClient(LedgerClient, ChildRunsClient):
             else run_options.to_proto(),
             session_config_narrows=session_config_narrows,
         )
+        # Made in their fields, not apart and copied in: ~9k instructions less a one-part turn.
+        for part in human_content:
+            part.to_proto_in(request.human_content.add())
+        for response in action_responses:
+            response.to_proto_in(request.action_responses.add())
         # The window this runner received last turn: the store sends only what follows it.
         # A caller naming its own history_after gets the store's answer as it is.
         own = history_after > 0 and history_after_id is not None
@@ -367,13 +370,16 @@ class StoreClient(LedgerClient, ChildRunsClient):
         resp = await self._call(self._stub.FinishRun, request)
         return finished_run(resp, result=result, token_usage=token_usage)
 
-    async def finish_run_unread(self, **step: Any) -> None:
+    async def finish_run_unread(self, **step: Any) -> pb.FinishRunRequest | None:
         """finish_run(**step) for a caller that has no use for the finished run: its reply is
-        not converted back (the step, its checks and its errors are finish_run's)."""
+        not converted back (the step, its checks and its errors are finish_run's). Returns the
+        request sent (see sent_result); None when a replaced finish_run took the step."""
         if "finish_run" in self.__dict__ or type(self).finish_run is not StoreClient.finish_run:
             await self.finish_run(**step)  # replaced or overridden: every finish goes through it
-            return
-        await self._call(self._stub.FinishRun, finish_request(**step))
+            return None
+        request = finish_request(**step)
+        await self._call(self._stub.FinishRun, request)
+        return request
 
     async def record_action_outcome(
         self,

@@ -13,6 +13,7 @@ the whole run, so a request without `brief` (an older client) is answered as bef
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from riverbeam.store import _checks
 from riverbeam.store._types import FinishStatus, NewAction, NewMessage
@@ -27,7 +28,7 @@ from riverbeam.types import (
 from riverbeam.types._copying import updated_copy
 from riverbeam.v1 import store_service_pb2 as pb
 
-__all__ = ["finish_request", "finish_response", "finished_run"]
+__all__ = ["finish_request", "finish_response", "finished_run", "sent_result"]
 
 
 def finish_request(
@@ -47,26 +48,51 @@ def finish_request(
     action_ttl_s: float | None = None,
     tool_executions: Sequence[ToolExecution] = (),
 ) -> pb.FinishRunRequest:
-    """The client's brief FinishRun request for BeamStore.finish_run's arguments."""
+    """The client's brief FinishRun request for BeamStore.finish_run's arguments.
+
+    Each record is made in its field of the request (to_proto_in), not apart and then copied
+    in: the same message, ~25k instructions less for a one-message finish (callgrind). The
+    usage, when it is the result's own (the runner's finish), is copied from the result's
+    message, not converted twice.
+    """
     final = _checks.finish_status(status)
     after = _checks.interaction_after(final, interaction_status)
-    return pb.FinishRunRequest(
+    request = pb.FinishRunRequest(
         run_id=run_id,
         lease_owner=lease_owner,
         status=f"RUN_STATUS_{final.upper()}",
-        messages=[m.to_proto() for m in messages],
-        pending_actions=[a.to_proto() for a in pending_actions],
         interaction_status=f"INTERACTION_STATUS_{after.upper()}",
         error_code=error_code,
         error_message=error_message,
-        token_usage=None if token_usage is None else token_usage.to_proto(),
         model_used=model_used,
-        result=None if result is None else result.to_proto(),
         lease_epoch=_checks.lease_epoch(lease_epoch),
         action_ttl_s=action_ttl_s,
-        tool_executions=[e.to_proto() for e in tool_executions],
         brief=True,
     )
+    for message in messages:
+        message.to_proto_in(request.messages.add())
+    for action in pending_actions:
+        action.to_proto_in(request.pending_actions.add())
+    if result is not None:
+        result.to_proto_in(request.result)
+    if token_usage is not None:
+        if result is not None and result.token_usage is token_usage:
+            request.token_usage.CopyFrom(request.result.token_usage)
+        else:
+            token_usage.to_proto_in(request.token_usage)
+    for execution in tool_executions:
+        execution.to_proto_in(request.tool_executions.add())
+    return request
+
+
+def sent_result(sent: object) -> Any | None:
+    """The result message of a FinishRun request a finish step returned (StoreClient's
+    finish_run_unread), or None: any other step's return value (a Run, None), or a request
+    that carried no result. The message is the one finish_request made of the step's
+    `result`: a reply of that same result can copy it instead of converting it again."""
+    if type(sent) is pb.FinishRunRequest and sent.HasField("result"):
+        return sent.result
+    return None
 
 
 def finish_response(

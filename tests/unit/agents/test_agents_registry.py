@@ -108,3 +108,20 @@ def test_check_modalities_rejects_unsupported_content_with_bem_040() -> None:
     assert caught.value.bem == "BEM-040"
     assert caught.value.details["modalities"] == "audio,image"
     assert caught.value.details["supported"] == "text"
+
+
+def test_the_echo_agents_metadata_is_a_new_object_on_every_call() -> None:
+    from riverbeam import __version__
+
+    agent = EchoAgent("assistant", description="says it back")
+    first = agent.metadata()
+    assert first.name == "assistant" and first.description == "says it back"
+    assert first.supported_modalities == ["text"] and first.output_modalities == ["text"]
+    assert first.tags == ["echo"] and first.version == __version__
+    assert first.default_model == "echo"
+    first.tags.append("changed")
+    first.supported_modalities.clear()
+    second = agent.metadata()
+    assert second is not first
+    assert second.tags == ["echo"] and second.supported_modalities == ["text"]
+    assert second == EchoAgent("assistant", description="says it back").metadata()

@@ -14,6 +14,7 @@ from riverbeam.agents import EchoAgent
 from riverbeam.core.errors import RiverbeamError
 from riverbeam.runtime import MemorySinks, ModelConfigs, PipelineOptions, RiverBeam, _checkpointing
 from riverbeam.types import AgentMetadata, AgentResult, InvokeRequest, ModelConfig
+from riverbeam.types._copying import updated_copy
 from riverbeam.v1 import types_pb2
 
 
@@ -67,7 +68,8 @@ async def test_prepare_reads_the_agent_metadata_once() -> None:
 
 
 class _Copies:
-    """model_copy calls made by the runtime's own modules (not its sinks), per model type."""
+    """Copies made by the runtime's own modules (not its sinks), per model type: model_copy
+    calls, and updated_copy calls (model_copy's result, made without its generic path)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.by_type: Counter[str] = Counter()
@@ -81,6 +83,16 @@ class _Copies:
             return original(self, *args, **kwargs)
 
         monkeypatch.setattr(BaseModel, "model_copy", counting)
+
+        def counting_updated(model: BaseModel, update: Any) -> Any:
+            copies.by_type[type(model).__name__] += 1
+            return updated_copy(model, update)
+
+        # Each runtime module that imported updated_copy calls it through its own name.
+        for name, module in list(sys.modules.items()):
+            if name.startswith("riverbeam.runtime.") and not name.endswith("._sinks"):
+                if getattr(module, "updated_copy", None) is updated_copy:
+                    monkeypatch.setattr(module, "updated_copy", counting_updated)
 
 
 async def test_a_new_turn_copies_its_request_once(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -11,9 +11,9 @@ import pytest
 
 from riverbeam.runtime import RiverBeam
 from riverbeam.store import InMemoryStore, StoreClient
-from riverbeam.store._begin_reply import RepliedBeginRun
+from riverbeam.store._begin_reply import RepliedBeginRun, lease_epoch_of
 from riverbeam.store._lent_history import LentBeginRun
-from riverbeam.types import AgentResult, ContentPart, Interaction, Message
+from riverbeam.types import AgentResult, ContentPart, Interaction, Message, Run
 from services.store.servicer import StoreServicer
 
 
@@ -132,3 +132,64 @@ async def test_an_invoke_over_a_store_client_converts_no_interaction(
     assert "Interaction" not in converted
     messages = await beam.list_messages(session_id)
     assert [m.seq for m in messages] == [1, 2, 3, 4]
+
+
+@pytest.fixture
+def runs_converted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The Run records converted from protobuf."""
+    seen: list[str] = []
+    original = Run.from_proto.__func__  # type: ignore[attr-defined]
+
+    def counting(cls: type[Any], msg: Any) -> Any:
+        seen.append(msg.run_id)
+        return original(cls, msg)
+
+    monkeypatch.setattr(Run, "from_proto", classmethod(counting))
+    return seen
+
+
+async def test_a_lent_result_converts_its_run_when_read_and_its_epoch_without(
+    client: StoreClient, runs_converted: list[str]
+) -> None:
+    step = _step(str(uuid.uuid4()))
+    begun = await client.begin_run_lending(**step)
+    assert isinstance(begun, RepliedBeginRun)
+    assert lease_epoch_of(begun) == 1
+    assert runs_converted == []  # the epoch is read from the reply
+    run = begun.run
+    assert runs_converted == [step["run_id"]]
+    assert run.run_id == step["run_id"] and run.status == "running" and run.lease_epoch == 1
+    assert begun.run is run  # converted once, then kept
+    assert lease_epoch_of(begun) == 1 and runs_converted == [step["run_id"]]
+    stored = await client.get_run(run_id=step["run_id"])
+    assert run == stored
+
+
+async def test_lease_epoch_of_reads_any_result_and_an_unset_epoch_as_none(
+    client: StoreClient,
+) -> None:
+    begun = await client.begin_run(**_step(str(uuid.uuid4())))
+    assert type(begun).__name__ == "BeginRunResult" and lease_epoch_of(begun) == 1
+    lent = await client.begin_run_lending(**_step(str(uuid.uuid4())))
+    assert isinstance(lent, RepliedBeginRun)
+    lent.reply.run.ClearField("lease_epoch")
+    assert lease_epoch_of(lent) is None
+    assert lent.run.lease_epoch is None  # as the conversion reads it
+
+
+async def test_an_invoke_over_a_store_client_converts_no_run(
+    client: StoreClient, runs_converted: list[str]
+) -> None:
+    beam = RiverBeam(store=client)
+    beam.register_echo_agent()
+    result = await beam.invoke(
+        {
+            "agent_name": "assistant",
+            "session_id": str(uuid.uuid4()),
+            "content": [{"type": "text", "text": "one"}],
+        }
+    )
+    assert isinstance(result, AgentResult) and result.text == "Echo: one"
+    assert result.run_id not in runs_converted
+    run = await client.get_run(run_id=result.run_id or "")
+    assert run.status == "completed" and run.lease_epoch == 1

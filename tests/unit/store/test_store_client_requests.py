@@ -86,3 +86,68 @@ async def test_run_options_that_say_something_are_sent(
     stub: _Direct = client._stub
     assert stub.requests[-1].HasField("run_options")
     assert options_read == [options]
+
+
+class _Sent(Exception):
+    """Raised by _Recorder once it holds the request."""
+
+
+class _Recorder:
+    """A stub that keeps each request as sent and answers none."""
+
+    def __init__(self) -> None:
+        self.requests: list[Any] = []
+
+    def __getattr__(self, name: str) -> Any:
+        async def call(request: Any, **_: Any) -> Any:
+            self.requests.append(request)
+            raise _Sent
+
+        return call
+
+
+async def test_a_begin_requests_parts_and_answers_are_their_own_messages() -> None:
+    from riverbeam.types import ActionResponseEnvelope
+
+    store_client = StoreClient("127.0.0.1:1")
+    recorder = _Recorder()
+    store_client._stub = recorder
+    parts = [
+        ContentPart.of_text("hello"),
+        ContentPart(type="image_url", url="https://example.com/a.png", metadata={"alt": "a"}),
+        ContentPart.of_text(""),
+    ]
+    answers = [
+        ActionResponseEnvelope(
+            action_id=str(uuid.uuid4()),
+            kind="confirmation",
+            request_id=str(uuid.uuid4()),
+            payload={"approved": True},
+        ),
+        ActionResponseEnvelope(
+            action_id=str(uuid.uuid4()), kind="input", request_id=str(uuid.uuid4())
+        ),
+    ]
+    with pytest.raises(_Sent):
+        await store_client.begin_run(
+            session_id=str(uuid.uuid4()),
+            agent_name="a",
+            run_id=str(uuid.uuid4()),
+            lease_owner="w",
+            lease_ttl_s=30,
+            human_content=parts,
+            action_responses=answers,
+        )
+    (sent,) = recorder.requests
+    assert list(sent.human_content) == [p.to_proto() for p in parts]
+    assert list(sent.action_responses) == [a.to_proto() for a in answers]
+    with pytest.raises(_Sent):
+        await store_client.begin_run(
+            session_id=str(uuid.uuid4()),
+            agent_name="a",
+            run_id=str(uuid.uuid4()),
+            lease_owner="w",
+            lease_ttl_s=30,
+        )
+    assert len(recorder.requests[-1].human_content) == 0
+    assert len(recorder.requests[-1].action_responses) == 0
