@@ -132,13 +132,8 @@ def _time(stamp: Any) -> Any:
 
 def _always_set(field: Field) -> bool:
     """Whether every message that builds counts the field as set (else: when present)."""
-    if field.read is None:
-        return False
-    how = field.unset[0]
-    if how in (UNSET_VALUE, UNSET_FRESH):
-        return True
-    # A number refused when unset: set whenever the build goes on.
-    return how == UNSET_REFUSED and field.read in (_from._BOOL, _from._INT, _from._DOUBLE)
+    # A required field is present whenever the build goes on.
+    return field.read is not None and field.unset[0] != UNSET_ABSENT
 
 
 def _field_lines(i: int, field: Field, add: bool, env: dict[str, Any]) -> list[str]:
@@ -153,17 +148,19 @@ def _field_lines(i: int, field: Field, add: bool, env: dict[str, Any]) -> list[s
     present = [*check, f"fields.add({name!r})"] if add else check
     if read in (_from._STRS, _from._MSGS):
         return [f"v = {get}", *check]  # a list either way: empty when unset
+    if read in (_from._BOOL, _from._INT) and field.check is None and field.unset[0] == UNSET_VALUE:
+        return [f"v = {get}"]  # unset: the default read is the value
+    first: list[str] = []
     if read in (_from._MSG, _from._TIME, _from._STRUCT, _from._VALUE):
-        return [
-            f"if msg.HasField({name!r}):",
-            *_indent([f"v = {get}", *present]),
-            "else:",
-            *_indent(unset),
-        ]
-    # A scalar: truthy when set, but for "", 0 and -0.0; with presence only those ask
-    # HasField. Without presence the default is unset.
-    test = f"v or msg.HasField({name!r})" if read in (_from._OPT, _from._OPT_DOUBLE) else "v"
-    return [f"v = {get}", f"if {test}:", *_indent(present), "else:", *_indent(unset)]
+        test, present = f"msg.HasField({name!r})", [f"v = {get}", *present]
+    else:
+        # A scalar: truthy when set, but for "", 0 and -0.0; with presence only those ask
+        # HasField. Without presence the default is unset.
+        test = f"v or msg.HasField({name!r})" if read in (_from._OPT, _from._OPT_DOUBLE) else "v"
+        first = [f"v = {get}"]
+    if field.unset[0] == UNSET_REFUSED:
+        return [*first, f"if not ({test}):", "    raise Fallback", *present]
+    return [*first, f"if {test}:", *_indent(present), "else:", *_indent(unset)]
 
 
 def _unset_lines(i: int, field: Field, env: dict[str, Any]) -> list[str]:
