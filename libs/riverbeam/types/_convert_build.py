@@ -134,11 +134,13 @@ def _plan(cls: type[Any], descriptor: Any, *, top: bool) -> gen.Builder | None:
         if not _plain_default(info):
             return None
         step = steps.get(name)
+        proto: Any = None
         read: int | None = None
         check: gen.Check | None = None
         unset: tuple[int, Any] = (_UNSET_ABSENT, None)
         if step is not None:
-            found = _converter(step.kind, step.arg, info, descriptor.fields_by_name[name])
+            proto = descriptor.fields_by_name[name]
+            found = _converter(step.kind, step.arg, info, proto)
             if found is None:
                 return None
             read, (check, unset) = step.kind, found
@@ -148,8 +150,19 @@ def _plan(cls: type[Any], descriptor: Any, *, top: bool) -> gen.Builder | None:
         if how == _UNSET_ABSENT and info.is_required():
             how = _UNSET_REFUSED
         factory = cast("Callable[[], Any] | None", info.default_factory)
-        fields.append(gen.Field(name, read, check, (how, value), info.default, factory))
-    return gen.compiled(cls, _slots_of(cast("type[BaseModel]", cls)), tuple(fields))
+        fields.append(gen.Field(name, read, proto, check, (how, value), info.default, factory))
+    slots = _slots_of(cast("type[BaseModel]", cls))
+    return gen.compiled(cls, slots, tuple(fields), _listed(descriptor))
+
+
+LISTED: bool | None = None  # measuring: every plan reads with ListFields (True) or without
+
+
+def _listed(descriptor: Any) -> bool:
+    """Whether a plan finds the set fields with ListFields rather than a getattr each."""
+    if LISTED is not None:
+        return LISTED
+    return True
 
 
 def _plain_model(cls: type[Any]) -> bool:

@@ -64,6 +64,7 @@ class Check(NamedTuple):
 class Field(NamedTuple):
     name: str
     read: int | None  # the _convert_from kind it is read with; None: not in the message
+    proto: Any  # its message field's FieldDescriptor (None: not in the message)
     check: Check | None  # None: the value as read is the value validation gives
     unset: tuple[int, Any]  # (UNSET_*, the value for UNSET_VALUE)
     default: Any  # UNSET_ABSENT: the model's default ...
@@ -85,16 +86,24 @@ def converter(check: Check) -> Callable[[Any], Any]:
     return convert
 
 
-def compiled(cls: type[Any], slots: Any, fields: tuple[Field, ...]) -> Builder:
-    """The function that builds cls from a message as the fields say, raising on any doubt."""
+def compiled(cls: type[Any], slots: Any, fields: tuple[Field, ...], listed: bool) -> Builder:
+    """The function that builds cls from a message as the fields say, raising on any doubt.
+
+    listed: the set fields are found with one ListFields (a dict of field descriptor ->
+    value), not a getattr (and HasField) for each field.
+    """
     env = _env()
     alloc, env["_set_dict"], env["_set_fields"], env["_set_extra"], env["_set_private"] = slots
     env["_alloc"], env["_cls"] = alloc, cls
     always = [f.name for f in fields if _always_set(f)]
     start = f"{{{', '.join(map(repr, always))}}}" if always else "set()"
     lines = ["def build(msg):", f"    fields = {start}"]
+    if listed:
+        lines.append("    got = dict(msg.ListFields())")
     for i, field in enumerate(fields):
-        lines += [f"    {line}" for line in _field_lines(i, field, field.name not in always, env)]
+        add = field.name not in always
+        made = _listed_lines(i, field, add, env) if listed else _field_lines(i, field, add, env)
+        lines += [f"    {line}" for line in made]
         lines.append(f"    f{i} = v")
     items = ", ".join(f"{field.name!r}: f{i}" for i, field in enumerate(fields))
     lines += [
@@ -161,6 +170,21 @@ def _field_lines(i: int, field: Field, add: bool, env: dict[str, Any]) -> list[s
     if field.unset[0] == UNSET_REFUSED:
         return [*first, f"if not ({test}):", "    raise Fallback", *present]
     return [*first, f"if {test}:", *_indent(present), "else:", *_indent(unset)]
+
+
+def _listed_lines(i: int, field: Field, add: bool, env: dict[str, Any]) -> list[str]:
+    """As _field_lines, the field's value found in `got` (what ListFields lists)."""
+    unset = _unset_lines(i, field, env)
+    if field.read is None:
+        return unset
+    env[f"_fd{i}"] = field.proto
+    check = _check_lines(i, field.check, env) if field.check is not None else []
+    present = [f"v = got[_fd{i}]", *check]
+    if add:
+        present.append(f"fields.add({field.name!r})")
+    if field.unset[0] == UNSET_REFUSED:
+        return [f"if _fd{i} not in got:", "    raise Fallback", *present]
+    return [f"if _fd{i} in got:", *_indent(present), "else:", *_indent(unset)]
 
 
 def _unset_lines(i: int, field: Field, env: dict[str, Any]) -> list[str]:
