@@ -4,8 +4,9 @@ from_proto reads a message into a dict (_convert_from) and validates it. For the
 services send each other (a run, a session, a message) the validation only confirms what the
 fields' protobuf types already say: a string is a str, an int32 is in range, a Timestamp to the
 microsecond is the aware UTC datetime _convert_from makes of it. Building the model from the
-message's set fields (one ListFields call, not a HasField and a getattr per field) skips the
-dict and pydantic: 0.6 to 0.75 of the cost of from_proto for those records.
+message's fields skips the dict and pydantic: 0.6 to 0.75 of the cost of from_proto for those
+records. Each plan runs as one generated function (_convert_build_gen), its fields' reads and
+checks written out in order.
 
 It builds only what validation would build: each model field is converted as _convert_from
 reads it and checked as its annotation validates (the annotation's own validators run: UUIDStr,
@@ -155,14 +156,22 @@ def _plan(cls: type[Any], descriptor: Any, *, top: bool) -> gen.Builder | None:
     return gen.compiled(cls, slots, tuple(fields), _listed(descriptor))
 
 
-LISTED: bool | None = None  # measuring: every plan reads with ListFields (True) or without
+LISTED: bool | None = None  # measuring, testing: every new plan reads one way (else _listed)
+
+# Messages that usually arrive with most fields unset: a getattr each (and a HasField for each
+# optional one) costs more than one ListFields, whose cost goes with the fields set. Callgrind,
+# instructions per from_proto (ListFields / a getattr each): an echo's InvokeRequest (4 of 15
+# fields set) 68.3k / 75.7k, a text ContentPart (2 of 7) 20.9k / 22.0k; but a running Run (11
+# of 20) 57.8k / 51.4k and an echo's AgentResult (9 of 15) 77.5k / 66.4k. Both ways build the
+# same model (tests/unit/types/test_types_convert_build.py).
+_SPARSE = frozenset({"riverbeam.v1.InvokeRequest", "riverbeam.v1.ContentPart"})
 
 
 def _listed(descriptor: Any) -> bool:
     """Whether a plan finds the set fields with ListFields rather than a getattr each."""
     if LISTED is not None:
         return LISTED
-    return True
+    return descriptor.full_name in _SPARSE
 
 
 def _plain_model(cls: type[Any]) -> bool:
