@@ -466,3 +466,31 @@ def test_timestamps_read_through_the_shared_cache_are_their_instants() -> None:
                 continue
             assert built is not None and built.started_at == want
             assert built.started_at.tzinfo is UTC and data["started_at"] == want
+
+
+class _Keywords:
+    """A message-like object whose fields no attribute syntax can name."""
+
+    def __init__(self, **values: Any) -> None:
+        for name, value in values.items():
+            setattr(self, name, value)
+
+    def HasField(self, name: str) -> bool:
+        return name == "class"
+
+
+def test_a_generated_read_gets_fields_no_attribute_syntax_can_name() -> None:
+    step = _convert_from._Step
+    read = _convert_from._compiled(
+        (
+            step("from", _convert_from._STR, None, False),
+            step("class", _convert_from._OPT, None, False),
+            step("import", _convert_from._INT, None, False),
+        )
+    )
+    assert read(_Keywords(**{"from": "x", "class": "", "import": 0})) == {
+        "from": "x",
+        "class": "",  # present, though falsy
+        "import": 0,  # a printed default, after the set fields
+    }
+    assert list(read(_Keywords(**{"from": "", "class": "", "import": 2}))) == ["class", "import"]
