@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 import types
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, Union, get_args, get_origin
 
 from google.protobuf import json_format
@@ -59,6 +59,9 @@ class PlanCache(Generic[P]):
 
     def __init__(self) -> None:
         self._top: dict[Hashable, P | None] = {}
+        # The top-level plans made: a hot caller looks its plan up here (UNBUILT as the
+        # default), and calls top() only when it is not made yet.
+        self.made: Mapping[Hashable, P | None] = self._top
         self._nested: dict[Hashable, P | None] = {}
         self._making: set[Hashable] = set()
 

@@ -4,8 +4,9 @@ from_proto reads a message into a dict (_convert_from) and validates it. For the
 services send each other (a run, a session, a message) the validation only confirms what the
 fields' protobuf types already say: a string is a str, an int32 is in range, a Timestamp to the
 microsecond is the aware UTC datetime _convert_from makes of it. Building the model from the
-message's set fields (one ListFields call, not a HasField and a getattr per field) skips the
-dict and pydantic: 0.6 to 0.75 of the cost of from_proto for those records.
+message's fields skips the dict and pydantic: 0.6 to 0.75 of the cost of from_proto for those
+records. Each plan runs as one generated function (_convert_build_gen), its fields' reads and
+checks written out in order.
 
 It builds only what validation would build: each model field is converted as _convert_from
 reads it and checked as its annotation validates (the annotation's own validators run: UUIDStr,
@@ -24,8 +25,7 @@ from __future__ import annotations
 
 import types
 from collections.abc import Callable
-from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Union, cast, get_args, get_origin
+from typing import TYPE_CHECKING, Any, Literal, Union, cast, get_args, get_origin
 
 from annotated_types import Ge, Gt, Le, Lt, MinLen
 from google.protobuf.descriptor import FieldDescriptor as _FD
@@ -33,8 +33,9 @@ from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
+from riverbeam.types import _convert_build_gen as gen
 from riverbeam.types import _convert_from as _from
-from riverbeam.types._convert import EXACT, Fallback, PlanCache
+from riverbeam.types._convert import UNBUILT, Fallback, PlanCache
 from riverbeam.types._copying import _slots_of
 
 if TYPE_CHECKING:
@@ -59,26 +60,17 @@ _BASE_CONFIG = {
 _HARMLESS_CONFIG = {"json_schema_extra", "title"}
 
 
-Convert = Callable[[Any], Any]
-"""convert(value): a set field's value (as ListFields gives it) as validation makes it;
-raises on any doubt."""
-
 # What an unset field gives: its default (left out of the dict), a value, a new list, or a
 # refusal (required, or a printed default validation refuses).
-_UNSET_ABSENT, _UNSET_VALUE, _UNSET_FRESH, _UNSET_REFUSED = range(4)
+_UNSET_ABSENT, _UNSET_VALUE, _UNSET_FRESH, _UNSET_REFUSED = (
+    gen.UNSET_ABSENT,
+    gen.UNSET_VALUE,
+    gen.UNSET_FRESH,
+    gen.UNSET_REFUSED,
+)
 
-
-class _Plan(NamedTuple):
-    cls: type[Any]
-    slots: Any  # _copying._slots_of(cls)
-    by_number: dict[int, tuple[str, Convert | None]]  # message field -> model field, converter
-    base: dict[str, Any]  # every model field, in order, as an all-default message builds it
-    base_given: frozenset[str]  # the fields the dict holds for a default (printed defaults)
-    fresh: tuple[tuple[str, Callable[[], Any]], ...]  # unset: a new value each time
-    needed: frozenset[str]  # fields that must be set (required, or a default validation refuses)
-
-
-_PLANS: PlanCache[_Plan] = PlanCache()
+# (model, message descriptor) -> the plan's generated function (_convert_build_gen), or None.
+_PLANS: PlanCache[gen.Builder] = PlanCache()
 
 
 def build(cls: type[WireModel], msg: Any) -> Any | None:
@@ -86,101 +78,28 @@ def build(cls: type[WireModel], msg: Any) -> Any | None:
     descriptor = getattr(msg, "DESCRIPTOR", None)
     if descriptor is None:
         return None
-    plan = _PLANS.top((cls, descriptor), lambda: _plan(cls, descriptor, top=True))
-    if plan is None:
+    key = (cls, descriptor)
+    run = _PLANS.made.get(key, UNBUILT)
+    if run is UNBUILT:
+        run = _PLANS.top(key, lambda: _plan(cls, descriptor, top=True))
+    if run is None:
         return None
     try:
-        return _build(msg, plan)
+        return run(msg)
     except Exception:  # any doubt: the dict is validated, and its errors raised
         return None
 
 
-def _build(msg: Any, plan: _Plan) -> Any:
-    # ListFields: the set fields (and non-default scalars) in one call, instead of a HasField
-    # and a getattr for each field; the others are as an all-default message has them.
-    values = plan.base.copy()
-    listed: set[str] = set()
-    by_number = plan.by_number
-    for field, value in msg.ListFields():
-        name, convert = by_number[field.number]
-        values[name] = value if convert is None else convert(value)
-        listed.add(name)
-    for name, make in plan.fresh:
-        if name not in listed:
-            values[name] = make()
-    if not plan.needed <= listed:
-        raise Fallback  # validation reports what is missing (or refuses the default)
-    alloc, set_dict, set_fields, set_extra, set_private = plan.slots
-    model = alloc(plan.cls)
-    set_dict(model, values)
-    listed |= plan.base_given  # a set, as pydantic keeps it (model_copy updates it)
-    set_fields(model, listed)
-    set_extra(model, None)
-    set_private(model, None)
-    return model
+# ---- checks: what validation does with a field's value ----------------------------------------
 
 
-# ---- converters: one per field, made once per plan --------------------------------------------
-
-
-def _string(nonempty: bool, literal: frozenset[str] | None, after: Convert | None) -> Convert:
-    def convert(value: Any) -> Any:
-        if nonempty and not value:
-            raise Fallback  # "" is too short for a NonEmptyStr
-        if literal is not None and value not in literal:
-            raise Fallback
-        return value if after is None else after(value)
-
-    return convert
-
-
-def _enum(labels: dict[int, Any], literal: frozenset[str] | None) -> Convert:
-    def convert(number: Any) -> Any:
-        value = labels.get(number, number)
-        # An unknown number, a name the model does not know, or ..._UNSPECIFIED under another
-        # number (absent in the dict): validation decides.
-        if type(value) is not str or (literal is not None and value not in literal):
-            raise Fallback
-        return value
-
-    return convert
-
-
-def _number(is_float: bool, bounds: tuple[tuple[int, Any], ...]) -> Convert | None:
+def _number(is_float: bool, bounds: tuple[tuple[int, Any], ...]) -> gen.Check | None:
     if not is_float and not bounds:
         return None  # an int32 or a bool is the int or bool validation gives back
-
-    def convert(value: Any) -> Any:
-        if is_float:
-            # As validation reads _convert_from's value: an integral double comes as int and is
-            # made a float again (-0.0 as 0.0); NaN and infinities are refused.
-            if value - value != 0.0:
-                raise Fallback
-            if value.is_integer() and abs(value) < EXACT:
-                value = float(int(value))
-        if bounds and not _within(value, bounds):
-            raise Fallback
-        return value
-
-    return convert
+    return gen.Check(gen.NUMBER, (is_float, bounds))
 
 
-def _within(value: float, bounds: tuple[tuple[int, Any], ...]) -> bool:
-    for op, limit in bounds:
-        if not (
-            value > limit
-            if op == _GT
-            else value >= limit
-            if op == _GE
-            else value < limit
-            if op == _LT
-            else value <= limit
-        ):
-            return False
-    return True
-
-
-_GT, _GE, _LT, _LE = range(4)
+_GT, _GE, _LT, _LE = gen.GT, gen.GE, gen.LT, gen.LE
 
 
 def _limits(metadata: tuple[Any, ...]) -> tuple[tuple[int, Any], ...]:
@@ -198,46 +117,10 @@ def _limits(metadata: tuple[Any, ...]) -> tuple[tuple[int, Any], ...]:
     return tuple(out)
 
 
-def _time(stamp: Any) -> Any:
-    value = _from._time(stamp, True)
-    if type(value) is not datetime:
-        raise Fallback  # nanoseconds: the text is validated
-    # In UTC already: UtcDatetime's astimezone(UTC) would give back this very object.
-    return value
-
-
-def _struct(after: Convert | None) -> Convert:
-    if after is None:
-        return _from._struct
-
-    def convert(struct: Any) -> Any:
-        return after(_from._struct(struct))
-
-    return convert
-
-
-def _message(plan: _Plan | None) -> Convert:
-    def convert(msg: Any) -> Any:
-        if plan is None:
-            raise Fallback  # a nested model without a plan: validated
-        return _build(msg, plan)
-
-    return convert
-
-
-def _messages(plan: _Plan | None) -> Convert:
-    def convert(items: Any) -> Any:
-        if plan is None:
-            raise Fallback
-        return [_build(item, plan) for item in items]
-
-    return convert
-
-
 # ---- plans ------------------------------------------------------------------------------------
 
 
-def _plan(cls: type[Any], descriptor: Any, *, top: bool) -> _Plan | None:
+def _plan(cls: type[Any], descriptor: Any, *, top: bool) -> gen.Builder | None:
     """How to build cls from a message of descriptor, or None when it is not plainly valid."""
     if not _plain_model(cls):
         return None
@@ -247,53 +130,48 @@ def _plan(cls: type[Any], descriptor: Any, *, top: bool) -> _Plan | None:
     steps = {step.name: step for step in reading.steps}
     if set(steps) - set(cls.model_fields):
         return None  # a message field the model lacks: validation would refuse a set one
-    by_number: dict[int, tuple[str, Convert | None]] = {}
-    base: dict[str, Any] = {}
-    base_given: set[str] = set()
-    fresh: list[tuple[str, Callable[[], Any]]] = []
-    needed: set[str] = set()
+    fields: list[gen.Field] = []
     for name, info in cls.model_fields.items():
         if not _plain_default(info):
             return None
         step = steps.get(name)
-        if step is None:
-            if info.is_required():
-                return None
-            unset, convert = (_UNSET_ABSENT, None), None
-        else:
-            field = descriptor.fields_by_name[name]
-            found = _converter(step.kind, step.arg, info, field)
+        proto: Any = None
+        read: int | None = None
+        check: gen.Check | None = None
+        unset: tuple[int, Any] = (_UNSET_ABSENT, None)
+        if step is not None:
+            proto = descriptor.fields_by_name[name]
+            found = _converter(step.kind, step.arg, info, proto)
             if found is None:
                 return None
-            convert, unset = found
-            by_number[field.number] = (name, convert)
+            read, (check, unset) = step.kind, found
+        elif info.is_required():
+            return None
         how, value = unset
         if how == _UNSET_ABSENT and info.is_required():
             how = _UNSET_REFUSED
-        if how == _UNSET_REFUSED:
-            needed.add(name)
-            base[name] = None
-        elif how == _UNSET_VALUE:
-            base[name] = value
-            base_given.add(name)
-        elif how == _UNSET_FRESH:
-            base[name] = None
-            base_given.add(name)
-            fresh.append((name, list))
-        elif info.default_factory is not None:
-            base[name] = None
-            fresh.append((name, info.default_factory))
-        else:
-            base[name] = info.default
-    return _Plan(
-        cls,
-        _slots_of(cast("type[BaseModel]", cls)),
-        by_number,
-        base,
-        frozenset(base_given),
-        tuple(fresh),
-        frozenset(needed),
-    )
+        factory = cast("Callable[[], Any] | None", info.default_factory)
+        fields.append(gen.Field(name, read, proto, check, (how, value), info.default, factory))
+    slots = _slots_of(cast("type[BaseModel]", cls))
+    return gen.compiled(cls, slots, tuple(fields), _listed(descriptor))
+
+
+LISTED: bool | None = None  # measuring, testing: every new plan reads one way (else _listed)
+
+# Messages that usually arrive with most fields unset: a getattr each (and a HasField for each
+# optional one) costs more than one ListFields, whose cost goes with the fields set. Callgrind,
+# instructions per from_proto (ListFields / a getattr each): an echo's InvokeRequest (4 of 15
+# fields set) 68.3k / 75.7k, a text ContentPart (2 of 7) 20.9k / 22.0k; but a running Run (11
+# of 20) 57.8k / 51.4k and an echo's AgentResult (9 of 15) 77.5k / 66.4k. Both ways build the
+# same model (tests/unit/types/test_types_convert_build.py).
+_SPARSE = frozenset({"riverbeam.v1.InvokeRequest", "riverbeam.v1.ContentPart"})
+
+
+def _listed(descriptor: Any) -> bool:
+    """Whether a plan finds the set fields with ListFields rather than a getattr each."""
+    if LISTED is not None:
+        return LISTED
+    return descriptor.full_name in _SPARSE
 
 
 def _plain_model(cls: type[Any]) -> bool:
@@ -341,9 +219,9 @@ def _plain_default(info: FieldInfo) -> bool:
 
 def _converter(
     kind: int, arg: Any, info: FieldInfo, proto: Any
-) -> tuple[Convert | None, tuple[int, Any]] | None:
-    """The converter of a model field from the message field _convert_from reads with kind,
-    and what an unset one gives (_UNSET_*, value), or None."""
+) -> tuple[gen.Check | None, tuple[int, Any]] | None:
+    """The check of a model field from the message field _convert_from reads with kind (None:
+    the value as read), and what an unset one gives (_UNSET_*, value), or None."""
     shape = _shape(info)
     if shape is None:
         return None
@@ -355,11 +233,13 @@ def _converter(
         if kind == _from._ENUM:
             if after is not None:
                 return None
-            convert = _enum(arg, literal)
-            return convert, _unset(lambda: convert(0), labels=arg)
+            labels = gen.Check(gen.ENUM, (arg, literal))
+            return labels, _unset(labels, 0, labels=arg)
         if kind in (_from._STR, _from._OPT) and proto_type == _FD.TYPE_STRING:
             nonempty = check == _STR and bool(extra) and kind == _from._OPT
-            return _string(nonempty, literal, after), absent  # unset: "" is absent
+            if not nonempty and literal is None and after is None:
+                return None, absent
+            return gen.Check(gen.STRING, (nonempty, literal, after)), absent  # unset: absent
         return None
     if check in (_INT, _BOOL, _FLOAT):
         expected = {_INT: _FD.TYPE_INT32, _BOOL: _FD.TYPE_BOOL, _FLOAT: _FD.TYPE_DOUBLE}[check]
@@ -370,29 +250,31 @@ def _converter(
             return number, absent
         if kind not in (_from._INT, _from._BOOL, _from._DOUBLE):
             return None
-        default = proto.default_value
-        return number, _unset(lambda: default if number is None else number(default))
+        return number, _unset(number, proto.default_value)
     if check == _TIME and kind == _from._TIME:
-        return _time, absent
+        return gen.Check(gen.TIME, ()), absent
     if check in (_JSON, _ANY) and kind == _from._STRUCT:
-        return _struct(after), absent
+        return gen.Check(gen.STRUCT, (after,)), absent
     if check == _ANY and kind == _from._VALUE:
-        return _from._value, absent
+        return gen.Check(gen.ANY_VALUE, ()), absent
     if check == _STRS and kind == _from._STRS:
-        return list, (_UNSET_FRESH, None)
+        return gen.Check(gen.STRS, ()), (_UNSET_FRESH, None)
     if check == _MODEL and kind == _from._MSG:
-        return _message(_nested(proto.message_type, extra)), absent
+        return gen.Check(gen.MESSAGE, (_nested(proto.message_type, extra),)), absent
     if check == _MODELS and kind == _from._MSGS:
-        return _messages(_nested(proto.message_type, extra)), (_UNSET_FRESH, None)
+        nested = _nested(proto.message_type, extra)
+        return gen.Check(gen.MESSAGES, (nested,)), (_UNSET_FRESH, None)
     return None
 
 
-def _unset(value_of: Callable[[], Any], labels: dict[int, Any] | None = None) -> tuple[int, Any]:
-    """What a field without presence gives when unset: its printed default as converted."""
+def _unset(
+    check: gen.Check | None, default: Any, labels: dict[int, Any] | None = None
+) -> tuple[int, Any]:
+    """What a field without presence gives when unset: its printed default as checked."""
     if labels is not None and labels.get(0, 0) is _from._POP:
         return _UNSET_ABSENT, None  # ..._UNSPECIFIED: left out of the dict
     try:
-        return _UNSET_VALUE, value_of()
+        return _UNSET_VALUE, default if check is None else gen.converter(check)(default)
     except Fallback:
         return _UNSET_REFUSED, None
 
@@ -473,6 +355,6 @@ def _after_of(probe: FieldInfo) -> Callable[[Any], Any] | None:
     return cast("Callable[[Any], Any]", funcs[0]) if len(funcs) == 1 else None
 
 
-def _nested(descriptor: Any, model: type[Any]) -> _Plan | None:
+def _nested(descriptor: Any, model: type[Any]) -> gen.Builder | None:
     # None for a recursive message type: validated.
     return _PLANS.nested((model, descriptor), lambda: _plan(model, descriptor, top=False))

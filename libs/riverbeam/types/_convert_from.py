@@ -13,8 +13,9 @@ input meets the same checks. Where it cannot vouch for the result it returns Non
 
 from __future__ import annotations
 
+import keyword
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -24,6 +25,7 @@ from pydantic.fields import FieldInfo
 
 from riverbeam.types._convert import (
     EXACT,
+    UNBUILT,
     Fallback,
     JsonObject,
     PlanCache,
@@ -57,6 +59,7 @@ class _Step(NamedTuple):
 
 class _Plan(NamedTuple):
     steps: tuple[_Step, ...]
+    read: Callable[[Any], JsonObject]  # the steps as one function (_compiled)
 
 
 _PLANS: PlanCache[_Plan] = PlanCache()
@@ -67,86 +70,127 @@ def to_dict(cls: type[WireModel], msg: ProtoMessage) -> JsonObject | None:
     descriptor = getattr(msg, "DESCRIPTOR", None)
     if descriptor is None:
         return None  # not a message: the reference path says so its own way
-    plan = _PLANS.top((cls, descriptor), lambda: _plan(descriptor, cls, top=True))
+    key = (cls, descriptor)
+    plan = _PLANS.made.get(key, UNBUILT)
+    if plan is UNBUILT:
+        plan = _PLANS.top(key, lambda: _plan(descriptor, cls, top=True))
     if plan is None:
         return None
     try:
-        return _read(msg, plan)
+        data: JsonObject = plan.read(msg)
     except Exception:  # any doubt: the json_format path gives the answer, or the error
         return None
+    return data
 
 
-def _read(msg: Any, plan: _Plan) -> JsonObject:
-    out: JsonObject = {}
-    late: list[tuple[str, Any, bool]] = []  # defaults, printed after the set fields
-    for name, kind, arg, drop_falsy in plan.steps:
-        if kind == _STR:
-            value = getattr(msg, name)
-            if not value:
-                continue  # "" is proto3's unset
-        elif kind == _OPT:
-            if not msg.HasField(name):
-                continue
-            value = getattr(msg, name)
-        elif kind == _MSG:
-            if not msg.HasField(name):
-                continue
-            value = _read(getattr(msg, name), arg)
-        elif kind == _MSGS:
-            items = getattr(msg, name)
-            if not items:
-                late.append((name, [], drop_falsy))
-                continue
-            value = [_read(item, arg) for item in items]
+# Each plan's steps become one generated function, as _convert_to's do: each field read with a
+# getattr (a HasField only where presence is in doubt), repeated ones over their slice (a upb
+# container's iterator raises and swallows an IndexError at its end), the printed defaults of
+# fields without presence added after the set fields, as MessageToDict orders them.
+
+
+def _compiled(steps: tuple[_Step, ...]) -> Callable[[Any], JsonObject]:
+    """The function that reads a message into its dict as the steps say (raises on doubt)."""
+    env: dict[str, Any] = {
+        "_POP": _POP,
+        "_STAMPS": _STAMPS,  # emptied in place, never replaced
+        "_time": _time,
+        "_struct": _struct,
+        "_value": _value,
+        "_double": _double,
+        "_copysign": math.copysign,
+    }
+    lines = ["def read(msg):", "    out = {}"]
+    late: list[str] = []
+    for i, step in enumerate(steps):
+        now, then = _step_code(i, step, env)
+        lines += [f"    {line}" for line in now]
+        late += [f"    {line}" for line in then]
+    lines += [*late, "    return out"]
+    namespace: dict[str, Any] = {}
+    exec("\n".join(lines), env, namespace)  # our own text, made from the steps
+    read: Callable[[Any], JsonObject] = namespace["read"]
+    return read
+
+
+def _step_code(i: int, step: _Step, env: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The lines reading one field in its turn, and those adding its printed default after."""
+    name, kind, arg, drop = step
+    plain = name.isidentifier() and not keyword.iskeyword(name)
+    get = f"msg.{name}" if plain else f"getattr(msg, {name!r})"
+    key, v = repr(name), f"v{i}"
+    put = f"out[{key}] = {v}"
+    kept = [f"if {v}:", f"    {put}"] if drop else [put]  # a falsy value the model lacks: out
+    if kind == _STR:
+        return [f"{v} = {get}", f"if {v}:", f"    {put}"], []  # "" is proto3's unset
+    if kind in (_OPT, _OPT_DOUBLE):
+        value = v if kind == _OPT else f"_double({v})"
+        put = f"out[{key}] = {value}"
+        # A set value is truthy but for "", 0 and -0.0: only then is presence asked; a falsy
+        # one the model lacks is left out anyway.
+        test = v if drop else f"{v} or msg.HasField({key})"
+        return [f"{v} = {get}", f"if {test}:", f"    {put}"], []
+    if kind in (_MSG, _TIME, _STRUCT, _VALUE):
+        if kind == _MSG:
+            env[f"_read{i}"] = arg.read
+            value = f"_read{i}({get})"
         elif kind == _TIME:
-            if not msg.HasField(name):
-                continue
-            value = _time(getattr(msg, name), arg)
-        elif kind == _STRUCT:
-            if not msg.HasField(name):
-                continue
-            value = _struct(getattr(msg, name))
-        elif kind == _VALUE:
-            if not msg.HasField(name):
-                continue
-            value = _value(getattr(msg, name))
-        elif kind == _BOOL or kind == _INT:
-            value = getattr(msg, name)
-            if not value:
-                late.append((name, value, drop_falsy))
-                continue
-        elif kind == _STRS:
-            value = list(getattr(msg, name))
-            if not value:
-                late.append((name, value, drop_falsy))
-                continue
-        elif kind == _ENUM:
-            # Printed as its name (never empty) or, unknown, its number (never 0): never left
-            # out as a falsy default. arg maps the number to the name, or to the model's value.
-            number = getattr(msg, name)
-            value = arg.get(number, number)
-            if not number:
-                late.append((name, value, False))
-            elif value is not _POP:
-                out[name] = value
-            continue
-        elif kind == _DOUBLE:
-            number = getattr(msg, name)
-            value = _double(number)
-            if number == 0.0 and math.copysign(1.0, number) > 0:  # -0.0 counts as set
-                late.append((name, value, drop_falsy))
-                continue
-        else:  # _OPT_DOUBLE
-            if not msg.HasField(name):
-                continue
-            value = _double(getattr(msg, name))
-        if drop_falsy and not value:
-            continue
-        out[name] = value
-    for name, value, drop_falsy in late:
-        if not (drop_falsy and not value) and value is not _POP:
-            out[name] = value
-    return out
+            value = f"_time({get}, {bool(arg)})"
+            if arg:  # a datetime made of the same instant before is shared (see _time)
+                value = f"_STAMPS.get(({v}.seconds, {v}.nanos)) or _time({v}, True)"
+                return [
+                    f"if msg.HasField({key}):",
+                    f"    {v} = {get}",
+                    f"    out[{key}] = {value}",
+                ], []
+        else:
+            value = f"{'_struct' if kind == _STRUCT else '_value'}({get})"
+        return [f"if msg.HasField({key}):", f"    {v} = {value}", *_indented(kept)], []
+    if kind in (_BOOL, _INT, _STRS, _MSGS):
+        first = f"{v} = {get}[:]" if kind in (_STRS, _MSGS) else f"{v} = {get}"
+        if kind == _MSGS:
+            env[f"_read{i}"] = arg.read
+            now = [
+                f"if {v}:",
+                f"    items = {v}",
+                f"    {v} = []",
+                "    for item in items:",
+                f"        {v}.append(_read{i}(item))",
+                f"    {put}",
+            ]
+        else:
+            now = [f"if {v}:", f"    {put}"]
+        return [first, *now], ([] if drop else [f"if not {v}:", f"    {put}"])
+    if kind == _ENUM:
+        # Printed as its name (never empty) or, unknown, its number (never 0): never left out
+        # as a falsy default. arg maps the number to the name, or to the model's value.
+        env[f"_labels{i}"] = arg
+        unset = arg.get(0, 0)
+        now = [
+            f"n{i} = {get}",
+            f"if n{i}:",
+            f"    {v} = _labels{i}.get(n{i}, n{i})",
+            f"    if {v} is not _POP:",
+            f"        {put}",
+        ]
+        if unset is _POP:
+            return now, []
+        env[f"_unset{i}"] = unset
+        return now, [f"if not n{i}:", f"    out[{key}] = _unset{i}"]
+    # _DOUBLE: -0.0 counts as set
+    late = f"z{i}"
+    now = [
+        f"{v} = {get}",
+        f"{late} = {v} == 0.0 and _copysign(1.0, {v}) > 0",
+        f"if not {late}:",
+        f"    {v} = _double({v})",
+        *_indented(kept),
+    ]
+    return now, ([] if drop else [f"if {late}:", f"    out[{key}] = 0"])
+
+
+def _indented(lines: list[str]) -> list[str]:
+    return [f"    {line}" for line in lines]
 
 
 def _double(number: float) -> Any:
@@ -219,7 +263,8 @@ def _plan(descriptor: Any, cls: type[Any] | None, *, top: bool) -> _Plan | None:
         if step is None:
             return None
         steps.append(_Step(field.name, step[0], step[1], top and info is None))
-    return _Plan(tuple(steps))
+    made = tuple(steps)
+    return _Plan(made, _compiled(made))
 
 
 def _kind(field: Any, info: FieldInfo | None, enum_prefix: str | None) -> tuple[int, Any] | None:
