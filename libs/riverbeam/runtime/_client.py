@@ -127,7 +127,7 @@ class RunnerClient:
         # RunInvoke with its answer read as the router's InvokeResponse (see RunnerReply),
         # registered with the channel as the generated stub's methods are.
         channel: Any = self._channel
-        self._run_invoke: Any = channel.unary_unary(
+        self._stub.RunInvoke = channel.unary_unary(
             "/riverbeam.v1.RunnerService/RunInvoke",
             request_serializer=pb.RunInvokeRequest.SerializeToString,
             response_deserializer=service_pb.InvokeResponse.FromString,
@@ -180,7 +180,7 @@ class RunnerClient:
         _fill_request(message.request, request, wire, replaced)
         # translate_rpc_errors, spelled out: its context manager costs ~2 us on every invoke.
         try:
-            reply = await self._run_invoke(message, timeout=timeout_s)
+            reply = await self._stub.RunInvoke(message, timeout=timeout_s)
         except grpc.RpcError as exc:
             raise error_from_rpc(exc, service="runner") from None
         return RunnerReply(reply)
