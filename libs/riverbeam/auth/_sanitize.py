@@ -206,7 +206,12 @@ def _auth_context(
     ):
         return model_of_valid(
             InvokeAuthContext,
-            {"user_id": user_id, "profile_id": profile_id, "org_id": org_id, "mcp_token": mcp_token},
+            {
+                "user_id": user_id,
+                "profile_id": profile_id,
+                "org_id": org_id,
+                "mcp_token": mcp_token,
+            },
         )
     return InvokeAuthContext(
         user_id=user_id, org_id=org_id, profile_id=profile_id, mcp_token=mcp_token
