@@ -47,6 +47,9 @@ class RiverbeamServicer(pb_grpc.RiverbeamServiceServicer):
         )
         if isinstance(outcome, RunnerReply):
             # The runner's answer, handed on unconverted (the same AgentResult / StreamAck).
+            message = outcome.message
+            if type(message) is pb.InvokeResponse:  # RunnerClient's: already the answer
+                return message
             ack = outcome.ack
             if ack is not None:
                 return pb.InvokeResponse(ack=ack)

@@ -43,6 +43,9 @@ _METADATA_ROLES: dict[str, frozenset[Role]] = {
     # A backend's scopes are further restricted by the sanitiser to the user it acts for.
     "memory_scopes": frozenset({Role.BACKEND, Role.ADMIN}),
 }
+# The role sets the checks below ask about, made once (they run several times an invoke).
+_ACTS_FOR_USERS = frozenset({Role.BACKEND, Role.ADMIN})
+_APPROVES_ANY = frozenset({Role.APPROVER, Role.ADMIN})
 
 
 def canonical_metadata_key(key: str) -> str | None:
@@ -85,11 +88,11 @@ class Principal:
 
     def may_act_for_users(self) -> bool:
         """Whether the caller's ``auth_context.user_id`` is honoured (backend or admin)."""
-        return bool(self.roles & {Role.BACKEND, Role.ADMIN})
+        return not self.roles.isdisjoint(_ACTS_FOR_USERS)
 
     def may_approve_any(self) -> bool:
         """Whether the caller may approve other users' actions (approver or admin)."""
-        return bool(self.roles & {Role.APPROVER, Role.ADMIN})
+        return not self.roles.isdisjoint(_APPROVES_ANY)
 
     def may_read_any_session(self) -> bool:
         """Whether the caller may read and continue any user's session (admin)."""
@@ -110,4 +113,4 @@ class Principal:
         canonical = canonical_metadata_key(key)
         if canonical is None:
             return True
-        return bool(self.roles & _METADATA_ROLES[canonical])
+        return not self.roles.isdisjoint(_METADATA_ROLES[canonical])

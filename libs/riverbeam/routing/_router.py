@@ -73,6 +73,10 @@ class RoutingDecision:
     candidates: tuple[str, ...]
 
 
+# Routed decisions a router keeps (one per distinct modalities, capabilities and agent tags).
+_ROUTED_HELD = 256
+
+
 def _same(model: ModelConfig) -> ModelConfig:
     return model
 
@@ -108,6 +112,12 @@ class ModelRouter:
     def __init__(self, models: ModelList | Iterable[ModelConfig]) -> None:
         self._models = models if isinstance(models, ModelList) else ModelList(models)
         self._capabilities = {m.name: _norm(m.capabilities) for m in self._models}
+        # The decisions of routed requests (no override, no agent model) that share the
+        # configured model, by what they were routed on: the models, like their capabilities
+        # above, are read once, and a decision (frozen, holding the configured model itself)
+        # is the same for the same modalities, capabilities and tags.
+        self._routed: dict[tuple[frozenset[str], frozenset[str], tuple[str, ...]], RoutingDecision]
+        self._routed = {}
 
     def __repr__(self) -> str:
         return f"ModelRouter({self._models!r})"
@@ -160,6 +170,15 @@ class ModelRouter:
                 agent=agent.name,
                 copy=copy,
             )
+        elif share_model:
+            key = (frozenset(needed), frozenset(required), tuple(agent.tags))
+            routed = self._routed.get(key)
+            if routed is None:
+                routed = self._route(needed, required, _norm(agent.tags), copy=_same)
+                if len(self._routed) >= _ROUTED_HELD:
+                    self._routed.clear()
+                self._routed[key] = routed
+            decision = routed
         else:
             decision = self._route(needed, required, _norm(agent.tags), copy=copy)
         if _log.isEnabledFor(logging.DEBUG):  # its arguments cost more than the check

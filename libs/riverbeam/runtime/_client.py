@@ -19,6 +19,7 @@ from riverbeam.types import (
     StreamAck,
     deep_copy,
 )
+from riverbeam.v1 import riverbeam_service_pb2 as service_pb
 from riverbeam.v1 import runner_service_pb2 as pb
 from riverbeam.v1 import runner_service_pb2_grpc as pb_grpc
 
@@ -30,11 +31,14 @@ _MODELS_HELD = 64
 
 @dataclass(frozen=True, slots=True)
 class RunnerReply:
-    """The runner's answer to RunInvoke as it came off the wire (a RunInvokeResponse).
+    """The runner's answer to RunInvoke as it came off the wire.
 
-    The router hands it to its caller as it is (the caller's InvokeResponse holds the same
-    AgentResult or StreamAck message), so a relayed answer is never converted to the wire
-    types and back; `outcome()` converts it for whoever reads it.
+    RunnerClient reads the answer as an InvokeResponse: a RunInvokeResponse has the same
+    fields (the same oneof of the same AgentResult and StreamAck, the same numbers), so its
+    bytes are an InvokeResponse's, and the router hands the message to its caller as it is,
+    neither converted to the wire types and back nor copied into a new response. `message`
+    may also be a RunInvokeResponse (what another port gives); `outcome()` converts either
+    for whoever reads it.
     """
 
     message: Any
@@ -120,6 +124,15 @@ class RunnerClient:
     def __init__(self, target: str, *, round_robin: bool = True) -> None:
         self._channel = open_channel(target, round_robin=round_robin)
         self._stub: Any = pb_grpc.RunnerServiceStub(self._channel)  # type: ignore[no-untyped-call]
+        # RunInvoke with its answer read as the router's InvokeResponse (see RunnerReply),
+        # registered with the channel as the generated stub's methods are.
+        channel: Any = self._channel
+        self._stub.RunInvoke = channel.unary_unary(
+            "/riverbeam.v1.RunnerService/RunInvoke",
+            request_serializer=pb.RunInvokeRequest.SerializeToString,
+            response_deserializer=service_pb.InvokeResponse.FromString,
+            _registered_method=True,
+        )
         # The message of each model last sent, by name, with a copy of the model it was made
         # from: the router sends copies of the same few listed models on every call.
         self._models: dict[str, tuple[ModelConfig, Any]] = {}

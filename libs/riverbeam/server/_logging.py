@@ -10,7 +10,7 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from riverbeam.telemetry import current_log_context
+from riverbeam.telemetry._log_context import stamp_log_context
 
 __all__ = ["JsonFormatter", "LogContextFilter", "TextFormatter", "configure_logging"]
 
@@ -41,10 +41,8 @@ class LogContextFilter(logging.Filter):
     is emitted, so formatting later, or elsewhere, still sees them."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        fields = record.__dict__  # a LogRecord's attributes are all its own: no class ones
-        for key, value in current_log_context().items():
-            if key not in fields:
-                fields[key] = value
+        # A LogRecord's attributes are all its own (no class ones): set the ids not set.
+        stamp_log_context(record.__dict__)
         return True
 
 

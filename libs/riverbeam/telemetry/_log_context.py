@@ -14,7 +14,7 @@ from types import MappingProxyType
 
 from opentelemetry import trace
 
-__all__ = ["current_log_context", "log_context"]
+__all__ = ["current_log_context", "log_context", "stamp_log_context"]
 
 _EMPTY: Mapping[str, str] = MappingProxyType({})
 _CONTEXT: ContextVar[Mapping[str, str]] = ContextVar("riverbeam_log_context", default=_EMPTY)
@@ -39,3 +39,18 @@ def current_log_context() -> dict[str, str]:
         out["trace_id"] = format(span.trace_id, "032x")
         out["span_id"] = format(span.span_id, "016x")
     return out
+
+
+def stamp_log_context(fields: dict[str, object]) -> None:
+    """Add `current_log_context()` to `fields`, leaving the keys it already has alone.
+
+    Without a recording span (tracing off), the bound ids are written without the dict
+    `current_log_context` makes: a log record's filter runs this on every line.
+    """
+    if trace.get_current_span().get_span_context().is_valid:
+        bound: Mapping[str, str] = current_log_context()
+    else:
+        bound = _CONTEXT.get()
+    for key, value in bound.items():
+        if key not in fields:
+            fields[key] = value
