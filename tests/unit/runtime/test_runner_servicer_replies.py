@@ -13,6 +13,7 @@ from riverbeam.runtime import RiverBeam
 from riverbeam.types import AgentResult, StreamAck
 from riverbeam.v1 import runner_service_pb2 as pb
 from services.runner.servicer import RunnerServicer
+from tests.support.direct_store import direct_store_client
 
 
 async def test_a_result_reply_is_the_results_message() -> None:
@@ -44,30 +45,10 @@ async def test_an_ack_reply_is_the_acks_message() -> None:
     assert reply == pb.RunInvokeResponse(ack=ack.to_proto())
 
 
-class _Direct:
-    """A store stub whose every call is the servicer's method, the messages serialised."""
-
-    def __init__(self, servicer: Any) -> None:
-        self._servicer = servicer
-
-    def __getattr__(self, name: str) -> Any:
-        method = getattr(self._servicer, name)
-
-        async def call(request: Any, **_: Any) -> Any:
-            reply = await method(type(request).FromString(request.SerializeToString()), None)
-            return type(reply).FromString(reply.SerializeToString())
-
-        return call
-
-
 async def test_over_a_store_client_the_reply_copies_the_result_the_finish_sent(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from riverbeam.store import InMemoryStore, StoreClient
-    from services.store.servicer import StoreServicer
-
-    store = StoreClient("127.0.0.1:1")
-    store._stub = _Direct(StoreServicer(InMemoryStore()))
+    store = direct_store_client()
     beam = RiverBeam(store=store)
     beam.register_echo_agent()
     made: list[AgentResult] = []

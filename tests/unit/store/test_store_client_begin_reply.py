@@ -10,34 +10,16 @@ from typing import Any
 import pytest
 
 from riverbeam.runtime import RiverBeam
-from riverbeam.store import InMemoryStore, StoreClient
+from riverbeam.store import StoreClient
 from riverbeam.store._begin_reply import RepliedBeginRun, lease_epoch_of
 from riverbeam.store._lent_history import LentBeginRun
 from riverbeam.types import AgentResult, ContentPart, Interaction, Message, Run
-from services.store.servicer import StoreServicer
-
-
-class _Direct:
-    """A stub whose every call is the servicer's method, with the messages serialised."""
-
-    def __init__(self, servicer: StoreServicer) -> None:
-        self._servicer = servicer
-
-    def __getattr__(self, name: str) -> Any:
-        method = getattr(self._servicer, name)
-
-        async def call(request: Any, **_: Any) -> Any:
-            reply = await method(type(request).FromString(request.SerializeToString()), None)
-            return type(reply).FromString(reply.SerializeToString())
-
-        return call
+from tests.support.direct_store import direct_store_client
 
 
 @pytest.fixture
 async def client() -> StoreClient:
-    store_client = StoreClient("127.0.0.1:1")
-    store_client._stub = _Direct(StoreServicer(InMemoryStore()))
-    return store_client
+    return direct_store_client()
 
 
 @pytest.fixture

@@ -11,35 +11,14 @@ from typing import Any
 
 import pytest
 
-from riverbeam.store import InMemoryStore, StoreClient
+from riverbeam.store import StoreClient
 from riverbeam.types import ContentPart, RunOptions, TurnConfig
-from services.store.servicer import StoreServicer
-
-
-class _Direct:
-    """A stub whose every call is the servicer's method, with the messages serialised."""
-
-    def __init__(self, servicer: StoreServicer) -> None:
-        self._servicer = servicer
-        self.requests: list[Any] = []
-
-    def __getattr__(self, name: str) -> Any:
-        method = getattr(self._servicer, name)
-
-        async def call(request: Any, **_: Any) -> Any:
-            parsed = type(request).FromString(request.SerializeToString())
-            self.requests.append(parsed)
-            reply = await method(parsed, None)
-            return type(reply).FromString(reply.SerializeToString())
-
-        return call
+from tests.support.direct_store import DirectStub, direct_store_client
 
 
 @pytest.fixture
 async def client() -> StoreClient:
-    store_client = StoreClient("127.0.0.1:1")
-    store_client._stub = _Direct(StoreServicer(InMemoryStore()))
-    return store_client
+    return direct_store_client()
 
 
 @pytest.fixture
@@ -73,7 +52,7 @@ async def test_empty_run_options_are_not_sent(
     client: StoreClient, options_read: list[RunOptions]
 ) -> None:
     await _begin(client, RunOptions())
-    stub: _Direct = client._stub
+    stub: DirectStub = client._stub
     assert not stub.requests[-1].HasField("run_options")
     assert options_read == []  # nothing for the service to convert
 
@@ -83,7 +62,7 @@ async def test_run_options_that_say_something_are_sent(
 ) -> None:
     options = RunOptions(time_limit_s=5.0, turn_config=TurnConfig(append_instructions="be brief"))
     await _begin(client, options)
-    stub: _Direct = client._stub
+    stub: DirectStub = client._stub
     assert stub.requests[-1].HasField("run_options")
     assert options_read == [options]
 
