@@ -69,7 +69,6 @@ from riverbeam.runtime._steps import (
     shielded_step,
 )
 from riverbeam.store import BeamStore, BeginRunResult, RunCheckpoint, TakenOverRun
-from riverbeam.store._begin_reply import lease_epoch_of
 from riverbeam.store._finish_reply import sent_result
 from riverbeam.telemetry import log_context, run_span
 from riverbeam.telemetry._metrics import RUNS_TOTAL
@@ -221,7 +220,7 @@ class Pipeline:
             )
         # From here on the run is this replica's: a cancel before execute() starts is kept.
         self._live[request_id] = LiveRun()
-        return PreparedRun(
+        prepared = PreparedRun(
             request=updated_copy(
                 request, {"request_id": request_id, "interaction_id": interaction_id}
             ),
@@ -235,15 +234,17 @@ class Pipeline:
             resumed=resumed,
             guarded_input=guarded,
             metadata=metadata,
-            ledger=ToolLedger(
-                run_id=run_id,
-                interaction_id=interaction_id,
-                session_id=request.session_id,
-                writer=self.store,
-                runner_id=self.options.runner_id,
-                lease_epoch=lease_epoch_of(begun) or 1,
-            ),
         )
+        # The ledger writes at the epoch the run is held at, read once (PreparedRun.epoch).
+        prepared.ledger = ToolLedger(
+            run_id=run_id,
+            interaction_id=interaction_id,
+            session_id=request.session_id,
+            writer=self.store,
+            runner_id=self.options.runner_id,
+            lease_epoch=prepared.epoch,
+        )
+        return prepared
 
     # ---- execute ------------------------------------------------------------------------------
     async def execute(self, prepared: PreparedRun) -> AgentResult:

@@ -86,6 +86,10 @@ class _FromReply:
     def __set__(self, obj: RepliedBeginRun, value: Any) -> None:
         self._slot.__set__(obj, value)
 
+    def held(self, obj: RepliedBeginRun) -> Any:
+        """The field's value as it is held: _UNREAD while not converted yet."""
+        return self._slot.__get__(obj, type(obj))
+
 
 @dataclass(frozen=True, slots=True)
 class RepliedBeginRun(LentBeginRun):
@@ -96,18 +100,18 @@ class RepliedBeginRun(LentBeginRun):
     reply: pb.BeginRunResponse = field(kw_only=True, repr=False, compare=False)
 
 
-# After the class is made: the dataclass's own __init__ then stores the two through them.
+# After the class is made: the dataclass's own __init__ then stores the three through them.
 RepliedBeginRun.interaction = _FromReply("interaction", _interaction)  # type: ignore[assignment,misc]
 RepliedBeginRun.human_message = _FromReply("human_message", _human)  # type: ignore[assignment,misc]
-RepliedBeginRun.run = _FromReply("run", _run)  # type: ignore[assignment,misc]
-_RUN_SLOT: Any = BeginRunResult.__dict__["run"]
+_RUN = _FromReply("run", _run)
+RepliedBeginRun.run = _RUN  # type: ignore[assignment,misc]
 
 
 def lease_epoch_of(begun: BeginRunResult) -> int | None:
     """`begun.run.lease_epoch`, read from the reply when the run is not converted yet (the
     pipeline reads nothing else of it on most turns)."""
     if type(begun) is RepliedBeginRun:
-        run = _RUN_SLOT.__get__(begun, RepliedBeginRun)
+        run = _RUN.held(begun)
         if run is _UNREAD:
             message = begun.reply.run  # what Run.from_proto reads: an optional field
             return message.lease_epoch if message.HasField("lease_epoch") else None
