@@ -46,6 +46,20 @@ class Fallback(Exception):  # a signal, not an error
     """The direct path cannot vouch for this value: the json_format path decides."""
 
 
+def generated(lines: list[str], env: dict[str, Any]) -> Any:
+    """The function that `lines` define (one `def` and its body: our own text, made from a
+    plan), with `env` as its globals: how each direct path runs a plan as one function."""
+    namespace: dict[str, Any] = {}
+    exec("\n".join(lines), env, namespace)
+    (function,) = namespace.values()
+    return function
+
+
+def indented(lines: list[str]) -> list[str]:
+    """`lines` as a block one level in (a `pass` when there are none)."""
+    return [f"    {line}" for line in lines] or ["    pass"]
+
+
 P = TypeVar("P")
 
 

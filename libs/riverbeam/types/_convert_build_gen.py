@@ -22,7 +22,7 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from riverbeam.types import _convert_from as _from
-from riverbeam.types._convert import EXACT, Fallback
+from riverbeam.types._convert import EXACT, Fallback, generated, indented
 
 __all__ = [
     "ANY_VALUE",
@@ -80,9 +80,7 @@ def converter(check: Check) -> Callable[[Any], Any]:
     """check as a function of one value (for the value of an unset field, made once)."""
     env = _env()
     lines = ["def convert(v):", *(f"    {line}" for line in _check_lines(0, check, env))]
-    namespace: dict[str, Any] = {}
-    exec("\n".join([*lines, "    return v"]), env, namespace)  # our own text
-    convert: Callable[[Any], Any] = namespace["convert"]
+    convert: Callable[[Any], Any] = generated([*lines, "    return v"], env)
     return convert
 
 
@@ -114,9 +112,7 @@ def compiled(cls: type[Any], slots: Any, fields: tuple[Field, ...], listed: bool
         "    _set_private(model, None)",
         "    return model",
     ]
-    namespace: dict[str, Any] = {}
-    exec("\n".join(lines), env, namespace)  # our own text, made from the fields
-    build: Builder = namespace["build"]
+    build: Builder = generated(lines, env)
     return build
 
 
@@ -169,7 +165,7 @@ def _field_lines(i: int, field: Field, add: bool, env: dict[str, Any]) -> list[s
         first = [f"v = {get}"]
     if field.unset[0] == UNSET_REFUSED:
         return [*first, f"if not ({test}):", "    raise Fallback", *present]
-    return [*first, f"if {test}:", *_indent(present), "else:", *_indent(unset)]
+    return [*first, f"if {test}:", *indented(present), "else:", *indented(unset)]
 
 
 def _listed_lines(i: int, field: Field, add: bool, env: dict[str, Any]) -> list[str]:
@@ -184,7 +180,7 @@ def _listed_lines(i: int, field: Field, add: bool, env: dict[str, Any]) -> list[
         present.append(f"fields.add({field.name!r})")
     if field.unset[0] == UNSET_REFUSED:
         return [f"if _fd{i} not in got:", "    raise Fallback", *present]
-    return [f"if _fd{i} in got:", *_indent(present), "else:", *_indent(unset)]
+    return [f"if _fd{i} in got:", *indented(present), "else:", *indented(unset)]
 
 
 def _unset_lines(i: int, field: Field, env: dict[str, Any]) -> list[str]:
@@ -266,7 +262,3 @@ def _check_lines(i: int, check: Check, env: dict[str, Any]) -> list[str]:
         return ["if v:", "    raise Fallback", "v = []"]
     env[f"_nested{i}"] = nested
     return ["items = v[:]", "v = []", "for item in items:", f"    v.append(_nested{i}(item))"]
-
-
-def _indent(lines: list[str]) -> list[str]:
-    return [f"    {line}" for line in lines] or ["    pass"]

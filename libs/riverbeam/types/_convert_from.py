@@ -30,7 +30,9 @@ from riverbeam.types._convert import (
     JsonObject,
     PlanCache,
     enums_are_enums,
+    generated,
     in_real_oneof,
+    indented,
     is_utc_datetime,
     model_of,
 )
@@ -107,9 +109,7 @@ def _compiled(steps: tuple[_Step, ...]) -> Callable[[Any], JsonObject]:
         lines += [f"    {line}" for line in now]
         late += [f"    {line}" for line in then]
     lines += [*late, "    return out"]
-    namespace: dict[str, Any] = {}
-    exec("\n".join(lines), env, namespace)  # our own text, made from the steps
-    read: Callable[[Any], JsonObject] = namespace["read"]
+    read: Callable[[Any], JsonObject] = generated(lines, env)
     return read
 
 
@@ -145,7 +145,7 @@ def _step_code(i: int, step: _Step, env: dict[str, Any]) -> tuple[list[str], lis
                 ], []
         else:
             value = f"{'_struct' if kind == _STRUCT else '_value'}({get})"
-        return [f"if msg.HasField({key}):", f"    {v} = {value}", *_indented(kept)], []
+        return [f"if msg.HasField({key}):", f"    {v} = {value}", *indented(kept)], []
     if kind in (_BOOL, _INT, _STRS, _MSGS):
         first = f"{v} = {get}[:]" if kind in (_STRS, _MSGS) else f"{v} = {get}"
         if kind == _MSGS:
@@ -184,13 +184,9 @@ def _step_code(i: int, step: _Step, env: dict[str, Any]) -> tuple[list[str], lis
         f"{late} = {v} == 0.0 and _copysign(1.0, {v}) > 0",
         f"if not {late}:",
         f"    {v} = _double({v})",
-        *_indented(kept),
+        *indented(kept),
     ]
     return now, ([] if drop else [f"if {late}:", f"    out[{key}] = 0"])
-
-
-def _indented(lines: list[str]) -> list[str]:
-    return [f"    {line}" for line in lines]
 
 
 def _double(number: float) -> Any:

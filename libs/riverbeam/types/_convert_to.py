@@ -23,6 +23,7 @@ from riverbeam.types._convert import (
     PlanCache,
     dumps_plainly,
     enums_are_enums,
+    generated,
     in_real_oneof,
     model_of,
 )
@@ -115,9 +116,7 @@ def _compiled(steps: tuple[_Step, ...]) -> _Filler:
     for i, (name, kind, keep_empty, arg) in enumerate(steps):
         lines += [f"    value = values[{name!r}]", "    if value is not None:"]
         lines += [f"        {line}" for line in _step_code(i, name, kind, keep_empty, arg, env)]
-    namespace: dict[str, Any] = {}
-    exec("\n".join(lines), env, namespace)  # our own text, made from the steps
-    fill: _Filler = namespace["fill"]
+    fill: _Filler = generated(lines, env)
     return fill
 
 
