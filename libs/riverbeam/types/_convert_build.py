@@ -60,15 +60,6 @@ _BASE_CONFIG = {
 _HARMLESS_CONFIG = {"json_schema_extra", "title"}
 
 
-# What an unset field gives: its default (left out of the dict), a value, a new list, or a
-# refusal (required, or a printed default validation refuses).
-_UNSET_ABSENT, _UNSET_VALUE, _UNSET_FRESH, _UNSET_REFUSED = (
-    gen.UNSET_ABSENT,
-    gen.UNSET_VALUE,
-    gen.UNSET_FRESH,
-    gen.UNSET_REFUSED,
-)
-
 # (model, message descriptor) -> the plan's generated function (_convert_build_gen), or None.
 _PLANS: PlanCache[gen.Builder] = PlanCache()
 
@@ -99,21 +90,18 @@ def _number(is_float: bool, bounds: tuple[tuple[int, Any], ...]) -> gen.Check | 
     return gen.Check(gen.NUMBER, (is_float, bounds))
 
 
-_GT, _GE, _LT, _LE = gen.GT, gen.GE, gen.LT, gen.LE
-
-
 def _limits(metadata: tuple[Any, ...]) -> tuple[tuple[int, Any], ...]:
     """(op, limit) of each annotated_types bound."""
     out: list[tuple[int, Any]] = []
     for bound in metadata:
         if isinstance(bound, Gt):
-            out.append((_GT, bound.gt))
+            out.append((gen.GT, bound.gt))
         elif isinstance(bound, Ge):
-            out.append((_GE, bound.ge))
+            out.append((gen.GE, bound.ge))
         elif isinstance(bound, Lt):
-            out.append((_LT, bound.lt))
+            out.append((gen.LT, bound.lt))
         else:
-            out.append((_LE, bound.le))
+            out.append((gen.LE, bound.le))
     return tuple(out)
 
 
@@ -138,7 +126,7 @@ def _plan(cls: type[Any], descriptor: Any, *, top: bool) -> gen.Builder | None:
         proto: Any = None
         read: int | None = None
         check: gen.Check | None = None
-        unset: tuple[int, Any] = (_UNSET_ABSENT, None)
+        unset: tuple[int, Any] = (gen.UNSET_ABSENT, None)
         if step is not None:
             proto = descriptor.fields_by_name[name]
             found = _converter(step.kind, step.arg, info, proto)
@@ -148,8 +136,8 @@ def _plan(cls: type[Any], descriptor: Any, *, top: bool) -> gen.Builder | None:
         elif info.is_required():
             return None
         how, value = unset
-        if how == _UNSET_ABSENT and info.is_required():
-            how = _UNSET_REFUSED
+        if how == gen.UNSET_ABSENT and info.is_required():
+            how = gen.UNSET_REFUSED
         factory = cast("Callable[[], Any] | None", info.default_factory)
         fields.append(gen.Field(name, read, proto, check, (how, value), info.default, factory))
     slots = _slots_of(cast("type[BaseModel]", cls))
@@ -221,13 +209,13 @@ def _converter(
     kind: int, arg: Any, info: FieldInfo, proto: Any
 ) -> tuple[gen.Check | None, tuple[int, Any]] | None:
     """The check of a model field from the message field _convert_from reads with kind (None:
-    the value as read), and what an unset one gives (_UNSET_*, value), or None."""
+    the value as read), and what an unset one gives (gen.UNSET_*, value), or None."""
     shape = _shape(info)
     if shape is None:
         return None
     check, _, after, extra = shape
     proto_type = proto.type
-    absent = (_UNSET_ABSENT, None)
+    absent = (gen.UNSET_ABSENT, None)
     if check in (_STR, _LITERAL):
         literal = extra if check == _LITERAL else None
         if kind == _from._ENUM:
@@ -258,12 +246,12 @@ def _converter(
     if check == _ANY and kind == _from._VALUE:
         return gen.Check(gen.ANY_VALUE, ()), absent
     if check == _STRS and kind == _from._STRS:
-        return gen.Check(gen.STRS, ()), (_UNSET_FRESH, None)
+        return gen.Check(gen.STRS, ()), (gen.UNSET_FRESH, None)
     if check == _MODEL and kind == _from._MSG:
         return gen.Check(gen.MESSAGE, (_nested(proto.message_type, extra),)), absent
     if check == _MODELS and kind == _from._MSGS:
         nested = _nested(proto.message_type, extra)
-        return gen.Check(gen.MESSAGES, (nested,)), (_UNSET_FRESH, None)
+        return gen.Check(gen.MESSAGES, (nested,)), (gen.UNSET_FRESH, None)
     return None
 
 
@@ -272,11 +260,11 @@ def _unset(
 ) -> tuple[int, Any]:
     """What a field without presence gives when unset: its printed default as checked."""
     if labels is not None and labels.get(0, 0) is _from._POP:
-        return _UNSET_ABSENT, None  # ..._UNSPECIFIED: left out of the dict
+        return gen.UNSET_ABSENT, None  # ..._UNSPECIFIED: left out of the dict
     try:
-        return _UNSET_VALUE, default if check is None else gen.converter(check)(default)
+        return gen.UNSET_VALUE, default if check is None else gen.converter(check)(default)
     except Fallback:
-        return _UNSET_REFUSED, None
+        return gen.UNSET_REFUSED, None
 
 
 def _shape(info: FieldInfo) -> tuple[int, bool, Callable[[Any], Any] | None, Any] | None:
