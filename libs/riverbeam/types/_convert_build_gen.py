@@ -52,7 +52,8 @@ MESSAGE = 7  # (the nested plan's function, or None: no plan)
 MESSAGES = 8  # (as MESSAGE)
 GT, GE, LT, LE = range(4)
 
-# What an unset field is (Field.unset[0]; see _convert_build).
+# What an unset field gives (Field.unset[0]): its default (left out of the dict), a value, a new
+# list, or a refusal (required, or a printed default validation refuses).
 UNSET_ABSENT, UNSET_VALUE, UNSET_FRESH, UNSET_REFUSED = range(4)
 
 
