@@ -36,16 +36,20 @@ def options_read(monkeypatch: pytest.MonkeyPatch) -> list[RunOptions]:
     return seen
 
 
-async def _begin(client: StoreClient, options: RunOptions | None) -> None:
+async def _begin_step(client: StoreClient, **fields: Any) -> None:
+    """A BeginRun of a new session and run by `client`, with `fields` besides its ids and lease."""
     await client.begin_run(
         session_id=str(uuid.uuid4()),
         agent_name="a",
         run_id=str(uuid.uuid4()),
         lease_owner="w",
         lease_ttl_s=30,
-        human_content=[ContentPart.of_text("hello")],
-        run_options=options,
+        **fields,
     )
+
+
+async def _begin(client: StoreClient, options: RunOptions | None) -> None:
+    await _begin_step(client, human_content=[ContentPart.of_text("hello")], run_options=options)
 
 
 async def test_empty_run_options_are_not_sent(
@@ -108,25 +112,11 @@ async def test_a_begin_requests_parts_and_answers_are_their_own_messages() -> No
         ),
     ]
     with pytest.raises(_Sent):
-        await store_client.begin_run(
-            session_id=str(uuid.uuid4()),
-            agent_name="a",
-            run_id=str(uuid.uuid4()),
-            lease_owner="w",
-            lease_ttl_s=30,
-            human_content=parts,
-            action_responses=answers,
-        )
+        await _begin_step(store_client, human_content=parts, action_responses=answers)
     (sent,) = recorder.requests
     assert list(sent.human_content) == [p.to_proto() for p in parts]
     assert list(sent.action_responses) == [a.to_proto() for a in answers]
     with pytest.raises(_Sent):
-        await store_client.begin_run(
-            session_id=str(uuid.uuid4()),
-            agent_name="a",
-            run_id=str(uuid.uuid4()),
-            lease_owner="w",
-            lease_ttl_s=30,
-        )
+        await _begin_step(store_client)
     assert len(recorder.requests[-1].human_content) == 0
     assert len(recorder.requests[-1].action_responses) == 0
