@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -22,19 +23,26 @@ async def client() -> StoreClient:
     return direct_store_client()
 
 
-@pytest.fixture
-def converted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The Interaction and Message records converted from protobuf."""
+def _conversions(
+    monkeypatch: pytest.MonkeyPatch, models: tuple[type[Any], ...], note: Callable[[Any, Any], str]
+) -> list[str]:
+    """`note(cls, message)` of every from_proto of `models` from here on."""
     seen: list[str] = []
-    for model in (Interaction, Message):
-        original = model.from_proto.__func__  # type: ignore[attr-defined]
+    for model in models:
+        original = model.from_proto.__func__
 
         def counting(cls: type[Any], msg: Any, original: Any = original) -> Any:
-            seen.append(cls.__name__)
+            seen.append(note(cls, msg))
             return original(cls, msg)
 
         monkeypatch.setattr(model, "from_proto", classmethod(counting))
     return seen
+
+
+@pytest.fixture
+def converted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The Interaction and Message records converted from protobuf."""
+    return _conversions(monkeypatch, (Interaction, Message), lambda cls, _: cls.__name__)
 
 
 def _step(session_id: str, **extra: Any) -> dict[str, Any]:
@@ -118,16 +126,8 @@ async def test_an_invoke_over_a_store_client_converts_no_interaction(
 
 @pytest.fixture
 def runs_converted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The Run records converted from protobuf."""
-    seen: list[str] = []
-    original = Run.from_proto.__func__  # type: ignore[attr-defined]
-
-    def counting(cls: type[Any], msg: Any) -> Any:
-        seen.append(msg.run_id)
-        return original(cls, msg)
-
-    monkeypatch.setattr(Run, "from_proto", classmethod(counting))
-    return seen
+    """The Run records converted from protobuf, by run id."""
+    return _conversions(monkeypatch, (Run,), lambda _, msg: msg.run_id)
 
 
 async def test_a_lent_result_converts_its_run_when_read_and_its_epoch_without(
