@@ -80,8 +80,8 @@ _OPS = {GT: ">", GE: ">=", LT: "<", LE: "<="}
 def converter(check: Check) -> Callable[[Any], Any]:
     """check as a function of one value (for the value of an unset field, made once)."""
     env = _env()
-    lines = ["def convert(v):", *(f"    {line}" for line in _check_lines(0, check, env))]
-    convert: Callable[[Any], Any] = generated([*lines, "    return v"], env)
+    lines = ["def convert(v):", *indented([*_check_lines(0, check, env), "return v"])]
+    convert: Callable[[Any], Any] = generated(lines, env)
     return convert
 
 
