@@ -52,10 +52,16 @@ SERVER_OPTIONS: list[tuple[str, Any]] = [
 
 @dataclass(frozen=True, slots=True)
 class ServiceBinding:
-    """One gRPC service to serve: its full name and the function that adds its servicer."""
+    """One gRPC service to serve: its full name and the function that adds its servicer.
+
+    `stopping`, if given, is called when the server starts to stop, before in-flight calls
+    get their grace period: a service with long-lived streams ends them there (the store's
+    RunSteps), so that stopping does not wait out the grace for them.
+    """
 
     name: str
     register: Callable[[grpc.aio.Server], None]
+    stopping: Callable[[], None] | None = None
 
 
 def open_channel(
@@ -197,6 +203,9 @@ class GrpcServer:
                 return
             self._stopped = True
             await self._health.enter_graceful_shutdown()
+            for binding in self._bindings:
+                if binding.stopping is not None:
+                    binding.stopping()
             await self._server.stop(self._grace_s if grace_s is None else grace_s)
 
     async def wait_for_termination(self) -> None:

@@ -15,7 +15,14 @@ from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.server._status import STATUS_DETAILS_KEY, rich_status
 from riverbeam.telemetry._metrics import RPC_LATENCY, RPC_STREAM_DURATION, RPC_TOTAL
 
-__all__ = ["MAX_REQUEST_BYTES", "ErrorInterceptor", "ErrorMappedHandlers", "abort_with"]
+__all__ = [
+    "MAX_REQUEST_BYTES",
+    "CallRecorder",
+    "ErrorInterceptor",
+    "ErrorMappedHandlers",
+    "abort_with",
+    "as_riverbeam",
+]
 
 log = logging.getLogger("riverbeam.rpc")
 
@@ -77,7 +84,7 @@ async def abort_with(context: grpc.aio.ServicerContext[Any, Any], err: Riverbeam
     )
 
 
-def _as_riverbeam(exc: BaseException, method: str) -> RiverbeamError:
+def as_riverbeam(exc: BaseException, method: str) -> RiverbeamError:
     if isinstance(exc, RiverbeamError):
         return exc
     log.exception("unhandled error in %s", method, exc_info=exc)
@@ -90,7 +97,7 @@ def _split(method: str) -> tuple[str, str]:
     return service, name
 
 
-class _Recorder:
+class CallRecorder:
     """One method's metrics, with the label children looked up once (not on every call)."""
 
     __slots__ = ("_latency", "_name", "_service", "_totals")
@@ -116,7 +123,7 @@ def _wrapped(method: str, handler: Any) -> Any:
 
     if handler.unary_unary is not None:
         inner_uu: Any = handler.unary_unary
-        record = _Recorder(method, stream=False)
+        record = CallRecorder(method, stream=False)
 
         async def unary_unary(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
             started = time.perf_counter()
@@ -126,7 +133,7 @@ def _wrapped(method: str, handler: Any) -> Any:
                 record("CANCELLED", started)
                 raise
             except Exception as exc:
-                err = _as_riverbeam(exc, method)
+                err = as_riverbeam(exc, method)
                 record(err.bem, started)
                 await abort_with(context, err)
             record("OK", started)
@@ -140,7 +147,7 @@ def _wrapped(method: str, handler: Any) -> Any:
 
     if handler.unary_stream is not None:
         inner_us: Any = handler.unary_stream
-        record_stream = _Recorder(method, stream=True)
+        record_stream = CallRecorder(method, stream=True)
 
         async def unary_stream(
             request: Any, context: grpc.aio.ServicerContext[Any, Any]
@@ -153,7 +160,7 @@ def _wrapped(method: str, handler: Any) -> Any:
                 record_stream("CANCELLED", started)
                 raise
             except Exception as exc:
-                err = _as_riverbeam(exc, method)
+                err = as_riverbeam(exc, method)
                 record_stream(err.bem, started)
                 await abort_with(context, err)
             record_stream("OK", started)

@@ -16,6 +16,7 @@ __all__ = [
     "DOMAIN",
     "STATUS_DETAILS_KEY",
     "error_from_rpc",
+    "error_from_status",
     "help_url",
     "rich_status",
     "translate_rpc_errors",
@@ -98,7 +99,18 @@ def error_from_rpc(exc: grpc.RpcError, *, service: str | None = None) -> Riverbe
     code = exc.code() if hasattr(exc, "code") else grpc.StatusCode.UNKNOWN
     message = exc.details() if hasattr(exc, "details") else str(exc)
     trailing = exc.trailing_metadata() if hasattr(exc, "trailing_metadata") else None
-    status = _details_from_metadata(trailing)
+    return error_from_status(code, message, _details_from_metadata(trailing), service=service)
+
+
+def error_from_status(
+    code: grpc.StatusCode | Any,
+    message: str | None,
+    status: status_pb2.Status | None,
+    *,
+    service: str | None = None,
+) -> RiverbeamError:
+    """The RiverbeamError for a status code, its message and its rich status (if any): what
+    `error_from_rpc` gives for a call that ended with them (RunSteps' step errors too)."""
     if status is not None:
         for detail in status.details:
             info = error_details_pb2.ErrorInfo()

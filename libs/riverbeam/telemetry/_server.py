@@ -28,7 +28,7 @@ from riverbeam.telemetry._rpc import (
 from riverbeam.telemetry._setup import current_tracer, resolve_tracer
 from riverbeam.telemetry._span import active_span, error_type
 
-__all__ = ["TracingServerInterceptor", "tracing_server_interceptors"]
+__all__ = ["TracingServerInterceptor", "record_server_failure", "tracing_server_interceptors"]
 
 _ServicerContext = grpc.aio.ServicerContext[Any, Any]
 
@@ -101,7 +101,7 @@ class _ServerCall:
             try:
                 yield span
             except BaseException as exc:
-                _record_failure(span, exc, context)
+                record_server_failure(span, exc, context)
                 raise
             record_status(span, context.code() or grpc.StatusCode.OK, server=True)
 
@@ -125,13 +125,14 @@ class _ServerCall:
         return unary_stream
 
 
-def _record_failure(span: Span, exc: BaseException, context: _ServicerContext) -> None:
-    """Record what the caller will see, as ErrorInterceptor is about to map it."""
+def record_server_failure(span: Span, exc: BaseException, context: _ServicerContext | None) -> None:
+    """Record what the caller will see, as ErrorInterceptor is about to map it (`context`:
+    the call's, to read an abort's status from; None where nothing can abort)."""
     if isinstance(exc, RiverbeamError):
         record_status(span, exc.grpc_status, server=True, bem=exc.bem, details=exc.message)
         if is_server_fault(exc.grpc_status):
             span.record_exception(exc)
-    elif isinstance(exc, AbortError):
+    elif isinstance(exc, AbortError) and context is not None:
         # The servicer aborted by itself (e.g. riverbeam.server.abort_with): read the status.
         code = context.code() or grpc.StatusCode.UNKNOWN
         bem = bem_from_trailers(context.trailing_metadata())
