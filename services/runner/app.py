@@ -40,7 +40,7 @@ SERVICE_NAME = "riverbeam.v1.RunnerService"
 async def build(settings: RunnerSettings) -> AsyncIterator[ServiceApp]:
     store: BeamStore
     if settings.store_url:
-        store = StoreClient(settings.store_url)
+        store = StoreClient(settings.store_url, step_lanes=settings.store_step_lanes)
     else:  # a runner without a store service: the in-memory store, loaded only then
         from riverbeam.store._memory import InMemoryStore
 

@@ -30,6 +30,7 @@ def binding(store: BeamStore) -> ServiceBinding:
     return ServiceBinding(
         SERVICE_NAME,
         lambda server: pb_grpc.add_StoreServiceServicer_to_server(servicer, server),  # type: ignore[no-untyped-call]
+        stopping=servicer.stopping,
     )
 
 

@@ -17,6 +17,7 @@ from riverbeam.store import (
 )
 from riverbeam.store._finish_reply import finish_response
 from riverbeam.store._lending import records_lent
+from riverbeam.store._step_serving import StepServing
 from riverbeam.types import (
     ActionResponseEnvelope,
     AgentResult,
@@ -53,6 +54,16 @@ def _epoch(request: Any) -> int | None:
 class StoreServicer(pb_grpc.StoreServiceServicer):
     def __init__(self, store: BeamStore) -> None:
         self._store = store
+        self._steps = StepServing(
+            {
+                "begin_run": lambda request: self.BeginRun(request, None),
+                "finish_run": lambda request: self.FinishRun(request, None),
+            }
+        )
+
+    def stopping(self) -> None:
+        """The server is stopping: RunSteps streams answer what they read and end."""
+        self._steps.drain()
 
     # ---- reads ---------------------------------------------------------------------------------
     async def FetchSession(
@@ -183,6 +194,9 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
     async def FinishRun(self, request: pb.FinishRunRequest, context: Any) -> pb.FinishRunResponse:
         with records_lent(given=True):
             return await self._finish_run(request)
+
+    async def RunSteps(self, request_iterator: Any, context: Any) -> None:
+        await self._steps.serve(context)
 
     async def _finish_run(self, request: pb.FinishRunRequest) -> pb.FinishRunResponse:
         interaction_status = None

@@ -131,6 +131,9 @@ class RunnerSettings(CommonSettings):
     # How long a run's finish step is retried while the store is unreachable (the run keeps
     # its lease meanwhile); after that the run is left to the reaper (BEM-036).
     finish_retry_s: float = Field(default=60.0, ge=0)
+    # begin-run and finish-run steps travel on this many long-lived RunSteps streams to the
+    # store (steps queued meanwhile share a message); 0: one unary call per step.
+    store_step_lanes: int = Field(default=2, ge=0, le=16)
     # The frames stream's size bound in bytes (oldest frames go first), besides its max age.
     stream_max_bytes: int | None = Field(default=1024**3, gt=0)
     # The agent layer's deployment defaults: JSON text, or the path of a JSON/YAML file

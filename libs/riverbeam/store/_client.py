@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import grpc
 from google.protobuf import duration_pb2, json_format, struct_pb2, timestamp_pb2
 
-from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.server import error_from_rpc, open_channel
 from riverbeam.store import _checks
 from riverbeam.store._begin_reply import RepliedBeginRun, begin_reply, human_seq
@@ -25,6 +24,7 @@ from riverbeam.store._client_ledger import LedgerClient
 from riverbeam.store._finish_reply import finish_request, finished_run
 from riverbeam.store._history_cache import MessageCache
 from riverbeam.store._session_history import HeldWindow, SessionHistory
+from riverbeam.store._step_lanes import StepLanes, store_error
 from riverbeam.store._types import (
     BeginRunResult,
     FinishStatus,
@@ -64,9 +64,6 @@ __all__ = ["StoreClient"]
 
 _Resp = TypeVar("_Resp")
 
-# Statuses a transport failure (no Riverbeam ErrorInfo) can carry: the store is unreachable.
-_TRANSPORT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
-
 
 def _struct(value: dict[str, Any] | None) -> struct_pb2.Struct | None:
     if value is None:
@@ -82,10 +79,6 @@ def _value(value: Any) -> struct_pb2.Value | None:
     return json_format.ParseDict(value, struct_pb2.Value())
 
 
-def _token(token: str) -> str | None:
-    return token or None
-
-
 def _copies(messages: Sequence[Message]) -> list[Message]:
     return [deep_copy(m) for m in messages]
 
@@ -96,6 +89,7 @@ class StoreClient(LedgerClient, ChildRunsClient):
     `StoreClient("store:50054")` opens (and on aclose, closes) its own channel; pass a
     grpc.aio.Channel to share one. Errors come back as the RiverbeamError the service raised;
     an unreachable service is BEM-120.
+    With `step_lanes` > 0, begin_run and finish_run go on RunSteps streams (_step_lanes.py).
     """
 
     def __init__(
@@ -104,6 +98,7 @@ class StoreClient(LedgerClient, ChildRunsClient):
         *,
         timeout_s: float | None = 30.0,
         wait_for_ready: bool = False,
+        step_lanes: int = 0,
     ) -> None:
         if isinstance(target, str):
             self._channel = open_channel(target, round_robin=True)
@@ -117,6 +112,12 @@ class StoreClient(LedgerClient, ChildRunsClient):
         self._closed = False
         self._history = MessageCache()
         self._sessions = SessionHistory()
+        self._steps = StepLanes(
+            self._channel,
+            lanes=step_lanes,
+            wait_for_ready=wait_for_ready,
+            unary=lambda kind, request: self._call(getattr(self._stub, kind), request),
+        )
 
     async def __aenter__(self) -> StoreClient:
         return self
@@ -128,6 +129,7 @@ class StoreClient(LedgerClient, ChildRunsClient):
         if self._closed:
             return
         self._closed = True
+        await self._steps.aclose()
         if self._owns_channel:
             await self._channel.close(None)
 
@@ -137,10 +139,7 @@ class StoreClient(LedgerClient, ChildRunsClient):
                 request, timeout=self._timeout_s, wait_for_ready=self._wait_for_ready
             )
         except grpc.RpcError as exc:
-            err = error_from_rpc(exc, service="store")
-            if err.transport and exc.code() in _TRANSPORT:
-                err = RiverbeamError(ErrorCode.STORE_UNAVAILABLE, err.message, **err.details)
-            raise err from None
+            raise store_error(error_from_rpc(exc, service="store"), exc.code()) from None
 
     # ---- reads ---------------------------------------------------------------------------------
     async def get_session(self, *, session_id: str) -> Session:
@@ -193,7 +192,7 @@ class StoreClient(LedgerClient, ChildRunsClient):
             session_id=session_id, page_size=page_size, page_token=page_token or ""
         )
         resp = await self._call(self._stub.FetchMessages, request)
-        return [Message.from_proto(m) for m in resp.messages], _token(resp.next_page_token)
+        return [Message.from_proto(m) for m in resp.messages], (resp.next_page_token or None)
 
     async def list_pending_actions(
         self,
@@ -207,7 +206,7 @@ class StoreClient(LedgerClient, ChildRunsClient):
             session_id=session_id, user_id=user_id, page_size=page_size, page_token=page_token or ""
         )
         resp = await self._call(self._stub.FetchPendingActions, request)
-        return [Action.from_proto(a) for a in resp.actions], _token(resp.next_page_token)
+        return [Action.from_proto(a) for a in resp.actions], (resp.next_page_token or None)
 
     # ---- pipeline steps ------------------------------------------------------------------------
     async def begin_run(
@@ -279,7 +278,7 @@ class StoreClient(LedgerClient, ChildRunsClient):
         elif held is not None and held.message_id is not None:
             request.history_after = held.seq
             request.history_after_id = held.message_id
-        resp = await self._call(self._stub.BeginRun, request)
+        resp = await self._steps.run("BeginRun", request, self._timeout_s)
         lent = lend_history and not own
         parts = begin_reply(resp, lent=lent)
         if own:
@@ -367,7 +366,7 @@ class StoreClient(LedgerClient, ChildRunsClient):
             action_ttl_s=action_ttl_s,
             tool_executions=tool_executions,
         )
-        resp = await self._call(self._stub.FinishRun, request)
+        resp = await self._steps.run("FinishRun", request, self._timeout_s)
         return finished_run(resp, result=result, token_usage=token_usage)
 
     async def finish_run_unread(self, **step: Any) -> pb.FinishRunRequest | None:
@@ -378,7 +377,7 @@ class StoreClient(LedgerClient, ChildRunsClient):
             await self.finish_run(**step)  # replaced or overridden: every finish goes through it
             return None
         request = finish_request(**step)
-        await self._call(self._stub.FinishRun, request)
+        await self._steps.run("FinishRun", request, self._timeout_s)
         return request
 
     async def record_action_outcome(

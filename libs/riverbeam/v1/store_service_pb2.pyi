@@ -294,6 +294,63 @@ class FinishRunResponse(_message.Message):
     as_sent: bool
     def __init__(self, run: _Optional[_Union[_records_pb2.Run, _Mapping]] = ..., as_sent: _Optional[bool] = ...) -> None: ...
 
+class RunStep(_message.Message):
+    __slots__ = ("step_id", "begin_run", "finish_run", "timeout_s", "trace_context")
+    class TraceContextEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    STEP_ID_FIELD_NUMBER: _ClassVar[int]
+    BEGIN_RUN_FIELD_NUMBER: _ClassVar[int]
+    FINISH_RUN_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUT_S_FIELD_NUMBER: _ClassVar[int]
+    TRACE_CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    step_id: int
+    begin_run: BeginRunRequest
+    finish_run: FinishRunRequest
+    timeout_s: float
+    trace_context: _containers.ScalarMap[str, str]
+    def __init__(self, step_id: _Optional[int] = ..., begin_run: _Optional[_Union[BeginRunRequest, _Mapping]] = ..., finish_run: _Optional[_Union[FinishRunRequest, _Mapping]] = ..., timeout_s: _Optional[float] = ..., trace_context: _Optional[_Mapping[str, str]] = ...) -> None: ...
+
+class RunStepsRequest(_message.Message):
+    __slots__ = ("steps",)
+    STEPS_FIELD_NUMBER: _ClassVar[int]
+    steps: _containers.RepeatedCompositeFieldContainer[RunStep]
+    def __init__(self, steps: _Optional[_Iterable[_Union[RunStep, _Mapping]]] = ...) -> None: ...
+
+class RunStepError(_message.Message):
+    __slots__ = ("code", "message", "status_details")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_DETAILS_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    message: str
+    status_details: bytes
+    def __init__(self, code: _Optional[int] = ..., message: _Optional[str] = ..., status_details: _Optional[bytes] = ...) -> None: ...
+
+class RunStepResult(_message.Message):
+    __slots__ = ("step_id", "begin_run", "finish_run", "error")
+    STEP_ID_FIELD_NUMBER: _ClassVar[int]
+    BEGIN_RUN_FIELD_NUMBER: _ClassVar[int]
+    FINISH_RUN_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    step_id: int
+    begin_run: BeginRunResponse
+    finish_run: FinishRunResponse
+    error: RunStepError
+    def __init__(self, step_id: _Optional[int] = ..., begin_run: _Optional[_Union[BeginRunResponse, _Mapping]] = ..., finish_run: _Optional[_Union[FinishRunResponse, _Mapping]] = ..., error: _Optional[_Union[RunStepError, _Mapping]] = ...) -> None: ...
+
+class RunStepsResponse(_message.Message):
+    __slots__ = ("results", "drained_after")
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    DRAINED_AFTER_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.RepeatedCompositeFieldContainer[RunStepResult]
+    drained_after: int
+    def __init__(self, results: _Optional[_Iterable[_Union[RunStepResult, _Mapping]]] = ..., drained_after: _Optional[int] = ...) -> None: ...
+
 class RecordActionOutcomeRequest(_message.Message):
     __slots__ = ("action_id", "outcome", "result", "error", "run_id", "lease_epoch")
     ACTION_ID_FIELD_NUMBER: _ClassVar[int]

@@ -85,6 +85,11 @@ class StoreServiceStub:
                 request_serializer=riverbeam_dot_v1_dot_store__service__pb2.FinishRunRequest.SerializeToString,
                 response_deserializer=riverbeam_dot_v1_dot_store__service__pb2.FinishRunResponse.FromString,
                 _registered_method=True)
+        self.RunSteps = channel.stream_stream(
+                '/riverbeam.v1.StoreService/RunSteps',
+                request_serializer=riverbeam_dot_v1_dot_store__service__pb2.RunStepsRequest.SerializeToString,
+                response_deserializer=riverbeam_dot_v1_dot_store__service__pb2.RunStepsResponse.FromString,
+                _registered_method=True)
         self.RecordActionOutcome = channel.unary_unary(
                 '/riverbeam.v1.StoreService/RecordActionOutcome',
                 request_serializer=riverbeam_dot_v1_dot_store__service__pb2.RecordActionOutcomeRequest.SerializeToString,
@@ -240,6 +245,18 @@ class StoreServiceServicer:
     def FinishRun(self, request, context):
         """Close a run held under a lease: messages, pending actions, run and interaction status,
         session touch. One transaction; ABORTED (BEM-121) when the run is no longer held.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RunSteps(self, request_iterator, context):
+        """BeginRun and FinishRun over one long-lived stream, for a runner that makes many: each
+        request message carries the steps queued since the last one, each response message the
+        results finished since the last one, matched by step_id. Every step is the unary RPC's own
+        step (one transaction, the same checks and errors); only the transport is shared. A
+        server that is stopping ends the stream with `drained_after`: the steps above it were not
+        read, and are not carried out.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -421,6 +438,11 @@ def add_StoreServiceServicer_to_server(servicer, server):
                     servicer.FinishRun,
                     request_deserializer=riverbeam_dot_v1_dot_store__service__pb2.FinishRunRequest.FromString,
                     response_serializer=riverbeam_dot_v1_dot_store__service__pb2.FinishRunResponse.SerializeToString,
+            ),
+            'RunSteps': grpc.stream_stream_rpc_method_handler(
+                    servicer.RunSteps,
+                    request_deserializer=riverbeam_dot_v1_dot_store__service__pb2.RunStepsRequest.FromString,
+                    response_serializer=riverbeam_dot_v1_dot_store__service__pb2.RunStepsResponse.SerializeToString,
             ),
             'RecordActionOutcome': grpc.unary_unary_rpc_method_handler(
                     servicer.RecordActionOutcome,
@@ -778,6 +800,33 @@ class StoreService:
             '/riverbeam.v1.StoreService/FinishRun',
             riverbeam_dot_v1_dot_store__service__pb2.FinishRunRequest.SerializeToString,
             riverbeam_dot_v1_dot_store__service__pb2.FinishRunResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RunSteps(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/riverbeam.v1.StoreService/RunSteps',
+            riverbeam_dot_v1_dot_store__service__pb2.RunStepsRequest.SerializeToString,
+            riverbeam_dot_v1_dot_store__service__pb2.RunStepsResponse.FromString,
             options,
             channel_credentials,
             insecure,

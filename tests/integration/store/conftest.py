@@ -2,7 +2,9 @@
 
 - memory:   InMemoryStore
 - postgres: PgBeamStore on a fresh schema (dropped afterwards)
-- grpc:     StoreClient -> store service (in-process gRPC server on 127.0.0.1:0) -> PgBeamStore
+- grpc:     StoreClient -> store service (in-process gRPC server on 127.0.0.1:0) -> PgBeamStore,
+            its begin and finish steps on RunSteps step lanes (as a runner sends them)
+- grpc_unary: the same with every step a unary BeginRun / FinishRun call
 
 The session `pg_url` fixture (tests/conftest.py) fails in CI without PostgreSQL and skips
 elsewhere; each test gets its own schema, so tests never see each other's rows.
@@ -71,6 +73,7 @@ async def pg_store(make_pg_store: PgStoreFactory) -> PgBeamStore:
         "memory",
         pytest.param("postgres", marks=pytest.mark.postgres),
         pytest.param("grpc", marks=pytest.mark.postgres),
+        pytest.param("grpc_unary", marks=pytest.mark.postgres),
     ]
 )
 def store_kind(request: pytest.FixtureRequest) -> str:
@@ -85,10 +88,12 @@ async def memory_store() -> AsyncIterator[InMemoryStore]:
 
 
 @pytest.fixture
-async def grpc_store(pg_store: PgBeamStore) -> AsyncIterator[StoreClient]:
-    """A StoreClient of a store service serving pg_store, in this process."""
+async def grpc_store(pg_store: PgBeamStore, store_kind: str) -> AsyncIterator[StoreClient]:
+    """A StoreClient of a store service serving pg_store, in this process: on step lanes, or
+    with unary steps for the kind grpc_unary."""
+    lanes = 0 if store_kind == "grpc_unary" else 2
     async with GrpcServer([binding(pg_store)], listen="127.0.0.1:0", grace_s=1.0) as server:
-        client = StoreClient(f"127.0.0.1:{server.port}", timeout_s=30.0)
+        client = StoreClient(f"127.0.0.1:{server.port}", timeout_s=30.0, step_lanes=lanes)
         try:
             yield client
         finally:
@@ -98,7 +103,8 @@ async def grpc_store(pg_store: PgBeamStore) -> AsyncIterator[StoreClient]:
 @pytest.fixture
 def store(store_kind: str, request: pytest.FixtureRequest) -> BeamStore:
     """The implementation under test; the conformance suite runs once per kind."""
-    name = {"memory": "memory_store", "postgres": "pg_store", "grpc": "grpc_store"}[store_kind]
+    names = {"memory": "memory_store", "postgres": "pg_store", "grpc": "grpc_store"}
+    name = names.get(store_kind, "grpc_store")
     chosen: BeamStore = request.getfixturevalue(name)
     return chosen
 
