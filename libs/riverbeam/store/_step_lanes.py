@@ -21,8 +21,8 @@ as the same RiverbeamError.
   RunSteps (an older version) answers UNIMPLEMENTED: its steps, and every later one, go as
   unary calls.
 - A stream that fails fails its unanswered steps with BEM-120, as a failed unary call does.
-- A step larger than `MAX_STEP_BYTES` goes as a unary call, so that a batch stays far below
-  the message size limit.
+- A step larger than `MAX_STEP_BYTES` goes as a unary call, and a message holds steps of
+  at most `MAX_BATCH_BYTES` together, so that every message stays far below the size limit.
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ SERVICE = "riverbeam.v1.StoreService"
 METHOD = f"/{SERVICE}/RunSteps"
 ROTATE_S = 20.0
 MAX_STEP_BYTES = 1024 * 1024
+MAX_BATCH_BYTES = 4 * 1024 * 1024
 # Statuses a transport failure (no Riverbeam ErrorInfo) can carry: the store is unreachable.
 _TRANSPORT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 _CODES = {code.value[0]: code for code in grpc.StatusCode}
@@ -90,7 +91,9 @@ class _Stream:
         self._call: Any = method(None, wait_for_ready=wait_for_ready)
         self.opened = time.monotonic()
         self._ids = itertools.count(1)
-        self._batch = pb.RunStepsRequest()
+        # Messages to write, in order; steps are added to the last while it has room.
+        self._batches: list[pb.RunStepsRequest] = []
+        self._room = 0
         self._waiting: dict[int, asyncio.Future[pb.RunStepResult]] = {}
         self._wake = asyncio.Event()
         self._retired = False
@@ -104,10 +107,20 @@ class _Stream:
         return not (self.ended or self._retired or self._drained_after is not None)
 
     def submit(
-        self, kind: StepKind, request: Any, timeout_s: float | None, trace_context: dict[str, str]
+        self,
+        kind: StepKind,
+        request: Any,
+        size: int,
+        timeout_s: float | None,
+        trace_context: dict[str, str],
     ) -> int:
+        """Queue a step (`size`: its request's ByteSize); returns its step id."""
         step_id = next(self._ids)
-        step = self._batch.steps.add(step_id=step_id, timeout_s=timeout_s or 0.0)
+        if not self._batches or size > self._room:
+            self._batches.append(pb.RunStepsRequest())
+            self._room = MAX_BATCH_BYTES
+        self._room -= size
+        step = self._batches[-1].steps.add(step_id=step_id, timeout_s=timeout_s or 0.0)
         getattr(step, _FIELDS[kind]).CopyFrom(request)
         if trace_context:
             step.trace_context.update(trace_context)
@@ -134,9 +147,10 @@ class _Stream:
             while True:
                 await self._wake.wait()
                 self._wake.clear()
-                if self._batch.steps:
-                    batch, self._batch = self._batch, pb.RunStepsRequest()
-                    await self._call.write(batch)
+                if self._batches:
+                    batches, self._batches = self._batches, []
+                    for batch in batches:
+                        await self._call.write(batch)
                 elif self._retired and not self._waiting:
                     await self._call.done_writing()
                     return
@@ -235,17 +249,25 @@ class StepLanes:
 
     async def run(self, kind: StepKind, request: Any, timeout_s: float | None) -> Any:
         """The step's response message, or the RiverbeamError it ended with."""
-        if self._unsupported or self._closed or request.ByteSize() > MAX_STEP_BYTES:
+        if self._unsupported or self._closed:
+            return await self.unary(kind, request)
+        size = request.ByteSize()
+        if size > MAX_STEP_BYTES:
             return await self.unary(kind, request)
         trace_context: dict[str, str] = {}
         with client_step_span(SERVICE, kind, trace_context):
-            return await self._on_stream(kind, request, timeout_s, trace_context)
+            return await self._on_stream(kind, request, size, timeout_s, trace_context)
 
     async def _on_stream(
-        self, kind: StepKind, request: Any, timeout_s: float | None, trace_context: dict[str, str]
+        self,
+        kind: StepKind,
+        request: Any,
+        size: int,
+        timeout_s: float | None,
+        trace_context: dict[str, str],
     ) -> Any:
         stream = self._stream()
-        step_id = stream.submit(kind, request, timeout_s, trace_context)
+        step_id = stream.submit(kind, request, size, timeout_s, trace_context)
         try:
             async with asyncio.timeout(timeout_s):
                 result = await stream.result(step_id)

@@ -4,7 +4,8 @@ A step runs as a task of its own, concurrently with the stream's other steps, th
 same servicer method as the unary BeginRun or FinishRun (one transaction, the same checks);
 its error becomes the status a unary call would have ended with (RunStepError), and it is
 counted in the same RPC metrics under the unary method's name. Results are written as they
-finish, every result finished while the previous write was in flight in one message.
+finish: those finished while the previous write was in flight share a message, up to
+`MAX_BATCH_BYTES` of them (a larger result goes alone, as large as its unary reply).
 
 The stream ends when the caller has sent its last step and every step is answered; a
 cancelled stream cancels its steps, as a cancelled unary call cancels its handler. `drain()`
@@ -35,6 +36,8 @@ StepHandler = Callable[[Any], Awaitable[Any]]
 _SERVICE = "riverbeam.v1.StoreService"
 _METHODS = {"begin_run": "BeginRun", "finish_run": "FinishRun"}
 _DEADLINE = grpc.StatusCode.DEADLINE_EXCEEDED.value[0]
+# Results of at most this many bytes share a message (a larger one goes alone).
+MAX_BATCH_BYTES = 4 * 1024 * 1024
 _EOF: Any = grpc.aio.EOF  # type: ignore[attr-defined]  # (not in grpc's stubs)
 
 
@@ -113,7 +116,9 @@ class _StepStream:
         self._serving = serving
         self._context = context
         self.wake = asyncio.Event()
-        self._results = pb.RunStepsResponse()
+        # Messages to write, in order; results are added to the last while it has room.
+        self._outbox: list[pb.RunStepsResponse] = []
+        self._room = 0
         self._running: set[asyncio.Task[None]] = set()
         self._last_read = 0
         self._caller_done = False
@@ -127,13 +132,12 @@ class _StepStream:
                 stopping = self._serving.draining or self._caller_done
                 if stopping and not self._running:
                     break
-                if self._results.results:
-                    await self._flush()
-            final, self._results = self._results, pb.RunStepsResponse()
+                await self._flush()
             if self._serving.draining and not self._caller_done:
-                final.drained_after = self._last_read
-            if final.results or final.HasField("drained_after"):
-                await self._context.write(final)
+                if not self._outbox:
+                    self._outbox.append(pb.RunStepsResponse())
+                self._outbox[-1].drained_after = self._last_read
+            await self._flush()
         finally:
             reader.cancel()
             for task in self._running:
@@ -141,8 +145,9 @@ class _StepStream:
             await asyncio.gather(reader, *self._running, return_exceptions=True)
 
     async def _flush(self) -> None:
-        out, self._results = self._results, pb.RunStepsResponse()
-        await self._context.write(out)
+        outbox, self._outbox = self._outbox, []
+        for message in outbox:
+            await self._context.write(message)
 
     async def _read(self) -> None:
         try:
@@ -166,5 +171,10 @@ class _StepStream:
         finally:
             self._running.discard(asyncio.current_task())
         # Added only now: a result in the message being filled is written with it.
-        getattr(self._results.results.add(step_id=step.step_id), field).CopyFrom(message)
+        size = message.ByteSize()
+        if not self._outbox or size > self._room:
+            self._outbox.append(pb.RunStepsResponse())
+            self._room = MAX_BATCH_BYTES
+        self._room -= size
+        getattr(self._outbox[-1].results.add(step_id=step.step_id), field).CopyFrom(message)
         self.wake.set()

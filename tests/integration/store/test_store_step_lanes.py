@@ -38,7 +38,12 @@ class _Counting:
         if isinstance(message, pb.RunStepsRequest):
             self._seen.messages += 1
             self._seen.steps += len(message.steps)
+            self._seen.largest_read = max(self._seen.largest_read, message.ByteSize())
         return message
+
+    async def write(self, message: pb.RunStepsResponse) -> None:
+        self._seen.results_per_write.append(len(message.results))
+        await self._inner.write(message)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
@@ -50,6 +55,8 @@ class _Seen:
     steps: int = 0
     unary: dict[str, int] = field(default_factory=lambda: {"BeginRun": 0, "FinishRun": 0})
     streams: int = 0
+    largest_read: int = 0
+    results_per_write: list[int] = field(default_factory=list)
 
 
 class _Servicer(StoreServicer):
@@ -294,3 +301,27 @@ async def test_a_step_in_flight_when_the_client_closes_is_not_sent_again(
     assert info.value.code is ErrorCode.STORE_UNAVAILABLE
     assert served.seen.unary == {"BeginRun": 0, "FinishRun": 0}  # its outcome is unknown
     served.servicer.release.set()
+
+
+async def test_queued_steps_and_results_share_messages_only_up_to_a_size(
+    served: _Served, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from riverbeam.store import _step_serving as serving_module
+
+    text = "y" * 2_000
+    monkeypatch.setattr(lanes_module, "MAX_BATCH_BYTES", 5_000)
+    monkeypatch.setattr(serving_module, "MAX_BATCH_BYTES", 5_000)
+    store_client = StoreClient(served.server.address, timeout_s=10.0, step_lanes=1)
+    try:
+        begun = await asyncio.gather(
+            *(begin(store_client, human_content=[ContentPart.of_text(text)]) for _ in range(24))
+        )
+    finally:
+        await store_client.aclose()
+    assert len({b.run.run_id for b in begun}) == 24 and served.seen.steps == 24
+    # At most two 2 kB steps fit a 5 kB message: more messages than a batch of 24 would need,
+    # and none much over the bound (its steps' own framing aside).
+    assert served.seen.messages >= 12 and served.seen.largest_read < 5_000 + 200
+    # Each begin's reply holds the 2 kB human message: two at most share a message.
+    assert sum(served.seen.results_per_write) == 24
+    assert max(served.seen.results_per_write) <= 2
