@@ -146,6 +146,10 @@ class _Stream:
         try:
             while True:
                 await self._wake.wait()
+                # One turn of the loop first: steps other tasks make in this turn join the
+                # message (32 clients' pairs to a store process: 404 -> 294 us a pair in the
+                # store, 340 -> 231 in the client); a turn of an idle loop is microseconds.
+                await asyncio.sleep(0)
                 self._wake.clear()
                 if self._batches:
                     batches, self._batches = self._batches, []

@@ -128,6 +128,7 @@ class _StepStream:
         try:
             while True:
                 await self.wake.wait()
+                await asyncio.sleep(0)  # results finished in this turn join the message
                 self.wake.clear()
                 stopping = self._serving.draining or self._caller_done
                 if stopping and not self._running:
