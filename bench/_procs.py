@@ -29,6 +29,7 @@ __all__ = [
     "StackSpec",
     "cpu_seconds",
     "rss_bytes",
+    "served_process",
     "tagged_dsn",
 ]
 
@@ -80,52 +81,69 @@ class StackSpec:
         return {"name": self.name, "router": self.router, "pids": self.pids, "pg_tag": self.pg_tag}
 
 
-class EchoProcess:
-    """`python -m bench._procs echo` as a child: a plain grpc.aio echo server, its own process."""
-
-    def __init__(self, workdir: Path, env: Mapping[str, str] | None = None) -> None:
-        self._ready = workdir / f"echo-{uuid.uuid4().hex[:8]}.ready"
-        self._env = dict(env) if env is not None else None
-        self._proc: asyncio.subprocess.Process | None = None
-        self.address = ""
-
-    @property
-    def pid(self) -> int:
-        assert self._proc is not None
-        return self._proc.pid
-
-    async def __aenter__(self) -> EchoProcess:
-        self._proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "bench._procs",
-            "echo",
-            "--ready-file",
-            str(self._ready),
-            stdin=asyncio.subprocess.DEVNULL,
-            env=self._env,
-        )
-        async with asyncio.timeout(60):
-            while not self.address:
-                if self._proc.returncode is not None:
-                    raise RuntimeError("the echo server exited before it was ready")
+@contextlib.asynccontextmanager
+async def served_process(
+    args: list[str],
+    *,
+    ready: Path,
+    what: str,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    timeout_s: float = 60.0,
+) -> AsyncIterator[tuple[str, int]]:
+    """`python <args>` as a child that writes its `host:port` to `ready` once it serves:
+    (that address, its pid); stopped with SIGTERM on exit (killed after 10 s)."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *args,
+        cwd=None if cwd is None else str(cwd),
+        env=None if env is None else dict(env),
+        stdin=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        address = ""
+        async with asyncio.timeout(timeout_s):
+            while not address:
+                if proc.returncode is not None:
+                    raise RuntimeError(f"the {what} exited before it was ready")
                 with contextlib.suppress(OSError):
-                    text = self._ready.read_text().strip()
-                    if text.endswith(tuple("0123456789")) and ":" in text:
-                        self.address = text
+                    text = (await asyncio.to_thread(ready.read_text)).strip()
+                    if ":" in text and text[-1:].isdigit():
+                        address = text
                 await asyncio.sleep(0.05)
-        return self
-
-    async def __aexit__(self, *_: object) -> None:
-        proc = self._proc
-        if proc is not None and proc.returncode is None:
+        yield address, proc.pid
+    finally:
+        if proc.returncode is None:
             proc.send_signal(signal.SIGTERM)
             try:
                 await asyncio.wait_for(proc.wait(), 10)
             except TimeoutError:
                 proc.kill()
                 await proc.wait()
-        self._ready.unlink(missing_ok=True)
+        await asyncio.to_thread(ready.unlink, missing_ok=True)
+
+
+class EchoProcess:
+    """`python -m bench._procs echo` as a child: a plain grpc.aio echo server, its own process."""
+
+    def __init__(self, workdir: Path, env: Mapping[str, str] | None = None) -> None:
+        ready = workdir / f"echo-{uuid.uuid4().hex[:8]}.ready"
+        args = ["-m", "bench._procs", "echo", "--ready-file", str(ready)]
+        self._served = served_process(args, ready=ready, what="echo server", env=env)
+        self.address = ""
+        self._pid = 0
+
+    @property
+    def pid(self) -> int:
+        assert self._pid
+        return self._pid
+
+    async def __aenter__(self) -> EchoProcess:
+        self.address, self._pid = await self._served.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self._served.__aexit__(*exc)
 
 
 def _write_ready(path: str, address: str) -> None:

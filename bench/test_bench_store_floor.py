@@ -21,9 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import signal
 import statistics
-import sys
 import tempfile
 import time
 import uuid
@@ -34,7 +32,7 @@ import asyncpg
 import pytest
 
 from bench._kit import emit_table, fmt_duration, scaled
-from bench._procs import cpu_seconds, rss_bytes, tagged_dsn
+from bench._procs import cpu_seconds, rss_bytes, served_process, tagged_dsn
 from bench.test_bench_postgres import step_pair
 from bench.test_bench_stack import ROOT, _compile, _env
 from riverbeam.store import StoreClient
@@ -62,30 +60,13 @@ async def _server(kind: str, workdir: Path, pg_url: str) -> AsyncIterator[tuple[
             env["RIVERBEAM_DATABASE_URL"] = tagged_dsn(pg_url, tag)
             env["RIVERBEAM_DB_SCHEMA"] = tag
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # the bytecode compiled first, as deployed
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, *args, cwd=str(ROOT), env=env, stdin=asyncio.subprocess.DEVNULL
+    served = served_process(
+        args, ready=ready, what=f"{kind} store server", env=env, cwd=ROOT, timeout_s=120
     )
     try:
-        address = ""
-        async with asyncio.timeout(120):
-            while not address:
-                if proc.returncode is not None:
-                    raise RuntimeError(f"the {kind} store server exited before it was ready")
-                with contextlib.suppress(OSError):
-                    text = ready.read_text().strip()
-                    if ":" in text and text[-1].isdigit():
-                        address = text
-                await asyncio.sleep(0.05)
-        yield address, proc.pid, tag
+        async with served as (address, pid):
+            yield address, pid, tag
     finally:
-        if proc.returncode is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(proc.wait(), 15)
-            except TimeoutError:
-                proc.kill()
-                await proc.wait()
-        ready.unlink(missing_ok=True)
         if tag:
             conn = await asyncpg.connect(pg_url)
             try:

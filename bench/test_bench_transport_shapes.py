@@ -18,22 +18,18 @@ step at c1, steps/s and steps per message at c32. No assertion on any time.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
-import signal
 import statistics
-import sys
 import tempfile
 import time
-import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import grpc
 import pytest
 
 from bench._kit import emit_table, fmt_duration, scaled
-from bench._procs import cpu_seconds
+from bench._procs import cpu_seconds, served_process
 from bench._transport_shapes import SERVICE, begin_request, frame, unframe
 from bench.test_bench_stack import ROOT, _env
 
@@ -43,39 +39,6 @@ SHAPES = ("unary", "stream", "batch")
 IN_FLIGHT = 32
 
 Step = Callable[[bytes], Awaitable[bytes]]
-
-
-@contextlib.asynccontextmanager
-async def _server(workdir: Path) -> AsyncIterator[tuple[str, int]]:
-    ready = workdir / f"shapes-{uuid.uuid4().hex[:8]}.ready"
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bench._transport_shapes",
-        "--ready-file",
-        str(ready),
-        cwd=str(ROOT),
-        env=_env(),
-        stdin=asyncio.subprocess.DEVNULL,
-    )
-    try:
-        address = ""
-        async with asyncio.timeout(60):
-            while not address:
-                if proc.returncode is not None:
-                    raise RuntimeError("the transport-shapes server exited before it was ready")
-                with contextlib.suppress(OSError):
-                    address = ready.read_text().strip()
-                await asyncio.sleep(0.05)
-        yield address, proc.pid
-    finally:
-        if proc.returncode is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(proc.wait(), 10)
-            except TimeoutError:
-                proc.kill()
-                await proc.wait()
 
 
 class _Multiplexed:
@@ -190,7 +153,12 @@ async def test_bench_transport_shapes() -> None:
     steps, c1 = scaled(8000, minimum=IN_FLIGHT * 4), scaled(300, minimum=10)
     samples: dict[str, list[dict[str, float]]] = {s: [] for s in SHAPES}
     with tempfile.TemporaryDirectory(prefix="rbshapes-") as tmp:
-        async with _server(Path(tmp)) as (address, pid):
+        ready = Path(tmp) / "shapes.ready"
+        args = ["-m", "bench._transport_shapes", "--ready-file", str(ready)]
+        served = served_process(
+            args, ready=ready, what="transport-shapes server", env=_env(), cwd=ROOT
+        )
+        async with served as (address, pid):
             for _ in range(rounds):
                 for shape in SHAPES:
                     samples[shape].append(await _measure(shape, address, pid, steps, c1))

@@ -260,37 +260,27 @@ class StepLanes:
             return await self.unary(kind, request)
         trace_context: dict[str, str] = {}
         with client_step_span(SERVICE, kind, trace_context):
-            return await self._on_stream(kind, request, size, timeout_s, trace_context)
-
-    async def _on_stream(
-        self,
-        kind: StepKind,
-        request: Any,
-        size: int,
-        timeout_s: float | None,
-        trace_context: dict[str, str],
-    ) -> Any:
-        stream = self._stream()
-        step_id = stream.submit(kind, request, size, timeout_s, trace_context)
-        try:
-            async with asyncio.timeout(timeout_s):
-                result = await stream.result(step_id)
-        except _NotCarried:
-            if stream.unimplemented:
-                self._unsupported = True
-            return await self.unary(kind, request)
-        except TimeoutError:
-            raise _deadline_passed() from None
-        finally:
-            stream.forget(step_id)
-        outcome, field = result.WhichOneof("outcome"), _FIELDS[kind]
-        if outcome == "error":
-            raise _step_error(result.error)
-        if outcome != field:
-            raise RiverbeamError(
-                ErrorCode.INTERNAL, f"store answered a {kind} step with {outcome}", step=kind
-            )
-        return getattr(result, field)
+            stream = self._stream()
+            step_id = stream.submit(kind, request, size, timeout_s, trace_context)
+            try:
+                async with asyncio.timeout(timeout_s):
+                    result = await stream.result(step_id)
+            except _NotCarried:
+                if stream.unimplemented:
+                    self._unsupported = True
+                return await self.unary(kind, request)
+            except TimeoutError:
+                raise _deadline_passed() from None
+            finally:
+                stream.forget(step_id)
+            outcome, field = result.WhichOneof("outcome"), _FIELDS[kind]
+            if outcome == "error":
+                raise _step_error(result.error)
+            if outcome != field:
+                raise RiverbeamError(
+                    ErrorCode.INTERNAL, f"store answered a {kind} step with {outcome}", step=kind
+                )
+            return getattr(result, field)
 
     async def aclose(self) -> None:
         self._closed = True
