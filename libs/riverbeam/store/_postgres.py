@@ -26,6 +26,7 @@ from riverbeam.store._pg_errors import translate_pg_errors
 from riverbeam.store._pg_leases import PgLeases
 from riverbeam.store._pg_ledger import PgLedger, write_entries
 from riverbeam.store._pg_memory import PgMemory
+from riverbeam.store._pg_one_message import finish_call
 from riverbeam.store._pg_pool import KeptConnections, PooledConnection
 from riverbeam.store._pg_step_parts import (
     check_fence,
@@ -365,25 +366,26 @@ class PgBeamStore(PgLeases, PgMemory, PgLedger, PgCheckpoints, PgChildRuns):
         # refused batch refuses the whole step.
         step = self._transaction("finish_run") if tool_executions else self._step("finish_run")
         async with step as conn:
-            row = await conn.fetchrow(
-                sql.finish_step,
-                run_id,
-                lease_owner,
-                final,
-                error_code,
-                error_message,
-                _rows.dump(token_usage),
-                model_used,
-                _rows.dump(result),
-                epoch,
-                len(messages),
-                _rows.message_flat(messages),
+            query, params = finish_call(
+                sql,
+                self._schema,
+                (
+                    run_id,
+                    lease_owner,
+                    final,
+                    error_code,
+                    error_message,
+                    _rows.dump(token_usage),
+                    model_used,
+                    _rows.dump(result),
+                    epoch,
+                ),
+                messages,
                 after,
-                _rows.action_flat(pending_actions),
+                pending_actions,
                 expiry,
-                len(messages),
-                len(pending_actions),
             )
+            row = await conn.fetchrow(query, *params)
             if row is None:
                 # A repeat of this owner's own finish at this epoch returns what it stored.
                 return await why_not_finished(conn, sql, run_id, lease_owner, epoch)
