@@ -26,6 +26,7 @@ from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
 from riverbeam.store import _checks, _rows
 from riverbeam.store._migrations import quote_schema
+from riverbeam.store._pg_one_message import begin_one_message
 from riverbeam.store._pg_run_config import set_session_config
 from riverbeam.store._pg_step_parts import why_not_resolved
 from riverbeam.store._run_config import UNCHANGED, new_session_config
@@ -47,7 +48,13 @@ if TYPE_CHECKING:
 
     Connection = PoolConnectionProxy[asyncpg.Record]
 
-__all__ = ["BeginArgs", "begin_in_one_call", "begin_in_statements", "one_call_config"]
+__all__ = [
+    "BeginArgs",
+    "begin_call",
+    "begin_in_one_call",
+    "begin_in_statements",
+    "one_call_config",
+]
 
 _REQUEST_USED, _OTHER_OWNER, _OTHER_SESSION, _BUSY = "RB001", "RB002", "RB003", "RB004"
 
@@ -131,33 +138,9 @@ async def begin_in_one_call(
     """The step as one call of begin_step; its refusals as BEM-031, 025, 065 or 030."""
     interaction_id = args.interaction_id or new_id()
     messages = args.human_messages
+    query, params = begin_call(schema, args, interaction_id, messages, config)
     try:
-        row = await conn.fetchrow(
-            _call(schema),
-            args.session_id,
-            args.user_id,
-            args.profile_id,
-            args.org_id,
-            len(messages),
-            args.require_owner,
-            args.require_org,
-            args.request_id,
-            interaction_id,
-            args.agent_name,
-            args.agent_version,
-            args.run_id,
-            args.lease_owner,
-            args.ttl,
-            args.exclusive,
-            args.limit,
-            args.after,
-            args.history_after_id,
-            _rows.message_flat(messages),
-            args.options,
-            config[0],
-            _rows.dump(config[1]),
-            len(messages),
-        )
+        row = await conn.fetchrow(query, *params)
     except asyncpg.PostgresError as exc:
         refusal = _refusal(exc, args, interaction_id)
         if refusal is None:
@@ -175,6 +158,47 @@ async def begin_in_one_call(
         history=[_rows.message_of(r) for r in row["o_history"]],
         history_after=int(row["o_known"]) if args.limit else 0,
     )
+
+
+def begin_call(
+    schema: str,
+    args: BeginArgs,
+    interaction_id: str,
+    messages: list[NewMessage],
+    config: tuple[bool, TurnConfig | None],
+    *,
+    one: bool | None = None,
+) -> tuple[str, list[Any]]:
+    """begin_step's call and its parameters: the message's columns one by one
+    (begin_one_message) when `one` (by default: for one message), else all in one array
+    followed by their count (_call)."""
+    head = [
+        args.session_id,
+        args.user_id,
+        args.profile_id,
+        args.org_id,
+        len(messages),
+        args.require_owner,
+        args.require_org,
+        args.request_id,
+        interaction_id,
+        args.agent_name,
+        args.agent_version,
+        args.run_id,
+        args.lease_owner,
+        args.ttl,
+        args.exclusive,
+        args.limit,
+        args.after,
+        args.history_after_id,
+    ]
+    tail = [args.options, config[0], _rows.dump(config[1])]
+    if one is None:
+        one = len(messages) == 1
+    if one:
+        values = _rows.message_values(messages[0])
+        return begin_one_message(schema), [*head, *values, *tail]
+    return _call(schema), [*head, _rows.message_flat(messages), *tail, len(messages)]
 
 
 # The refusals of both paths, alike whichever path met them.

@@ -26,7 +26,8 @@ from riverbeam.store._pg_errors import translate_pg_errors
 from riverbeam.store._pg_leases import PgLeases
 from riverbeam.store._pg_ledger import PgLedger, write_entries
 from riverbeam.store._pg_memory import PgMemory
-from riverbeam.store._pg_pool import PooledConnection
+from riverbeam.store._pg_one_message import finish_call
+from riverbeam.store._pg_pool import KeptConnections, PooledConnection
 from riverbeam.store._pg_step_parts import (
     check_fence,
     why_not_finished,
@@ -114,6 +115,8 @@ class PgBeamStore(PgLeases, PgMemory, PgLedger, PgCheckpoints, PgChildRuns):
         self._acquire_timeout = acquire_timeout
         self._before_commit = before_commit
         self._closed = False
+        # Only on a pool of its own: one someone else closes must not wait on its steps'.
+        self._kept = KeptConnections(pool) if owns_pool else None
 
     @classmethod
     def new(
@@ -161,9 +164,8 @@ class PgBeamStore(PgLeases, PgMemory, PgLedger, PgCheckpoints, PgChildRuns):
 
     async def migrate(self) -> list[int]:
         """Apply pending migrations; returns the versions applied by this call."""
-        with translate_pg_errors():
-            async with self._pool.acquire(timeout=self._acquire_timeout) as conn:
-                return await apply_migrations(conn, self._schema)
+        async with self._connection() as conn:
+            return await apply_migrations(conn, self._schema)
 
     async def __aenter__(self) -> PgBeamStore:
         return self
@@ -175,20 +177,20 @@ class PgBeamStore(PgLeases, PgMemory, PgLedger, PgCheckpoints, PgChildRuns):
         if self._closed:
             return
         self._closed = True
+        if self._kept is not None:
+            await self._kept.aclose()
         if self._owns_pool:
             await self._pool.close()
 
     def _connection(self) -> contextlib.AbstractAsyncContextManager[Connection]:
-        return PooledConnection(self._pool, self._acquire_timeout)
+        return PooledConnection(self._pool, self._acquire_timeout, self._kept)
 
     @asynccontextmanager
     async def _transaction(self, step: str) -> AsyncIterator[Connection]:
-        with translate_pg_errors():
-            async with self._pool.acquire(timeout=self._acquire_timeout) as conn:
-                async with conn.transaction():
-                    yield conn
-                    if self._before_commit is not None:
-                        await self._before_commit(step, conn)
+        async with self._connection() as conn, conn.transaction():
+            yield conn
+            if self._before_commit is not None:
+                await self._before_commit(step, conn)
 
     def _step(self, step: str) -> contextlib.AbstractAsyncContextManager[Connection]:
         """A step of one statement: a plain connection (the statement is its own transaction),
@@ -364,25 +366,26 @@ class PgBeamStore(PgLeases, PgMemory, PgLedger, PgCheckpoints, PgChildRuns):
         # refused batch refuses the whole step.
         step = self._transaction("finish_run") if tool_executions else self._step("finish_run")
         async with step as conn:
-            row = await conn.fetchrow(
-                sql.finish_step,
-                run_id,
-                lease_owner,
-                final,
-                error_code,
-                error_message,
-                _rows.dump(token_usage),
-                model_used,
-                _rows.dump(result),
-                epoch,
-                len(messages),
-                _rows.message_flat(messages),
+            query, params = finish_call(
+                sql,
+                self._schema,
+                (
+                    run_id,
+                    lease_owner,
+                    final,
+                    error_code,
+                    error_message,
+                    _rows.dump(token_usage),
+                    model_used,
+                    _rows.dump(result),
+                    epoch,
+                ),
+                messages,
                 after,
-                _rows.action_flat(pending_actions),
+                pending_actions,
                 expiry,
-                len(messages),
-                len(pending_actions),
             )
+            row = await conn.fetchrow(query, *params)
             if row is None:
                 # A repeat of this owner's own finish at this epoch returns what it stored.
                 return await why_not_finished(conn, sql, run_id, lease_owner, epoch)
