@@ -18,6 +18,7 @@ from riverbeam.auth import (
     Principal,
     RequestLimits,
     Role,
+    SanitizedInvoke,
     SessionAccess,
     check_may_approve,
     check_session_owner,
@@ -59,6 +60,11 @@ from riverbeam.types import (
 __all__ = ["Gateway"]
 
 log = logging.getLogger("riverbeam.gateway")
+
+# An invoke's Grant by what it is made from: subject, roles, may_confirm, effective user and
+# org. At most this many are held (then all are dropped).
+_GrantKey = tuple[str, frozenset[Role], bool, str, str | None]
+_INVOKE_GRANTS_HELD = 4096
 
 
 class Gateway(LedgerReads, StreamFollowing):
@@ -102,6 +108,7 @@ class Gateway(LedgerReads, StreamFollowing):
         # The requests whose StreamAck this router handed out, and to whom (_grants.py).
         self._grants = stream_grants if stream_grants is not None else StreamGrants()
         self._agents: dict[str, AgentMetadata] = {}
+        self._invoke_grants: dict[_GrantKey, Grant] = {}
         self._agents_at = 0.0
         self._agents_lock = asyncio.Lock()
 
@@ -237,16 +244,7 @@ class Gateway(LedgerReads, StreamFollowing):
             # A remote runner is sent the model as protobuf: the configured one is only read.
             share_model=self._relaying is not None,
         )
-        grant = Grant(
-            may_confirm=clean.may_confirm,
-            subject=principal.subject,
-            # The check above can race with another user creating the same new session; the
-            # store repeats it atomically with the session's creation (BEM-025 for the loser).
-            require_owner=(None if principal.may_read_any_session() else clean.effective_user_id),
-            require_org=(None if principal.may_read_any_session() else clean.effective_org_id),
-            # Only a backend or admin replaces (or clears) a session's configuration.
-            session_config_narrows_only=not principal.may_act_for_users(),
-        )
+        grant = self._invoke_grant(principal, clean)
         log.info(
             "invoke",
             extra={
@@ -286,6 +284,38 @@ class Gateway(LedgerReads, StreamFollowing):
         elif isinstance(reply, StreamAck):
             self._grants.record_ack(principal, req.request_id, reply)
         return reply
+
+    def _invoke_grant(self, principal: Principal, clean: SanitizedInvoke[Any]) -> Grant:
+        """The Grant of an invoke, made once per caller identity: a Grant is immutable and
+        made from these five values alone (the roles decide the three principal checks)."""
+        key = None
+        if type(principal) is Principal:  # a subclass may answer the checks otherwise
+            key = (
+                principal.subject,
+                principal.roles,
+                clean.may_confirm,
+                clean.effective_user_id,
+                clean.effective_org_id,
+            )
+            made = self._invoke_grants.get(key)
+            if made is not None:
+                return made
+        grant = Grant(
+            may_confirm=clean.may_confirm,
+            subject=principal.subject,
+            # The gateway's session check can race with another user creating the same new
+            # session; the store repeats it atomically with the session's creation (BEM-025
+            # for the loser).
+            require_owner=(None if principal.may_read_any_session() else clean.effective_user_id),
+            require_org=(None if principal.may_read_any_session() else clean.effective_org_id),
+            # Only a backend or admin replaces (or clears) a session's configuration.
+            session_config_narrows_only=not principal.may_act_for_users(),
+        )
+        if key is not None:
+            if len(self._invoke_grants) >= _INVOKE_GRANTS_HELD:
+                self._invoke_grants.clear()
+            self._invoke_grants[key] = grant
+        return grant
 
     async def resume(
         self, principal: Principal, payload: ResumePayload, *, timeout_s: float | None = None
