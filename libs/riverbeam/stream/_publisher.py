@@ -15,6 +15,7 @@ from riverbeam.stream._ensure import ensure_stream
 from riverbeam.stream._sink import SequencedSink
 from riverbeam.stream._subjects import subject_for
 from riverbeam.types import StreamChunk
+from riverbeam.types._convert_json import to_json_text
 
 __all__ = ["EXPECTED_LAST_SUBJECT_SEQ_HEADER", "MSG_ID_HEADER", "RequestPublisher"]
 
@@ -126,7 +127,8 @@ class RequestPublisher(SequencedSink):
         assert frame.seq is not None
         # msg_id_for's id, of the request id this sink already made canonical.
         msg_id = f"{self.request_id}:{frame.seq}"
-        payload = frame.to_json().encode()
+        # frame.to_json(), the same text without pydantic's serializer pass (types/_convert_json).
+        payload = to_json_text(frame).encode()
         last_error: Exception | None = None
         tried = 0
         previous, self._unconfirmed = self._unconfirmed, (msg_id, payload)
