@@ -81,7 +81,7 @@ class _Text(str):
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    st.sampled_from(["StreamChunk", "AgentMessage", "AgentResult", "ContentPart", "TokenUsage"]),
+    st.sampled_from(sorted(WIRE_TYPES)),
     st.data(),
 )
 def test_assigned_odd_values_write_what_to_json_writes(name: str, data: st.DataObject) -> None:
