@@ -21,19 +21,25 @@ _STANDARD = frozenset(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | 
 _SECRET_KEYS = ("token", "authorization", "api_key", "password", "secret")
 # One encoder for every line: json.dumps with `default` builds a new one on each call.
 _encode = json.JSONEncoder(default=str).encode
-# Whether an `extra` key names a secret, by key: the same few keys come on every line.
-_secret_key: dict[str, bool] = {}
-_SECRET_KEYS_HELD = 4096
+# What a JSON line does with a record's attribute, by its name: the same few names come on
+# every line, so each is decided once (one dict lookup a key, instead of a set lookup, a
+# startswith and a call).
+_LEFT_OUT, _WRITTEN, _REDACTED = 0, 1, 2
+_key_use: dict[str, int] = {}
+_KEYS_HELD = 4096
 
 
-def _is_secret(key: str) -> bool:
-    secret = _secret_key.get(key)
-    if secret is None:
+def _use_of(key: str) -> int:
+    """Whether a record attribute is left out (a standard one, or private), written, or
+    written as "[redacted]" (its name names a secret)."""
+    if key in _STANDARD or key.startswith("_"):
+        use = _LEFT_OUT
+    else:
         lowered = key.lower()
-        secret = any(s in lowered for s in _SECRET_KEYS)
-        if len(_secret_key) < _SECRET_KEYS_HELD:
-            _secret_key[key] = secret
-    return secret
+        use = _REDACTED if any(s in lowered for s in _SECRET_KEYS) else _WRITTEN
+    if len(_key_use) < _KEYS_HELD:
+        _key_use[key] = use
+    return use
 
 
 class LogContextFilter(logging.Filter):
@@ -44,6 +50,27 @@ class LogContextFilter(logging.Filter):
         # A LogRecord's attributes are all its own (no class ones): set the ids not set.
         stamp_log_context(record.__dict__)
         return True
+
+
+class _LineHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """logging.StreamHandler, each line flushed under the lock `handle` already holds.
+
+    StreamHandler.emit flushes through StreamHandler.flush, which takes the handler's lock a
+    second time; the stream gets the same writes and flushes in the same order.
+    """
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            msg = self.format(record)
+            stream = self.stream
+            stream.write(msg + self.terminator)
+            # StreamHandler.flush's test, in the same place.
+            if stream and hasattr(stream, "flush"):
+                stream.flush()
+        except RecursionError:
+            raise
+        except Exception:
+            self.handleError(record)
 
 
 class JsonFormatter(logging.Formatter):
@@ -85,10 +112,13 @@ class JsonFormatter(logging.Formatter):
             "logger": record.name,
             "msg": record.getMessage(),
         }
+        uses = _key_use
         for key, value in record.__dict__.items():
-            if key in _STANDARD or key.startswith("_"):
-                continue
-            out[key] = "[redacted]" if _is_secret(key) else value
+            use = uses.get(key)
+            if use is None:
+                use = _use_of(key)
+            if use:
+                out[key] = value if use == _WRITTEN else "[redacted]"
         if record.exc_info:
             out["exc"] = self.formatException(record.exc_info)
         return _encode(out)
@@ -150,7 +180,7 @@ def configure_logging(*, level: str = "INFO", fmt: str = "text") -> None:
     logging.logThreads = False
     logging.logProcesses = False
     logging.logMultiprocessing = False
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _LineHandler(sys.stderr)
     if fmt == "json":
         handler.setFormatter(JsonFormatter())
     else:

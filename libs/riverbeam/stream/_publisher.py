@@ -13,8 +13,9 @@ from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.stream._config import StreamConfig
 from riverbeam.stream._ensure import ensure_stream
 from riverbeam.stream._sink import SequencedSink
-from riverbeam.stream._subjects import msg_id_for, subject_for
+from riverbeam.stream._subjects import subject_for
 from riverbeam.types import StreamChunk
+from riverbeam.types._convert_json import to_json_text
 
 __all__ = ["EXPECTED_LAST_SUBJECT_SEQ_HEADER", "MSG_ID_HEADER", "RequestPublisher"]
 
@@ -124,8 +125,10 @@ class RequestPublisher(SequencedSink):
 
     async def _deliver(self, frame: StreamChunk) -> None:
         assert frame.seq is not None
-        msg_id = msg_id_for(self.request_id, frame.seq)
-        payload = frame.to_json().encode()
+        # msg_id_for's id, of the request id this sink already made canonical.
+        msg_id = f"{self.request_id}:{frame.seq}"
+        # frame.to_json(), the same text without pydantic's serializer pass (types/_convert_json).
+        payload = to_json_text(frame).encode()
         last_error: Exception | None = None
         tried = 0
         previous, self._unconfirmed = self._unconfirmed, (msg_id, payload)

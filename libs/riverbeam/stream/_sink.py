@@ -12,6 +12,7 @@ from typing import Protocol, runtime_checkable
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.stream._subjects import request_id_token
 from riverbeam.types import StreamChunk
+from riverbeam.types._copying import updated_copy
 
 __all__ = ["FrameSink", "SequencedSink"]
 
@@ -184,7 +185,8 @@ class SequencedSink(abc.ABC):
 
     def _numbered(self, chunk: StreamChunk) -> StreamChunk:
         self._last_seq += 1
-        return chunk.model_copy(update={"seq": self._last_seq, "request_id": self._request_id})
+        # chunk.model_copy(update=...) without its generic path (22.1k -> 14.0k instructions).
+        return updated_copy(chunk, {"seq": self._last_seq, "request_id": self._request_id})
 
     def _has_room(self) -> bool:
         return len(self._queue) < self._max_pending

@@ -6,12 +6,18 @@ caller sends can add a token (`.`), a wildcard (`*`, `>`) or whitespace to a sub
 
 from __future__ import annotations
 
+import re
 import uuid
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.stream._config import CANCEL_SUBJECT_PREFIX, DEFAULT_SUBJECT_PREFIX
 
 __all__ = ["cancel_subject_for", "msg_id_for", "request_id_token", "subject_for"]
+
+# The 36-character form, ASCII hex digits in either case.
+_HYPHENATED = re.compile(
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+)
 
 
 def request_id_token(request_id: object) -> str:
@@ -20,6 +26,15 @@ def request_id_token(request_id: object) -> str:
     Raises:
         RiverbeamError: INVALID_UUID when `request_id` is not a UUID in its 36-character form.
     """
+    if type(request_id) is str and _HYPHENATED.fullmatch(request_id):
+        # What _parsed_token gives back for this form, without parsing it into a uuid.UUID
+        # and formatting that again (20.3k instructions a call, five calls a streamed run).
+        return request_id.lower()
+    return _parsed_token(request_id)
+
+
+def _parsed_token(request_id: object) -> str:
+    """request_id_token, by way of uuid.UUID: what the fast path must agree with."""
     if isinstance(request_id, str) and len(request_id) == 36:
         try:
             parsed = uuid.UUID(request_id)

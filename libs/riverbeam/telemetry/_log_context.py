@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
 from types import MappingProxyType
 
+from opentelemetry import context as otel_context
 from opentelemetry import trace
 
 __all__ = ["current_log_context", "log_context", "stamp_log_context"]
@@ -45,9 +46,12 @@ def stamp_log_context(fields: dict[str, object]) -> None:
     """Add `current_log_context()` to `fields`, leaving the keys it already has alone.
 
     Without a recording span (tracing off), the bound ids are written without the dict
-    `current_log_context` makes: a log record's filter runs this on every line.
+    `current_log_context` makes: a log record's filter runs this on every line. With nothing
+    at all in OpenTelemetry's context (tracing off: no span was ever made current) there is
+    no span to ask for: get_current_span would give INVALID_SPAN, after four calls and an
+    isinstance of an ABC.
     """
-    if trace.get_current_span().get_span_context().is_valid:
+    if otel_context.get_current() and trace.get_current_span().get_span_context().is_valid:
         bound: Mapping[str, str] = current_log_context()
     else:
         bound = _CONTEXT.get()
