@@ -54,6 +54,7 @@ METHOD = f"/{SERVICE}/RunSteps"
 ROTATE_S = 20.0
 MAX_STEP_BYTES = 1024 * 1024
 MAX_BATCH_BYTES = 4 * 1024 * 1024
+CLOSE_WAIT_S = 1.0
 # Statuses a transport failure (no Riverbeam ErrorInfo) can carry: the store is unreachable.
 _TRANSPORT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 _CODES = {code.value[0]: code for code in grpc.StatusCode}
@@ -210,6 +211,13 @@ class _Stream:
             task.cancel()
 
     async def aclose(self) -> None:
+        """End the call: with nothing unanswered, as a caller done sending (the store's side
+        ends as it would for any finished stream; `CLOSE_WAIT_S` at most), else cancelled."""
+        if not self.ended and not self._waiting:
+            self.retire()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(CLOSE_WAIT_S):
+                    await asyncio.shield(self._tasks[1])
         self.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
@@ -287,9 +295,7 @@ class StepLanes:
         streams = [s for s in self._lanes if s is not None] + list(self._retired)
         self._lanes = [None] * len(self._lanes)
         self._retired.clear()
-        for stream in streams:
-            with contextlib.suppress(Exception):
-                await stream.aclose()
+        await asyncio.gather(*(stream.aclose() for stream in streams), return_exceptions=True)
 
 
 def _step_error(error: pb.RunStepError) -> RiverbeamError:

@@ -325,3 +325,13 @@ async def test_queued_steps_and_results_share_messages_only_up_to_a_size(
     # Each begin's reply holds the 2 kB human message: two at most share a message.
     assert sum(served.seen.results_per_write) == 24
     assert max(served.seen.results_per_write) <= 2
+
+
+async def test_a_stream_opened_while_the_store_stops_hands_its_steps_back_at_once(
+    served: _Served, client: StoreClient
+) -> None:
+    served.servicer.stopping()
+    begun = await asyncio.wait_for(begin(client), 3)  # not held until the grace runs out
+    assert begun.run.status == "running"
+    # Read, not carried out: it went again as a unary call.
+    assert served.seen.unary == {"BeginRun": 1, "FinishRun": 0} and served.seen.steps == 1
