@@ -38,6 +38,9 @@ _METHODS = {"begin_run": "BeginRun", "finish_run": "FinishRun"}
 _DEADLINE = grpc.StatusCode.DEADLINE_EXCEEDED.value[0]
 # Results of at most this many bytes share a message (a larger one goes alone).
 MAX_BATCH_BYTES = 4 * 1024 * 1024
+# Steps of one stream carried out at once, at most; the stream is read on as they finish (a
+# unary caller was bounded the same way by HTTP/2's concurrent streams per connection).
+MAX_IN_FLIGHT = 100
 _EOF: Any = grpc.aio.EOF  # type: ignore[attr-defined]  # (not in grpc's stubs)
 
 
@@ -120,6 +123,7 @@ class _StepStream:
         self._outbox: list[pb.RunStepsResponse] = []
         self._room = 0
         self._running: set[asyncio.Task[None]] = set()
+        self._slots = asyncio.Semaphore(MAX_IN_FLIGHT)
         self._last_read = 0
         self._caller_done = False
 
@@ -157,6 +161,7 @@ class _StepStream:
                 if message is _EOF:
                     return
                 for step in message.steps:
+                    await self._slots.acquire()
                     if self._serving.draining:
                         return  # not read: above drained_after
                     self._last_read = step.step_id
@@ -171,6 +176,7 @@ class _StepStream:
             field, message = await self._serving.run(step)
         finally:
             self._running.discard(asyncio.current_task())
+            self._slots.release()
         # Added only now: a result in the message being filled is written with it.
         size = message.ByteSize()
         if not self._outbox or size > self._room:

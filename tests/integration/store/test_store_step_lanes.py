@@ -68,13 +68,19 @@ class _Servicer(StoreServicer):
         self.seen = seen
         self.release = asyncio.Event()
         self.holding = asyncio.Event()
+        self.held_now = self.held_most = 0
 
     async def BeginRun(self, request: pb.BeginRunRequest, context: Any) -> pb.BeginRunResponse:
         if context is not None:
             self.seen.unary["BeginRun"] += 1
         if request.agent_name == "slow":
+            self.held_now += 1
+            self.held_most = max(self.held_most, self.held_now)
             self.holding.set()
-            await self.release.wait()
+            try:
+                await self.release.wait()
+            finally:
+                self.held_now -= 1
         return await super().BeginRun(request, context)
 
     async def FinishRun(self, request: pb.FinishRunRequest, context: Any) -> pb.FinishRunResponse:
@@ -335,3 +341,23 @@ async def test_a_stream_opened_while_the_store_stops_hands_its_steps_back_at_onc
     assert begun.run.status == "running"
     # Read, not carried out: it went again as a unary call.
     assert served.seen.unary == {"BeginRun": 1, "FinishRun": 0} and served.seen.steps == 1
+
+
+async def test_a_stream_carries_out_a_bounded_number_of_steps_at_once(
+    served: _Served, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from riverbeam.store import _step_serving as serving_module
+
+    monkeypatch.setattr(serving_module, "MAX_IN_FLIGHT", 3)
+    store_client = StoreClient(served.server.address, timeout_s=10.0, step_lanes=1)
+    try:
+        held = [asyncio.create_task(begin(store_client, agent_name="slow")) for _ in range(8)]
+        await asyncio.wait_for(served.servicer.holding.wait(), 5)
+        await asyncio.sleep(0.2)
+        assert served.servicer.held_now == 3  # the others wait, read no further
+        served.servicer.release.set()
+        begun = await asyncio.wait_for(asyncio.gather(*held), 5)
+    finally:
+        await store_client.aclose()
+    assert len({b.run.run_id for b in begun}) == 8 and served.servicer.held_most == 3
+    assert served.seen.unary == {"BeginRun": 0, "FinishRun": 0}
