@@ -7,7 +7,8 @@ counted in the same RPC metrics under the unary method's name. Results are writt
 finish: those finished while the previous write was in flight share a message, up to
 `MAX_BATCH_BYTES` of them (a larger result goes alone, as large as its unary reply).
 
-The stream ends when the caller has sent its last step and every step is answered; a
+At most MAX_IN_FLIGHT steps of a stream run at once: the stream is read no further until one
+ends. The stream ends when the caller has sent its last step and every step is answered; a
 cancelled stream cancels its steps, as a cancelled unary call cancels its handler. `drain()`
 (the server is stopping) makes every open stream stop taking steps: each answers the steps it
 had read, then ends with `drained_after`, the id of the last step it read; steps read after
