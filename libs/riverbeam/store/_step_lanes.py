@@ -22,7 +22,8 @@ as the same RiverbeamError.
   unary calls.
 - A stream that fails fails its unanswered steps with BEM-120, as a failed unary call does.
 - A step larger than `MAX_STEP_BYTES` goes as a unary call, and a message holds steps of
-  at most `MAX_BATCH_BYTES` together, so that every message stays far below the size limit.
+  at most `_step_wire.MAX_BATCH_BYTES` together, so that every message stays far below the
+  size limit.
 """
 
 from __future__ import annotations
@@ -40,25 +41,22 @@ from google.rpc import status_pb2
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.server import error_from_rpc
 from riverbeam.server._status import error_from_status
+from riverbeam.store._step_wire import EOF, FIELDS, SERVICE, Outbox
 from riverbeam.telemetry._steps import client_step_span
 from riverbeam.v1 import store_service_pb2 as pb
 
 __all__ = ["MAX_STEP_BYTES", "ROTATE_S", "StepKind", "StepLanes", "store_error"]
 
-# The kind of a step is the name of its unary method (and of its field in RunStep).
+# The kind of a step is the name of its unary method (its field: _step_wire.FIELDS).
 StepKind = Literal["BeginRun", "FinishRun"]
-_FIELDS: dict[str, str] = {"BeginRun": "begin_run", "FinishRun": "finish_run"}
 
-SERVICE = "riverbeam.v1.StoreService"
 METHOD = f"/{SERVICE}/RunSteps"
 ROTATE_S = 20.0
 MAX_STEP_BYTES = 1024 * 1024
-MAX_BATCH_BYTES = 4 * 1024 * 1024
 CLOSE_WAIT_S = 1.0
 # Statuses a transport failure (no Riverbeam ErrorInfo) can carry: the store is unreachable.
 _TRANSPORT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 _CODES = {code.value[0]: code for code in grpc.StatusCode}
-_EOF: Any = grpc.aio.EOF  # type: ignore[attr-defined]  # (not in grpc's stubs)
 
 Unary = Callable[[StepKind, Any], Awaitable[Any]]
 
@@ -92,9 +90,7 @@ class _Stream:
         self._call: Any = method(None, wait_for_ready=wait_for_ready)
         self.opened = time.monotonic()
         self._ids = itertools.count(1)
-        # Messages to write, in order; steps are added to the last while it has room.
-        self._batches: list[pb.RunStepsRequest] = []
-        self._room = 0
+        self._batches = Outbox(pb.RunStepsRequest)
         self._waiting: dict[int, asyncio.Future[pb.RunStepResult]] = {}
         self._wake = asyncio.Event()
         self._retired = False
@@ -117,12 +113,9 @@ class _Stream:
     ) -> int:
         """Queue a step (`size`: its request's ByteSize); returns its step id."""
         step_id = next(self._ids)
-        if not self._batches or size > self._room:
-            self._batches.append(pb.RunStepsRequest())
-            self._room = MAX_BATCH_BYTES
-        self._room -= size
-        step = self._batches[-1].steps.add(step_id=step_id, timeout_s=timeout_s or 0.0)
-        getattr(step, _FIELDS[kind]).CopyFrom(request)
+        batch = self._batches.room_for(size)
+        step = batch.steps.add(step_id=step_id, timeout_s=timeout_s or 0.0)
+        getattr(step, FIELDS[kind]).CopyFrom(request)
         if trace_context:
             step.trace_context.update(trace_context)
         self._waiting[step_id] = asyncio.get_running_loop().create_future()
@@ -153,8 +146,7 @@ class _Stream:
                 await asyncio.sleep(0)
                 self._wake.clear()
                 if self._batches:
-                    batches, self._batches = self._batches, []
-                    for batch in batches:
+                    for batch in self._batches.take():
                         await self._call.write(batch)
                 elif self._retired and not self._waiting:
                     await self._call.done_writing()
@@ -171,7 +163,7 @@ class _Stream:
         try:
             while True:
                 message = await self._call.read()
-                if message is _EOF:
+                if message is EOF:
                     failure = RiverbeamError(
                         ErrorCode.STORE_UNAVAILABLE, "store ended a RunSteps stream unanswered"
                     )
@@ -281,7 +273,7 @@ class StepLanes:
                 raise _deadline_passed() from None
             finally:
                 stream.forget(step_id)
-            outcome, field = result.WhichOneof("outcome"), _FIELDS[kind]
+            outcome, field = result.WhichOneof("outcome"), FIELDS[kind]
             if outcome == "error":
                 raise _step_error(result.error)
             if outcome != field:

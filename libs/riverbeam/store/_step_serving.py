@@ -5,7 +5,7 @@ same servicer method as the unary BeginRun or FinishRun (one transaction, the sa
 its error becomes the status a unary call would have ended with (RunStepError), and it is
 counted in the same RPC metrics under the unary method's name. Results are written as they
 finish: those finished while the previous write was in flight share a message, up to
-`MAX_BATCH_BYTES` of them (a larger result goes alone, as large as its unary reply).
+`_step_wire.MAX_BATCH_BYTES` of them (a larger result goes alone, as large as its unary reply).
 
 At most MAX_IN_FLIGHT steps of a stream run at once: the stream is read no further until one
 ends. The stream ends when the caller has sent its last step and every step is answered; a
@@ -27,6 +27,7 @@ import grpc
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.server._interceptor import CallRecorder, as_riverbeam
 from riverbeam.server._status import rich_status
+from riverbeam.store._step_wire import EOF, METHODS, SERVICE, Outbox
 from riverbeam.telemetry._steps import server_step_span
 from riverbeam.v1 import store_service_pb2 as pb
 
@@ -34,26 +35,21 @@ __all__ = ["StepHandler", "StepServing"]
 
 StepHandler = Callable[[Any], Awaitable[Any]]
 
-_SERVICE = "riverbeam.v1.StoreService"
-_METHODS = {"begin_run": "BeginRun", "finish_run": "FinishRun"}
 _DEADLINE = grpc.StatusCode.DEADLINE_EXCEEDED.value[0]
-# Results of at most this many bytes share a message (a larger one goes alone).
-MAX_BATCH_BYTES = 4 * 1024 * 1024
 # Steps of one stream carried out at once, at most; the stream is read on as they finish (a
 # unary caller was bounded the same way by HTTP/2's concurrent streams per connection).
 MAX_IN_FLIGHT = 100
-_EOF: Any = grpc.aio.EOF  # type: ignore[attr-defined]  # (not in grpc's stubs)
 
 
 class StepServing:
     """RunSteps for a servicer whose `handlers` carry out each kind of step."""
 
     def __init__(self, handlers: Mapping[str, StepHandler]) -> None:
-        unknown = set(handlers) - set(_METHODS)
+        unknown = set(handlers) - set(METHODS)
         if unknown:
             raise ValueError(f"no such step: {sorted(unknown)}")
         self._handlers = dict(handlers)
-        self._methods = {kind: f"/{_SERVICE}/{_METHODS[kind]}" for kind in handlers}
+        self._methods = {kind: f"/{SERVICE}/{METHODS[kind]}" for kind in handlers}
         self._record = {k: CallRecorder(m, stream=False) for k, m in self._methods.items()}
         self._open: set[_StepStream] = set()
         self._draining = False
@@ -90,7 +86,7 @@ class StepServing:
         started = time.perf_counter()
         deadline = asyncio.timeout(step.timeout_s or None)
         try:
-            with server_step_span(_SERVICE, _METHODS[kind], step.trace_context):
+            with server_step_span(SERVICE, METHODS[kind], step.trace_context):
                 async with deadline:
                     reply = await handler(getattr(step, kind))
         except Exception as exc:
@@ -120,9 +116,7 @@ class _StepStream:
         self._serving = serving
         self._context = context
         self.wake = asyncio.Event()
-        # Messages to write, in order; results are added to the last while it has room.
-        self._outbox: list[pb.RunStepsResponse] = []
-        self._room = 0
+        self._outbox = Outbox(pb.RunStepsResponse)
         self._running: set[asyncio.Task[None]] = set()
         self._slots = asyncio.Semaphore(MAX_IN_FLIGHT)
         self._last_read = 0
@@ -140,9 +134,7 @@ class _StepStream:
                     break
                 await self._flush()
             if self._serving.draining and not self._caller_done:
-                if not self._outbox:
-                    self._outbox.append(pb.RunStepsResponse())
-                self._outbox[-1].drained_after = self._last_read
+                self._outbox.last().drained_after = self._last_read
             await self._flush()
         finally:
             reader.cancel()
@@ -151,15 +143,14 @@ class _StepStream:
             await asyncio.gather(reader, *self._running, return_exceptions=True)
 
     async def _flush(self) -> None:
-        outbox, self._outbox = self._outbox, []
-        for message in outbox:
+        for message in self._outbox.take():
             await self._context.write(message)
 
     async def _read(self) -> None:
         try:
             while True:
                 message = await self._context.read()
-                if message is _EOF:
+                if message is EOF:
                     return
                 for step in message.steps:
                     await self._slots.acquire()
@@ -179,10 +170,6 @@ class _StepStream:
             self._running.discard(asyncio.current_task())
             self._slots.release()
         # Added only now: a result in the message being filled is written with it.
-        size = message.ByteSize()
-        if not self._outbox or size > self._room:
-            self._outbox.append(pb.RunStepsResponse())
-            self._room = MAX_BATCH_BYTES
-        self._room -= size
-        getattr(self._outbox[-1].results.add(step_id=step.step_id), field).CopyFrom(message)
+        results = self._outbox.room_for(message.ByteSize()).results
+        getattr(results.add(step_id=step.step_id), field).CopyFrom(message)
         self.wake.set()

@@ -312,11 +312,10 @@ async def test_a_step_in_flight_when_the_client_closes_is_not_sent_again(
 async def test_queued_steps_and_results_share_messages_only_up_to_a_size(
     served: _Served, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from riverbeam.store import _step_serving as serving_module
+    from riverbeam.store import _step_wire
 
     text = "y" * 2_000
-    monkeypatch.setattr(lanes_module, "MAX_BATCH_BYTES", 5_000)
-    monkeypatch.setattr(serving_module, "MAX_BATCH_BYTES", 5_000)
+    monkeypatch.setattr(_step_wire, "MAX_BATCH_BYTES", 5_000)  # both ends
     store_client = StoreClient(served.server.address, timeout_s=10.0, step_lanes=1)
     try:
         begun = await asyncio.gather(
