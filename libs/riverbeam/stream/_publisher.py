@@ -13,7 +13,7 @@ from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.stream._config import StreamConfig
 from riverbeam.stream._ensure import ensure_stream
 from riverbeam.stream._sink import SequencedSink
-from riverbeam.stream._subjects import subject_for
+from riverbeam.stream._subjects import msg_id_of_token, subject_for
 from riverbeam.types import StreamChunk
 from riverbeam.types._convert_json import to_json_text
 
@@ -125,8 +125,8 @@ class RequestPublisher(SequencedSink):
 
     async def _deliver(self, frame: StreamChunk) -> None:
         assert frame.seq is not None
-        # msg_id_for's id, of the request id this sink already made canonical.
-        msg_id = f"{self.request_id}:{frame.seq}"
+        # The sink made its request id canonical already: not checked again per frame.
+        msg_id = msg_id_of_token(self.request_id, frame.seq)
         # frame.to_json(), the same text without pydantic's serializer pass (types/_convert_json).
         payload = to_json_text(frame).encode()
         last_error: Exception | None = None

@@ -12,7 +12,13 @@ import uuid
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.stream._config import CANCEL_SUBJECT_PREFIX, DEFAULT_SUBJECT_PREFIX
 
-__all__ = ["cancel_subject_for", "msg_id_for", "request_id_token", "subject_for"]
+__all__ = [
+    "cancel_subject_for",
+    "msg_id_for",
+    "msg_id_of_token",
+    "request_id_token",
+    "subject_for",
+]
 
 # The 36-character form, ASCII hex digits in either case.
 _HYPHENATED = re.compile(
@@ -64,4 +70,9 @@ def cancel_subject_for(request_id: str) -> str:
 
 def msg_id_for(request_id: str, seq: int) -> str:
     """The `Nats-Msg-Id` of frame `seq` of a request: `<request_id>:<seq>`."""
-    return f"{request_id_token(request_id)}:{seq}"
+    return msg_id_of_token(request_id_token(request_id), seq)
+
+
+def msg_id_of_token(token: str, seq: int) -> str:
+    """msg_id_for, of a request id already in its canonical form (request_id_token's)."""
+    return f"{token}:{seq}"
