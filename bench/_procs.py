@@ -29,7 +29,9 @@ __all__ = [
     "StackSpec",
     "cpu_seconds",
     "rss_bytes",
+    "serve_bare",
     "served_process",
+    "stop_on_signal",
     "tagged_dsn",
 ]
 
@@ -152,6 +154,31 @@ def _write_ready(path: str, address: str) -> None:
     tmp.replace(path)
 
 
+def stop_on_signal() -> asyncio.Event:
+    """An event set when this process gets SIGTERM or SIGINT (call it before serving, so that
+    a stop right after the ready file is written is not missed)."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    return stop
+
+
+async def serve_bare(handler: Any, ready_file: str) -> None:
+    """A plain grpc.aio server of one generic handler (default options, no interceptor) on a
+    free loopback port, its address written to `ready_file`, until SIGTERM or SIGINT."""
+    import grpc
+
+    stop = stop_on_signal()
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((handler,))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    _write_ready(ready_file, f"127.0.0.1:{port}")
+    await stop.wait()
+    await server.stop(None)
+
+
 async def _serve_echo(ready_file: str) -> None:
     import grpc
 
@@ -161,17 +188,7 @@ async def _serve_echo(ready_file: str) -> None:
     handler = grpc.method_handlers_generic_handler(
         "bench.Echo", {"Echo": grpc.unary_unary_rpc_method_handler(echo)}
     )
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers((handler,))
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    _write_ready(ready_file, f"127.0.0.1:{port}")
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
-    await server.stop(None)
+    await serve_bare(handler, ready_file)
 
 
 @contextlib.asynccontextmanager

@@ -20,15 +20,13 @@ benchmark (bench/test_bench_store_floor.py) starts it as `riverbeam up` does.
 from __future__ import annotations
 
 import argparse
-import asyncio
-import signal
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import grpc
 
-from bench._procs import _write_ready
+from bench._procs import _write_ready, serve_bare, stop_on_signal
 
 __all__ = ["FIRST_REPLIES", "main"]
 
@@ -74,22 +72,13 @@ def _bare_handlers() -> grpc.GenericRpcHandler[Any, Any]:
 
 
 async def _serve(kind: str, ready_file: str) -> None:
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
     if kind == "bare":
-        server = grpc.aio.server()
-        server.add_generic_rpc_handlers((_bare_handlers(),))
-        port = server.add_insecure_port("127.0.0.1:0")
-        await server.start()
-        _write_ready(ready_file, f"127.0.0.1:{port}")
-        await stop.wait()
-        await server.stop(None)
+        await serve_bare(_bare_handlers(), ready_file)
         return
     from riverbeam.server import GrpcServer, ServiceBinding
     from riverbeam.v1 import store_service_pb2_grpc as pb_grpc
 
+    stop = stop_on_signal()
     real = _real_servicer()
 
     class Canned(pb_grpc.StoreServiceServicer):

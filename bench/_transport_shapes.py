@@ -17,15 +17,13 @@ then the step's bytes): it prices the transport, it is not a wire format.
 from __future__ import annotations
 
 import argparse
-import asyncio
-import signal
 import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
 
-from bench._procs import _write_ready
+from bench._procs import serve_bare
 
 __all__ = ["SERVICE", "begin_reply", "begin_request", "frame", "main", "unframe"]
 
@@ -123,27 +121,13 @@ def _handlers() -> grpc.GenericRpcHandler[Any, Any]:
     )
 
 
-async def _serve(ready_file: str) -> None:
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers((_handlers(),))
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    _write_ready(ready_file, f"127.0.0.1:{port}")
-    await stop.wait()
-    await server.stop(None)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench._transport_shapes")
     parser.add_argument("--ready-file", required=True)
     args = parser.parse_args(argv)
     import uvloop
 
-    uvloop.run(_serve(args.ready_file))
+    uvloop.run(serve_bare(_handlers(), args.ready_file))
     return 0
 
 
