@@ -160,15 +160,8 @@ class RunnerClient:
         message and grant values: one copy of it costs less than the two copies and the grant
         message that making it takes (~13,000 instructions an invoke)."""
         model_message = self._model_message(model)
-        # What _grant reads of the grant: equal values, the same message.
-        key = (
-            model.name,
-            grant.may_confirm,
-            grant.subject,
-            grant.require_owner,
-            grant.require_org,
-            grant.session_config_narrows_only,
-        )
+        # A Grant is a frozen dataclass of what _grant reads: equal grants, the same message.
+        key = (model.name, grant)
         held = self._templates.get(key)
         if held is not None and held[0] is model_message:
             return held[1]
