@@ -134,13 +134,6 @@ class RigAgentRunner:
         )
         self._description = description
         self._modalities: list[Modality] = list(supported_modalities)
-        # The loop (with its tool, chat, handoff and child-run machinery) is loaded with the
-        # first tool-loop agent, not by importing this module: a runner that serves only echo
-        # agents never holds it, and one that has such an agent holds it before its first run
-        # (importing it then cost that run 50-150 ms).
-        from riverbeam.agents._run import RigRun
-
-        self._loop = RigRun
         self._tools: dict[str, BoundTool] = {}
         for tool in tools:
             bound = BoundTool(tool)
@@ -250,7 +243,13 @@ class RigAgentRunner:
 
     async def stream(self, input: AgentInput, context: AgentContext) -> AsyncIterator[StreamChunk]:
         """Run the loop for one request; see the module docstring for the frames."""
-        run = self._loop(self, input, context)
+        # The loop (with its tool, chat, handoff, child-run and agent-layer machinery, and
+        # routing's model list) is imported with the first run of a tool-loop agent, not when
+        # one is built: a runner serving the built-in skill agents idles without it (issue 16,
+        # ~1.5 MiB), at the cost of 50-150 ms on that first run.
+        from riverbeam.agents._run import RigRun
+
+        run = RigRun(self, input, context)
         try:
             async with closing_events(run.frames()) as frames:
                 async for frame in frames:
