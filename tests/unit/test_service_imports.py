@@ -154,6 +154,9 @@ _NOT_LOADED: dict[str, tuple[str, ...]] = {
         "riverbeam.agents._output",
         "riverbeam.agents._policies",
         "riverbeam.routing",
+        # Their token counters (a vocabulary where one is installed) come with a first run too.
+        "riverbeam.agents._tokens",
+        "riverbeam.agents._vocab_tokens",
     ),
 }
 
