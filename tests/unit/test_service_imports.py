@@ -97,6 +97,7 @@ _NOT_LOADED: dict[str, tuple[str, ...]] = {
         "riverbeam.gateway",
         "riverbeam.routing",
         "riverbeam.telemetry._genai",  # the agent spans are the runner's
+        "google.protobuf.json_format",  # with the first Struct field or reference conversion
     ),
     "sandbox": (
         *_NOWHERE,
