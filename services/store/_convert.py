@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from google.protobuf import json_format, struct_pb2
+from google.protobuf import struct_pb2
 
 
 def _ints_back(value: Any) -> Any:
@@ -23,6 +23,9 @@ def struct_or_none(message: Any, field: str) -> dict[str, Any] | None:
     """The dict of a Struct field, or None when the field is unset."""
     if not message.HasField(field):
         return None
+    # json_format with the first free-form value: a store that has served none idles without it.
+    from google.protobuf import json_format
+
     struct: struct_pb2.Struct = getattr(message, field)
     out: dict[str, Any] = _ints_back(json_format.MessageToDict(struct))
     return out
@@ -32,6 +35,8 @@ def value_or_none(message: Any, field: str) -> Any:
     """The Python value of a Value field, or None when the field is unset."""
     if not message.HasField(field):
         return None
+    from google.protobuf import json_format
+
     return _ints_back(json_format.MessageToDict(getattr(message, field)))
 
 

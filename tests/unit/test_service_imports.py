@@ -97,6 +97,7 @@ _NOT_LOADED: dict[str, tuple[str, ...]] = {
         "riverbeam.gateway",
         "riverbeam.routing",
         "riverbeam.telemetry._genai",  # the agent spans are the runner's
+        "google.protobuf.json_format",  # with the first Struct field or reference conversion
     ),
     "sandbox": (
         *_NOWHERE,
@@ -143,9 +144,20 @@ _NOT_LOADED: dict[str, tuple[str, ...]] = {
         "riverbeam.runtime._config_agents",
         "riverbeam.store._memory",  # its store is the store service
         "riverbeam.agents._openai",  # no BEAM_API_KEY: the built-in agents use EchoClient
-        # The built-in skill agents are tool-loop agents: the loop (agents._run, and with it
-        # the agent layer's modules and routing's model list) is loaded when they are built,
-        # before their first run.
+        # The built-in skill agents are tool-loop agents: the loop, and with it the agent
+        # layer's modules and routing's model list, comes with the first run of one.
+        "riverbeam.agents._run",
+        "riverbeam.agents._chat",
+        "riverbeam.agents._compaction",
+        "riverbeam.agents._guardrails",
+        "riverbeam.agents._handoff",
+        "riverbeam.agents._layer_config",
+        "riverbeam.agents._output",
+        "riverbeam.agents._policies",
+        "riverbeam.routing",
+        # Their token counters (a vocabulary where one is installed) come with a first run too.
+        "riverbeam.agents._tokens",
+        "riverbeam.agents._vocab_tokens",
     ),
 }
 

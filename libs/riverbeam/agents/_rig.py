@@ -20,20 +20,19 @@ from riverbeam import __version__
 from riverbeam.agents._completion import CompletionClient, closing_events
 from riverbeam.agents._io import AgentContext, AgentInput
 from riverbeam.agents._skills import Skill, skill_by_name
-from riverbeam.agents._tokens import TokenCounter
 from riverbeam.agents._tool import Tool, ToolSpec
 from riverbeam.agents._toolcall import BoundTool
-from riverbeam.agents._vocab_tokens import default_counter
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.types import AgentMetadata, ContentPart, Modality, StreamChunk
 
-if TYPE_CHECKING:  # the agent layer comes with the tool loop, when such an agent is built
+if TYPE_CHECKING:  # the agent layer comes with the tool loop, with such an agent's first run
     from riverbeam.agents._compaction import CompactionOptions
     from riverbeam.agents._guardrails import Guardrail, GuardrailConfig
     from riverbeam.agents._input_guard import GuardedInput
     from riverbeam.agents._layer_config import AgentLayerConfig
     from riverbeam.agents._output import OutputSpec
     from riverbeam.agents._policies import ToolPolicy
+    from riverbeam.agents._tokens import TokenCounter
 
 __all__ = ["RigAgentRunner", "RigOptions", "ToolErrorPolicy"]
 
@@ -126,21 +125,10 @@ class RigAgentRunner:
         self.client = client
         self.skill = skill
         self.options = options or RigOptions()
-        # Shared by the agent's runs, so its calibration carries over.
-        # The model family's vocabulary where one is installed (_vocab_tokens.py), else the
-        # calibrated estimate.
-        self.counter: TokenCounter = self.options.token_counter or default_counter(
-            getattr(client, "model", None)
-        )
+        # Made on first use (see `counter`), unless the options give one.
+        self._counter: TokenCounter | None = self.options.token_counter
         self._description = description
         self._modalities: list[Modality] = list(supported_modalities)
-        # The loop (with its tool, chat, handoff and child-run machinery) is loaded with the
-        # first tool-loop agent, not by importing this module: a runner that serves only echo
-        # agents never holds it, and one that has such an agent holds it before its first run
-        # (importing it then cost that run 50-150 ms).
-        from riverbeam.agents._run import RigRun
-
-        self._loop = RigRun
         self._tools: dict[str, BoundTool] = {}
         for tool in tools:
             bound = BoundTool(tool)
@@ -204,6 +192,22 @@ class RigAgentRunner:
         )
 
     @property
+    def counter(self) -> TokenCounter:
+        """How this agent counts prompt tokens, shared by its runs so the calibration carries
+        over: the model family's vocabulary where one is installed (_vocab_tokens.py), else
+        the calibrated estimate.
+
+        Made with the first run, not when the agent is built: an OpenAI-family vocabulary is
+        12-45 MiB, which a runner that has served no run of the agent does not hold (issue 16).
+        """
+        counter = self._counter
+        if counter is None:
+            from riverbeam.agents._vocab_tokens import default_counter
+
+            counter = self._counter = default_counter(getattr(self.client, "model", None))
+        return counter
+
+    @property
     def tool_specs(self) -> list[ToolSpec]:
         """The specs the model is shown, in the order the tools were given."""
         return [bound.spec for bound in self._tools.values()]
@@ -250,7 +254,13 @@ class RigAgentRunner:
 
     async def stream(self, input: AgentInput, context: AgentContext) -> AsyncIterator[StreamChunk]:
         """Run the loop for one request; see the module docstring for the frames."""
-        run = self._loop(self, input, context)
+        # The loop (with its tool, chat, handoff, child-run and agent-layer machinery, and
+        # routing's model list) is imported with the first run of a tool-loop agent, not when
+        # one is built: a runner serving the built-in skill agents idles without it (issue 16,
+        # ~1.5 MiB), at the cost of 50-150 ms on that first run.
+        from riverbeam.agents._run import RigRun
+
+        run = RigRun(self, input, context)
         try:
             async with closing_events(run.frames()) as frames:
                 async for frame in frames:

@@ -17,7 +17,6 @@ import types
 from collections.abc import Callable, Hashable, Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, Union, get_args, get_origin
 
-from google.protobuf import json_format
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message as ProtoMessage
 from pydantic.fields import FieldInfo
@@ -139,6 +138,8 @@ def _drop_unset_strings(descriptor: Any, data: JsonObject) -> None:
 
 def _to_proto_json(model: WireModel) -> Any:
     """The message of model through its JSON dict and json_format.ParseDict (the reference)."""
+    from google.protobuf import json_format  # with the first value the direct path gives up on
+
     msg = model.proto_type()()
     try:
         json_format.ParseDict(model._enums_to_proto(model.to_json_dict()), msg)
@@ -149,6 +150,8 @@ def _to_proto_json(model: WireModel) -> Any:
 
 def _proto_dict_json(cls: type[WireModel], msg: ProtoMessage) -> JsonObject:
     """The dict from_proto validates, through json_format.MessageToDict (the reference)."""
+    from google.protobuf import json_format
+
     try:
         data: JsonObject = json_format.MessageToDict(
             msg, preserving_proto_field_name=True, always_print_fields_with_no_presence=True

@@ -77,6 +77,30 @@ def test_a_rig_agent_on_an_openai_model_counts_with_the_vocabulary(offline: None
     )
 
 
+def test_a_rig_agent_loads_its_vocabulary_with_its_first_count(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A vocabulary is 12-45 MiB: an agent built at start-up and not yet run holds none.
+    from riverbeam.agents import _vocab_tokens
+
+    loads: list[str] = []
+    real_load = _vocab_tokens._load
+
+    def load(encoding: str) -> Any:
+        loads.append(encoding)
+        return real_load(encoding)
+
+    monkeypatch.setattr(_vocab_tokens, "_load", load)
+    client = ScriptedClient([Text("hi")])
+    client.model = "gpt-4o-mini"  # type: ignore[attr-defined]
+    runner = RigAgentRunner.new("a", client, [], None)
+    assert loads == []
+    counter = runner.counter
+    assert loads == ["o200k_base"]
+    assert runner.counter is counter  # made once: its calibration carries over
+    assert loads == ["o200k_base"]
+
+
 class _CountingEncoding:
     """An encoding that counts how often it is asked (one token per word)."""
 
