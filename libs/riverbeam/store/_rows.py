@@ -11,6 +11,7 @@ import asyncpg
 from pydantic import BaseModel, TypeAdapter
 from pydantic_core import PydanticSerializationError
 
+from riverbeam.store._json_text import model_json
 from riverbeam.store._types import NewAction, NewMessage
 from riverbeam.types import (
     Action,
@@ -50,7 +51,8 @@ Row = asyncpg.Record
 def dump(value: Any) -> str | None:
     """A value as JSON text for a jsonb parameter; None stays SQL NULL.
 
-    A model is written by pydantic's own JSON serializer: the same JSON values as
+    A model is written from its attributes where _json_text can (~30% fewer instructions for
+    a run's result), else by pydantic's own JSON serializer: the same JSON values as
     json.dumps(model_dump(mode="json")), so the same jsonb (tests/unit/store/test_store_rows_dump.py
     pins it), in a third of the time. What it cannot write (a lone surrogate) takes the
     json.dumps path, which fails where it always failed: in the database.
@@ -58,6 +60,9 @@ def dump(value: Any) -> str | None:
     if value is None:
         return None
     if isinstance(value, BaseModel):
+        text = model_json(value)
+        if text is not None:
+            return text
         try:
             return value.model_dump_json(exclude_none=True)
         except PydanticSerializationError:
@@ -71,6 +76,9 @@ def _dump_model(value: BaseModel) -> str:
 
 def dump_content(parts: Sequence[ContentPart]) -> str:
     """A message's content parts as the JSON array text of a jsonb parameter (as dump)."""
+    texts = [model_json(p) for p in parts]
+    if None not in texts:
+        return "[" + ",".join(texts) + "]"  # type: ignore[arg-type]
     try:
         return "[" + ",".join(p.model_dump_json(exclude_none=True) for p in parts) + "]"
     except PydanticSerializationError:
