@@ -5,6 +5,7 @@ type and values no validation makes; what the plans cannot write is left to the 
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import pytest
@@ -136,7 +137,12 @@ def test_encode_writes_the_text_of_the_compact_encoder(data: dict[str, Any]) -> 
 def test_encode_refuses_what_the_compact_encoder_refuses() -> None:
     looped: dict[str, Any] = {}
     looped["self"] = looped
-    for bad in ({"x": object()}, looped):
-        with pytest.raises((TypeError, ValueError)):
+    deep: dict[str, Any] = {}
+    for _ in range(5000):
+        deep = {"d": deep}
+    for bad in ({"x": object()}, looped, deep, {"n": math.nan, "x": {1}}):
+        with pytest.raises(Exception) as expected:
+            _COMPACT_JSON.encode(bad)
+        with pytest.raises(expected.type, match=re.escape(str(expected.value))):
             encode(bad)
     assert encode({"ok": 1}) == '{"ok":1}'  # a refusal leaves nothing behind
