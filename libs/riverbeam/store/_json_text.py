@@ -4,45 +4,30 @@ _rows.dump writes a model with `model_dump_json(exclude_none=True)`, and WireMod
 serializer runs in Python for every nested model: a finish step's result, its usage and its
 message's content cost ~190k instructions a step (callgrind). The plans of
 types/_convert_json.py make the dict of `model_dump(mode="json")` from the attributes, for the
-values they know JSON mode keeps as they are; its text holds the same JSON values as
+values they know JSON mode keeps as they are, and pydantic-core's `to_json` (the serializer
+model_dump_json ends in: numbers written as it writes them) encodes it: the same JSON values as
 `model_dump_json(exclude_none=True)`, key for key and number for number, but for a None held by
-an `_always` field (written by the plan, left out by exclude_none): a class with such a field,
-itself or in a model it holds, is left to pydantic, and so is any value its plan doubts, and a
-text a lone surrogate would make unencodable (pydantic refuses it, and _rows.dump's old path
-escapes it). tests/unit/store/test_store_pg_json_text.py compares both over generated values.
+an `_always` field (written by the plan, left out by exclude_none). A class with such a field,
+itself or in a model it holds, is left to pydantic, and so is any value its plan doubts, and
+one to_json refuses (a lone surrogate, a circular or too deep value), as pydantic refuses it.
+tests/unit/store/test_store_pg_json_text.py compares both over generated values.
 """
 
 from __future__ import annotations
 
 import types
 from collections.abc import Callable, Iterator
-from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
+from pydantic_core import to_json
 
-from riverbeam.types._base import _COMPACT_JSON, WireModel
+from riverbeam.types._base import WireModel
 from riverbeam.types._convert_json import _LOCK, _Doubt, _plan
 
-__all__ = ["encode", "model_json"]
-
-if c_make_encoder is None:  # pragma: no cover - CPython always has _json
-    raise ImportError("the C JSON encoder is missing")
+__all__ = ["model_json"]
 
 _Dump = Callable[[Any], dict[str, Any]]
-# _COMPACT_JSON's C encoder, without markers (no circular-reference check): it keeps no state
-# between calls, so one serves every call.
-_ENCODER = c_make_encoder(
-    None,
-    _COMPACT_JSON.default,
-    encode_basestring,
-    None,
-    _COMPACT_JSON.key_separator,
-    _COMPACT_JSON.item_separator,
-    False,
-    False,
-    True,
-)
 # model class -> its plan, or None: pydantic writes it.
 _DUMPS: dict[type[Any], _Dump | None] = {}
 
@@ -56,27 +41,14 @@ def model_json(value: BaseModel) -> str | None:
         return None
     try:
         data = dump(value)
-    except (_Doubt, KeyError):  # KeyError: a field missing from __dict__ (deleted)
+    except (_Doubt, KeyError, RecursionError):
+        # KeyError: a field missing from __dict__ (deleted); RecursionError: a free-form value
+        # circular or too deep for the plan's checks (pydantic then refuses it as before)
         return None
-    text = encode(data)
-    if not text.isascii():
-        try:
-            text.encode()
-        except UnicodeEncodeError:  # a lone surrogate
-            return None
-    return text
-
-
-def encode(data: dict[str, Any]) -> str:
-    """`_COMPACT_JSON.encode(data)`: the same C encoder, made once and called without
-    JSONEncoder.encode and iterencode around it, and without the circular-reference check's
-    bookkeeping (an id put in and taken out of a dict for every object and list): ~5k
-    instructions a record less. A circular value makes it recurse to the limit instead, and
-    is then encoded by _COMPACT_JSON, which refuses it as it always did."""
     try:
-        return "".join(_ENCODER(data, 0))
-    except RecursionError:
-        return _COMPACT_JSON.encode(data)
+        return to_json(data).decode()
+    except ValueError:  # a lone surrogate, a circular or too deep value: pydantic's refusal
+        return None
 
 
 def _dump_of(cls: type[Any]) -> _Dump | None:
