@@ -23,7 +23,15 @@ from pydantic import BaseModel
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 
-__all__ = ["NUL", "REPLACEMENT", "nul_safe", "scrub"]
+__all__ = [
+    "NUL",
+    "REPLACEMENT",
+    "may_hold_nul",
+    "nul_free_call",
+    "nul_safe",
+    "nul_safe_but",
+    "scrub",
+]
 
 NUL = "\x00"
 REPLACEMENT = "\ufffd"
@@ -179,7 +187,31 @@ def nul_safe(
 
     Store methods take keyword arguments only, so the check goes by argument name.
     """
+    return _wrapped(method, frozenset())
 
+
+def nul_safe_but(
+    *deferred: str,
+) -> Callable[[Callable[P, Coroutine[Any, Any, T]]], Callable[P, Coroutine[Any, Any, T]]]:
+    """nul_safe, but the arguments named in `deferred` (none of them an id) reach the method as
+    given: it writes them as statement parameters first, and through nul_free_call, which
+    scrubs them only when those parameters may hold a U+0000. Walking a finish step's result
+    and message for it cost ~50k instructions; looking for it in their JSON text a few."""
+    names = frozenset(deferred)
+    if names & _NAMES:
+        raise ValueError(f"ids are always refused, never deferred: {sorted(names & _NAMES)}")
+
+    def decorate(
+        method: Callable[P, Coroutine[Any, Any, T]],
+    ) -> Callable[P, Coroutine[Any, Any, T]]:
+        return _wrapped(method, names)
+
+    return decorate
+
+
+def _wrapped(
+    method: Callable[P, Coroutine[Any, Any, T]], deferred: frozenset[str]
+) -> Callable[P, Coroutine[Any, Any, T]]:
     @functools.wraps(method)
     async def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
         for name, value in kwargs.items():
@@ -193,8 +225,42 @@ def nul_safe(
                 continue
             elif name in _NAMES:
                 _refuse_nul(name, value)
-            else:
+            elif name not in deferred:
                 kwargs[name] = scrub(value)
         return await method(*args, **kwargs)
 
     return wrapper
+
+
+_JSON_NUL = "\\u0000"  # how a JSON text writes U+0000 (json and pydantic alike)
+
+
+def may_hold_nul(params: Iterable[Any]) -> bool:
+    """Whether statement parameters may hold a U+0000: a text holding one, or its JSON escape
+    (a JSON text holds no other spelling of it), or in a list's items; any value not text, a
+    list or plain (a number, a time, None) is taken to. A text holding a backslash followed by
+    `u0000` is taken to as well: that only costs the scrubbing walk."""
+    for value in params:
+        kind = type(value)
+        if kind is str:
+            if NUL in value or _JSON_NUL in value:
+                return True
+        elif kind is list:
+            if may_hold_nul(value):
+                return True
+        elif kind not in _PLAIN:
+            return True
+    return False
+
+
+def nul_free_call(
+    build: Callable[..., tuple[str, list[Any]]], *values: Any
+) -> tuple[str, list[Any]]:
+    """`build(*(scrub(v) for v in values))`: a statement and its parameters from values that may
+    hold a U+0000 (nul_safe_but's deferred arguments). Built from `values` as they are when its
+    parameters hold none (then scrub would have returned each value itself), else again from
+    the scrubbed values."""
+    query, params = build(*values)
+    if may_hold_nul(params):
+        query, params = build(*(scrub(v) for v in values))
+    return query, params

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -26,6 +26,7 @@ from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
 from riverbeam.store import _checks, _rows
 from riverbeam.store._migrations import quote_schema
+from riverbeam.store._nul import nul_free_call, scrub
 from riverbeam.store._pg_one_message import begin_one_message
 from riverbeam.store._pg_run_config import set_session_config
 from riverbeam.store._pg_step_parts import why_not_resolved
@@ -135,10 +136,20 @@ def _call(schema: str) -> str:
 async def begin_in_one_call(
     conn: Connection, schema: str, args: BeginArgs, config: tuple[bool, TurnConfig | None]
 ) -> BeginRunResult:
-    """The step as one call of begin_step; its refusals as BEM-031, 025, 065 or 030."""
+    """The step as one call of begin_step; its refusals as BEM-031, 025, 065 or 030.
+
+    The human message's content and metadata may hold a U+0000 (nul_safe_but): scrubbed
+    only when the call's parameters may hold one (nul_free_call)."""
     interaction_id = args.interaction_id or new_id()
-    messages = args.human_messages
-    query, params = begin_call(schema, args, interaction_id, messages, config)
+
+    def call(
+        content: Sequence[ContentPart], metadata: dict[str, Any] | None
+    ) -> tuple[str, list[Any]]:
+        same = content is args.human_content and metadata is args.message_metadata
+        step = args if same else replace(args, human_content=content, message_metadata=metadata)
+        return begin_call(schema, step, interaction_id, step.human_messages, config)
+
+    query, params = nul_free_call(call, args.human_content, args.message_metadata)
     try:
         row = await conn.fetchrow(query, *params)
     except asyncpg.PostgresError as exc:
@@ -152,7 +163,7 @@ async def begin_in_one_call(
         session=_rows.session_of(row["o_session"]),
         interaction=_rows.interaction_of(row["o_interaction"]),
         run=_rows.run_of(row["o_run"]),
-        human_message=saved[-1] if messages else None,
+        human_message=saved[-1] if args.human_content else None,
         resolved_actions=[],
         action_messages=[],
         history=[_rows.message_of(r) for r in row["o_history"]],
@@ -239,7 +250,13 @@ async def begin_in_statements(
     conn: Connection, sql: Statements, schema: str, args: BeginArgs
 ) -> BeginRunResult:
     """The step as begin_open, the configuration, the resume's compare-and-sets and
-    begin_write, inside the step's transaction."""
+    begin_write, inside the step's transaction. The human message's content and metadata
+    are scrubbed first (nul_safe_but left them as given)."""
+    args = replace(
+        args,
+        human_content=scrub(args.human_content),
+        message_metadata=scrub(args.message_metadata),
+    )
     resume = bool(args.action_responses)
     session_id, interaction_id = args.session_id, args.interaction_id
     n_messages = len(args.action_responses) + (1 if args.human_content else 0)

@@ -13,7 +13,7 @@ import asyncpg
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.store import _checks, _rows
 from riverbeam.store._migrations import apply_migrations, quote_schema
-from riverbeam.store._nul import nul_safe
+from riverbeam.store._nul import nul_free_call, nul_safe, nul_safe_but
 from riverbeam.store._pg_begin import (
     BeginArgs,
     begin_in_one_call,
@@ -275,7 +275,9 @@ class PgBeamStore(PgLeases, PgMemory, PgLedger, PgCheckpoints, PgChildRuns):
         return [_rows.action_of(r) for r in page], token
 
     # ---- pipeline steps ------------------------------------------------------------------------
-    @nul_safe
+    # The new messages' arguments are scrubbed by the one-call step only when their parameters
+    # may hold a U+0000 (nul_free_call); the statement-by-statement step scrubs them first.
+    @nul_safe_but("human_content", "message_metadata")
     async def begin_run(
         self,
         *,
@@ -338,7 +340,7 @@ class PgBeamStore(PgLeases, PgMemory, PgLedger, PgCheckpoints, PgChildRuns):
         async with self._transaction("begin_run") as conn:
             return await begin_in_statements(conn, self._sql, self._schema, args)
 
-    @nul_safe
+    @nul_safe_but("messages", "token_usage", "result")  # scrubbed by nul_free_call
     async def finish_run(
         self,
         *,
@@ -365,26 +367,25 @@ class PgBeamStore(PgLeases, PgMemory, PgLedger, PgCheckpoints, PgChildRuns):
         # and, with ledger entries, the ledger's write after it in the same transaction: a
         # refused batch refuses the whole step.
         step = self._transaction("finish_run") if tool_executions else self._step("finish_run")
-        async with step as conn:
-            query, params = finish_call(
-                sql,
-                self._schema,
-                (
-                    run_id,
-                    lease_owner,
-                    final,
-                    error_code,
-                    error_message,
-                    _rows.dump(token_usage),
-                    model_used,
-                    _rows.dump(result),
-                    epoch,
-                ),
-                messages,
-                after,
-                pending_actions,
-                expiry,
+
+        def call(
+            messages: Sequence[NewMessage], usage: TokenUsage | None, result: AgentResult | None
+        ) -> tuple[str, list[Any]]:
+            head = (
+                run_id,
+                lease_owner,
+                final,
+                error_code,
+                error_message,
+                _rows.dump(usage),
+                model_used,
+                _rows.dump(result),
+                epoch,
             )
+            return finish_call(sql, self._schema, head, messages, after, pending_actions, expiry)
+
+        async with step as conn:
+            query, params = nul_free_call(call, messages, token_usage, result)
             row = await conn.fetchrow(query, *params)
             if row is None:
                 # A repeat of this owner's own finish at this epoch returns what it stored.

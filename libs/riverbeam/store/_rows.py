@@ -11,6 +11,7 @@ import asyncpg
 from pydantic import BaseModel, TypeAdapter
 from pydantic_core import PydanticSerializationError
 
+from riverbeam.store._json_text import model_json
 from riverbeam.store._types import NewAction, NewMessage
 from riverbeam.types import (
     Action,
@@ -50,7 +51,8 @@ Row = asyncpg.Record
 def dump(value: Any) -> str | None:
     """A value as JSON text for a jsonb parameter; None stays SQL NULL.
 
-    A model is written by pydantic's own JSON serializer: the same JSON values as
+    A model is written from its attributes where _json_text can (~30% fewer instructions for
+    a run's result), else by pydantic's own JSON serializer: the same JSON values as
     json.dumps(model_dump(mode="json")), so the same jsonb (tests/unit/store/test_store_rows_dump.py
     pins it), in a third of the time. What it cannot write (a lone surrogate) takes the
     json.dumps path, which fails where it always failed: in the database.
@@ -58,6 +60,9 @@ def dump(value: Any) -> str | None:
     if value is None:
         return None
     if isinstance(value, BaseModel):
+        text = model_json(value)
+        if text is not None:
+            return text
         try:
             return value.model_dump_json(exclude_none=True)
         except PydanticSerializationError:
@@ -71,6 +76,9 @@ def _dump_model(value: BaseModel) -> str:
 
 def dump_content(parts: Sequence[ContentPart]) -> str:
     """A message's content parts as the JSON array text of a jsonb parameter (as dump)."""
+    texts = [model_json(p) for p in parts]
+    if None not in texts:
+        return "[" + ",".join(texts) + "]"  # type: ignore[arg-type]
     try:
         return "[" + ",".join(p.model_dump_json(exclude_none=True) for p in parts) + "]"
     except PydanticSerializationError:
@@ -177,7 +185,12 @@ def _interaction_kept_as_is(v: dict[str, Any]) -> bool:
 
 def run_of(row: Row) -> Run:
     """A run row as its record (built directly or validated, as session_of): begin_run and
-    finish_run each read one, and pydantic's pass over its twenty fields was most of it."""
+    finish_run each read one, and pydantic's pass over its twenty fields was most of it.
+
+    Spelled out: a NULL JSON column is None without a call, and the checks of _run_kept_as_is
+    are written in place (each call is ~0.5k instructions; a run has a dozen)."""
+    usage, result, options = row["token_usage"], row["result"], row["options"]
+    holders = row["holders"]
     values: dict[str, Any] = {
         "run_id": row["run_id"],
         "interaction_id": row["interaction_id"],
@@ -189,15 +202,15 @@ def run_of(row: Row) -> Run:
         "finished_at": row["finished_at"],
         "error_code": row["error_code"],
         "error_message": row["error_message"],
-        "token_usage": _model(TokenUsage, row["token_usage"]),
+        "token_usage": None if usage is None else _model(TokenUsage, usage),
         "model_used": row["model_used"],
         "lease_owner": row["lease_owner"],
         "lease_expires_at": row["lease_expires_at"],
-        "result": _model(AgentResult, row["result"]),
+        "result": None if result is None else _model(AgentResult, result),
         "lease_epoch": row["lease_epoch"],
         "agent_version": row["agent_version"],
-        "options": _model(RunOptions, row["options"]),
-        "holders": list(row["holders"] or []),
+        "options": None if options is None else _model(RunOptions, options),
+        "holders": list(holders) if holders else [],
         "parent_run_id": row["parent_run_id"],
     }
     if _run_kept_as_is(values):
@@ -206,28 +219,41 @@ def run_of(row: Row) -> Run:
 
 
 def _run_kept_as_is(v: dict[str, Any]) -> bool:
+    """Whether Run(**v) would hold exactly v (as _kept_as_is for messages)."""
+    run_id, interaction_id, session_id, agent = (
+        v["run_id"],
+        v["interaction_id"],
+        v["session_id"],
+        v["agent_name"],
+    )
     usage, result, options, epoch = v["token_usage"], v["result"], v["options"], v["lease_epoch"]
-    finished, expires = v["finished_at"], v["lease_expires_at"]
+    started, finished, expires = v["started_at"], v["finished_at"], v["lease_expires_at"]
+    holders = v["holders"]
     return (
-        _is_name(v["run_id"])
-        and _is_name(v["interaction_id"])
-        and _is_name(v["session_id"])
-        and _is_name(v["agent_name"])
+        type(run_id) is str
+        and run_id != ""
+        and type(interaction_id) is str
+        and interaction_id != ""
+        and type(session_id) is str
+        and session_id != ""
+        and type(agent) is str
+        and agent != ""
         and v["status"] in _RUN_STATUSES
         and type(v["request_id"]) in _OPTIONAL_STR
-        and _is_utc(v["started_at"])
-        and (finished is None or _is_utc(finished))
+        and type(started) is datetime
+        and started.tzinfo is UTC
+        and (finished is None or (type(finished) is datetime and finished.tzinfo is UTC))
         and type(v["error_code"]) in _OPTIONAL_STR
         and type(v["error_message"]) in _OPTIONAL_STR
         and (usage is None or type(usage) is TokenUsage)
         and type(v["model_used"]) in _OPTIONAL_STR
         and type(v["lease_owner"]) in _OPTIONAL_STR
-        and (expires is None or _is_utc(expires))
+        and (expires is None or (type(expires) is datetime and expires.tzinfo is UTC))
         and (result is None or type(result) is AgentResult)
         and (epoch is None or type(epoch) is int)
         and type(v["agent_version"]) in _OPTIONAL_STR
         and (options is None or type(options) is RunOptions)
-        and all(type(h) is str for h in v["holders"])
+        and (not holders or all(type(h) is str for h in holders))
         and type(v["parent_run_id"]) in _OPTIONAL_STR
     )
 
