@@ -1,23 +1,26 @@
-"""A wire model's compact JSON text, made from its attributes where that gives the same text.
+"""A wire model's compact JSON text, written from its attributes where that gives the same text.
 
 `WireModel.to_json()` encodes `model_dump(mode="json")`, and WireModel's wrap serializer
 (`_omit_empty`) runs in Python for every nested model, asking for each key its attribute and
 field: a streamed chunk frame costs ~284k instructions, a done frame ~304k (callgrind), and a
-streamed run publishes at least two. `to_json_text` makes the same dict from the attributes by
-a plan made once per model class, run as one generated function (its fields' reads and
-checks written out in order, as _convert_build_gen does for from_proto), and encodes it with
-the same encoder.
+streamed run publishes at least two. `to_json_text` writes the same text from the attributes
+by a plan made once per model class, run as one generated function (its fields' reads, checks
+and writes spelled out in order, as _convert_build_gen does for from_proto). It writes the
+text itself rather than a dict for json's encoder: the encoder's walk of the dict (~60k
+instructions for a done frame) costs twice what writing its pieces does, and a piece is what
+the encoder writes for it (the same string escaping, float and int repr, separators).
 
 A plan covers only what it knows JSON mode keeps as it is, or makes as pydantic makes it: a
 str, int, bool or finite float of exactly that type, a Literal's str, a datetime (pydantic's
 own datetime serializer), a nested model or a list of them of exactly the declared class, and
-free-form JSON (Any, dict[str, Any]) of plain JSON values only (str keys, no tuple, no NaN).
-A model with anything else (a serializer of its own, a computed or excluded field, another
-config, an annotation not listed) has no plan, and any value a plan doubts (a subclass, an int
-in a float field, an infinity) gives up on the whole model: `to_json()` then. The omission
-rules are `_omit_empty`'s: None is left out, and an empty list or dict held by a field not
-typed Any, except the model's `_always` keys. tests/unit/types/test_types_convert_json.py
-compares the text with `to_json()` over generated values of every wire type.
+free-form JSON (Any, dict[str, Any]) of plain JSON values only (str keys, no tuple, no NaN),
+which the encoder writes. A model with anything else (a serializer of its own, a computed or
+excluded field, another config, an annotation not listed) has no plan, and any value a plan
+doubts (a subclass, an int in a float field, an infinity) gives up on the whole model:
+`to_json()` then. The omission rules are `_omit_empty`'s: None is left out, and an empty list
+or dict held by a field not typed Any, except the model's `_always` keys.
+tests/unit/types/test_types_convert_json.py compares the text with `to_json()` over generated
+values of every wire type.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import threading
 import types
 from collections.abc import Callable
 from datetime import datetime
+from json.encoder import encode_basestring
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from annotated_types import Ge, Gt, Le, Lt, MaxLen, MinLen
@@ -40,7 +44,8 @@ from riverbeam.types._convert_build import _BASE_CONFIG, _HARMLESS_CONFIG
 
 __all__ = ["to_json_text"]
 
-Dump = Callable[[Any], dict[str, Any]]
+# A plan's generated function: the model's JSON text.
+Dump = Callable[[Any], str]
 # How a field's (non-None) value is checked and written, and the op's argument.
 _STR, _INT, _BOOL, _FLOAT, _TIME, _JSON, _OBJECT, _MODEL, _LIST = range(9)
 _Kind = tuple[int, Any]
@@ -53,6 +58,11 @@ class _Doubt(Exception):
 # Metadata that only validates (or documents) a value: the JSON of a valid value is unchanged.
 _VALIDATING = (AfterValidator, StringConstraints, WithJsonSchema, Ge, Gt, Le, Lt, MinLen, MaxLen)
 _DATETIME = SchemaSerializer(core_schema.datetime_schema())
+# What json's encoder writes for a str, an int and a finite float of exactly those types (the C
+# encoder calls these very functions; _COMPACT_JSON does not escape non-ASCII characters).
+_STR_TEXT = encode_basestring
+_INT_TEXT = int.__repr__
+_FLOAT_TEXT = float.__repr__
 
 # model class -> its plan's generated function, or None (no plan: to_json()).
 _PLANS: dict[type[Any], Dump | None] = {}
@@ -70,11 +80,9 @@ def to_json_text(model: WireModel) -> str:
             dump = _plan(cls)
     if dump is not None:
         try:
-            data = dump(model)
+            return dump(model)
         except (_Doubt, KeyError):  # KeyError: a field missing from __dict__ (deleted)
             pass
-        else:
-            return _COMPACT_JSON.encode(data)
     return model.to_json()
 
 
@@ -120,8 +128,12 @@ def _make_plan(cls: type[Any]) -> Dump | None:
         "_time": _DATETIME.to_python,
         "_json": _json,
         "_json_object": _json_object,
+        "_str": _STR_TEXT,
+        "_int": _INT_TEXT,
+        "_float": _FLOAT_TEXT,
+        "_encode": _COMPACT_JSON.encode,
     }
-    lines = ["def dump(model):", "    d = model.__dict__", "    out = {}"]
+    lines = ["def dump(model):", "    d = model.__dict__", "    out = []"]
     for name, info in cls.model_fields.items():
         kind = _field(info)
         if kind is None:
@@ -129,7 +141,7 @@ def _make_plan(cls: type[Any]) -> Dump | None:
         nullable, empty = _shape(info.annotation)
         made = _field_lines(name, kind, name in cls._always, nullable, empty, env)
         lines += [f"    {line}" for line in made]
-    lines.append("    return out")
+    lines.append("    return '{' + ','.join(out) + '}'")
     dump: Dump = generated(lines, env)
     return dump
 
@@ -209,15 +221,17 @@ def _field_lines(
     empty: type[Any] | None,
     env: dict[str, Any],
 ) -> list[str]:
-    """Lines writing the field into `out` as _omit_empty leaves it: None left out (or written,
-    for an `_always` key), an empty list or object left out, anything doubtful raised."""
+    """Lines adding the field's `"name":value` text to `out` as _omit_empty leaves it: None left
+    out (or written, for an `_always` key), an empty list or object left out, anything
+    doubtful raised."""
+    key = _STR_TEXT(name) + ":"
     if not nullable:
         none = ["raise _Doubt"]  # None where the type has none: pydantic warns, or refuses
     elif always:
-        none = [f"out[{name!r}] = None"]
+        none = [f"out.append({key + 'null'!r})"]
     else:
         none = ["pass"]
-    write = [*_check_lines(kind, "v", env, 0), f"out[{name!r}] = v"]
+    write = [*_check_lines(kind, "v", env, 0), f"out.append({key!r} + v)"]
     lines = [f"v = d[{name!r}]", "if v is None:", *indented(none)]
     if empty is not None and not always:
         lines += [f"elif not v and type(v) is {empty.__name__}:", "    pass"]
@@ -225,24 +239,36 @@ def _field_lines(
 
 
 def _check_lines(kind: _Kind, var: str, env: dict[str, Any], depth: int) -> list[str]:
-    """Lines that check `var` and leave its JSON-mode value in it, raising _Doubt on a doubt."""
+    """Lines that check `var` and leave the JSON text of its JSON-mode value in it, raising
+    _Doubt on a doubt."""
     op, arg = kind
-    if op in (_STR, _INT, _BOOL):
-        exact = {_STR: "str", _INT: "int", _BOOL: "bool"}[op]
-        return [f"if type({var}) is not {exact}:", "    raise _Doubt"]
+    if op in (_STR, _INT):
+        exact, text = {_STR: ("str", "_str"), _INT: ("int", "_int")}[op]
+        return [f"if type({var}) is not {exact}:", "    raise _Doubt", f"{var} = {text}({var})"]
+    if op == _BOOL:
+        return [
+            f"if type({var}) is not bool:",
+            "    raise _Doubt",
+            f"{var} = 'true' if {var} else 'false'",
+        ]
     if op == _FLOAT:
         # An infinity is written as null and an int as an int: to_json() decides.
-        return [f"if type({var}) is not float or {var} - {var} != 0.0:", "    raise _Doubt"]
+        return [
+            f"if type({var}) is not float or {var} - {var} != 0.0:",
+            "    raise _Doubt",
+            f"{var} = _float({var})",
+        ]
     if op == _TIME:
         return [
             f"if type({var}) is not _datetime:",
             "    raise _Doubt",
-            f"{var} = _time({var}, mode='json')",
+            f"{var} = _str(_time({var}, mode='json'))",
         ]
+    # Free-form JSON, once checked to be plain, is written by the encoder.
     if op == _JSON:
-        return [f"{var} = _json({var})"]
+        return [f"{var} = _encode(_json({var}))"]
     if op == _OBJECT:
-        return [f"{var} = _json_object({var})"]
+        return [f"{var} = _encode(_json_object({var}))"]
     if op == _MODEL:
         cls, dump = arg
         key = f"{len(env)}"
@@ -259,7 +285,7 @@ def _check_lines(kind: _Kind, var: str, env: dict[str, Any], depth: int) -> list
         f"{items} = []",
         f"for {item} in {var}:",
         *indented([*_check_lines(arg, item, env, depth + 1), f"{items}.append({item})"]),
-        f"{var} = {items}",
+        f"{var} = '[' + ','.join({items}) + ']'",
     ]
 
 
