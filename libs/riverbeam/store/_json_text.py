@@ -3,13 +3,14 @@
 _rows.dump writes a model with `model_dump_json(exclude_none=True)`, and WireModel's wrap
 serializer runs in Python for every nested model: a finish step's result, its usage and its
 message's content cost ~190k instructions a step (callgrind). The plans of
-types/_convert_json.py make the dict of `model_dump(mode="json")` from the attributes, for the
-values they know JSON mode keeps as they are, and pydantic-core's `to_json` (the serializer
-model_dump_json ends in: numbers written as it writes them) encodes it: the same JSON values as
-`model_dump_json(exclude_none=True)`, key for key and number for number, but for a None held by
-an `_always` field (written by the plan, left out by exclude_none). A class with such a field,
-itself or in a model it holds, is left to pydantic, and so is any value its plan doubts, and
-one to_json refuses (a lone surrogate, a circular or too deep value), as pydantic refuses it.
+types/_convert_json.py write the compact JSON text of `model_dump(mode="json")` from the
+attributes, for the values they know JSON mode keeps as they are (the text `to_json()` gives):
+the same JSON values as `model_dump_json(exclude_none=True)`, key for key and number for number
+(a float's digits and scale; only an exponent's spelling may differ, 1e-05 for 1e-5, which
+numeric reads alike), but for a None held by an `_always` field (written by the plan, left out
+by exclude_none). A class with such a field, itself or in a model it holds, is left to
+pydantic, and so is any value its plan doubts, a circular or too deep free-form value, and a
+text holding a lone surrogate, as pydantic refuses them.
 tests/unit/store/test_store_pg_json_text.py compares both over generated values.
 """
 
@@ -20,14 +21,13 @@ from collections.abc import Callable, Iterator
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
-from pydantic_core import to_json
 
 from riverbeam.types._base import WireModel
 from riverbeam.types._convert_json import _LOCK, _Doubt, _plan
 
 __all__ = ["model_json"]
 
-_Dump = Callable[[Any], dict[str, Any]]
+_Dump = Callable[[Any], str]
 # model class -> its plan, or None: pydantic writes it.
 _DUMPS: dict[type[Any], _Dump | None] = {}
 
@@ -40,15 +40,17 @@ def model_json(value: BaseModel) -> str | None:
     if dump is None:
         return None
     try:
-        data = dump(value)
-    except (_Doubt, KeyError, RecursionError):
-        # KeyError: a field missing from __dict__ (deleted); RecursionError: a free-form value
-        # circular or too deep for the plan's checks (pydantic then refuses it as before)
+        text = dump(value)
+    except (_Doubt, KeyError, RecursionError, ValueError):
+        # KeyError: a field missing from __dict__ (deleted); RecursionError, ValueError: a
+        # free-form value circular or too deep for the plan (pydantic then refuses it as before)
         return None
-    try:
-        return to_json(data).decode()
-    except ValueError:  # a lone surrogate, a circular or too deep value: pydantic's refusal
-        return None
+    if not text.isascii():
+        try:
+            text.encode()
+        except UnicodeEncodeError:  # a lone surrogate: pydantic's refusal, the old path's
+            return None
+    return text
 
 
 def _dump_of(cls: type[Any]) -> _Dump | None:
