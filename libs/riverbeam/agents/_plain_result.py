@@ -18,7 +18,7 @@ from typing import Any
 from riverbeam.types import AgentResult, ContentPart
 from riverbeam.types._copying import _slots_of
 
-__all__ = ["text_result"]
+__all__ = ["text_part", "text_result"]
 
 # Every field's default in declaration order (the order of a validated model's __dict__);
 # a field with a default_factory (a list) gets a fresh one per model.
@@ -72,16 +72,8 @@ def text_result(
             run_id=run_id,
             latency_ms=latency_ms,
         )
-    part_values = _PART.copy()
-    part_values["type"] = "text"
-    part_values["text"] = text
-    part: ContentPart = _new_part(ContentPart)
-    _part_dict(part, part_values)
-    _part_set(part, set(_PART_SET))
-    _part_extra(part, None)
-    _part_private(part, None)
     values = _RESULT.copy()
-    values["content"] = [part]
+    values["content"] = [text_part(text)]
     values["agent_name"] = agent_name
     values["session_id"] = session_id
     values["request_id"] = request_id
@@ -96,3 +88,16 @@ def text_result(
     _result_extra(result, None)
     _result_private(result, None)
     return result
+
+
+def text_part(text: str) -> ContentPart:
+    """`ContentPart.of_text(text)` of an exact str, built directly (the caller checked it)."""
+    values = _PART.copy()
+    values["type"] = "text"
+    values["text"] = text
+    part: ContentPart = _new_part(ContentPart)
+    _part_dict(part, values)
+    _part_set(part, set(_PART_SET))
+    _part_extra(part, None)
+    _part_private(part, None)
+    return part
