@@ -10,8 +10,10 @@ from riverbeam import __version__
 from riverbeam.agents._completion import Completion, CompletionEvent, Text, TextDelta, collect
 from riverbeam.agents._frames import FrameFactory
 from riverbeam.agents._io import AgentContext, AgentInput
+from riverbeam.agents._plain_frames import done_frame, text_chunk
+from riverbeam.agents._plain_result import text_result
 from riverbeam.agents._tool import ToolSpec
-from riverbeam.types import AgentMetadata, AgentResult, ContentPart, StreamChunk, TokenUsage
+from riverbeam.types import AgentMetadata, StreamChunk, TokenUsage
 from riverbeam.types._copying import copy_maker
 
 __all__ = ["EchoAgent", "EchoClient"]
@@ -56,17 +58,20 @@ class EchoAgent:
         started = time.monotonic()
         frames = FrameFactory.for_input(self._name, input)
         reply = f"Echo: {input.text}"
-        yield frames.chunk(reply)
-        yield frames.done(
-            AgentResult(
-                content=[ContentPart.of_text(reply)],
+        # Plain values: both frames and the result are built without validation passes
+        # (~181k -> ~67k instructions per invoke, callgrind).
+        yield text_chunk(frames, reply)
+        yield done_frame(
+            frames,
+            text_result(
+                reply,
                 agent_name=self._name,
                 session_id=input.session_id or None,
                 request_id=input.request_id,
                 interaction_id=input.interaction_id,
                 run_id=input.run_id or None,
                 latency_ms=(time.monotonic() - started) * 1000,
-            )
+            ),
         )
 
     async def health_check(self) -> bool:
