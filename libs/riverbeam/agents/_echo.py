@@ -10,7 +10,6 @@ from riverbeam import __version__
 from riverbeam.agents._completion import Completion, CompletionEvent, Text, TextDelta, collect
 from riverbeam.agents._frames import FrameFactory
 from riverbeam.agents._io import AgentContext, AgentInput
-from riverbeam.agents._plain_frames import done_frame, text_chunk
 from riverbeam.agents._plain_result import text_result
 from riverbeam.agents._tool import ToolSpec
 from riverbeam.types import AgentMetadata, StreamChunk, TokenUsage
@@ -58,11 +57,10 @@ class EchoAgent:
         started = time.monotonic()
         frames = FrameFactory.for_input(self._name, input)
         reply = f"Echo: {input.text}"
-        # Plain values: both frames and the result are built without validation passes
-        # (~181k -> ~67k instructions per invoke, callgrind).
-        yield text_chunk(frames, reply)
-        yield done_frame(
-            frames,
+        # Plain values: the result is built without validation passes, as the factory builds
+        # its frames (~181k -> ~67k instructions per invoke with both, callgrind).
+        yield frames.chunk(reply)
+        yield frames.done(
             text_result(
                 reply,
                 agent_name=self._name,

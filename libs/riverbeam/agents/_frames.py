@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from riverbeam.agents._io import AgentInput
+from riverbeam.agents._plain_frames import done_frame, text_chunk
 from riverbeam.core.errors import RiverbeamError
 from riverbeam.core.ids import agent_id_for, new_id
 from riverbeam.types import ActionPreview, AgentMessage, AgentResult, ContentPart, StreamChunk
@@ -85,7 +86,14 @@ class FrameFactory:
         )
 
     def chunk(self, text: str) -> StreamChunk:
-        """A piece of the reply's text (is_delta: append it to what came before)."""
+        """A piece of the reply's text (is_delta: append it to what came before).
+
+        Built directly when its values are plain (_plain_frames: one clock reading for the
+        frame and its message), else validated."""
+        frame = text_chunk(self, text, _now())
+        return frame if frame is not None else self._validated_chunk(text)
+
+    def _validated_chunk(self, text: str) -> StreamChunk:
         return self._frame(
             "chunk",
             message_id=self.message_id,
@@ -138,7 +146,12 @@ class FrameFactory:
         )
 
     def done(self, result: AgentResult) -> StreamChunk:
-        """The last frame of a run that finished (or paused for approval)."""
+        """The last frame of a run that finished (or paused for approval); built directly when
+        its values are plain (_plain_frames), else validated."""
+        frame = done_frame(self, result, _now())
+        return frame if frame is not None else self._validated_done(result)
+
+    def _validated_done(self, result: AgentResult) -> StreamChunk:
         return self._frame("done", message_id=self.message_id, result=result)
 
     def error(self, error: RiverbeamError, *, result: AgentResult | None = None) -> StreamChunk:

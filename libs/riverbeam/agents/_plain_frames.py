@@ -1,23 +1,25 @@
-"""The echo agent's chunk and done frames, built without validation passes.
+"""Chunk and done frames of plain values, built without validation passes.
 
-`FrameFactory.chunk(text)` validates three models (the text part, the message, the frame):
-~100k instructions (callgrind) for every invoke of the echo agent, and `done(result)` ~39k
-more. Their values are plain (the factory's ids, a reply text, the time), so `text_chunk` and
-`done_frame` build the same models directly, and leave anything else (a subclass, a value
-of another type) to the factory, which validates or refuses it as before.
+Validating a chunk frame builds three models (the text part, the message, the frame): ~100k
+instructions (callgrind), for every piece of every agent's reply; a done frame ~39k. Their
+values are almost always plain (the factory's ids, a text, the time), so `text_chunk` and
+`done_frame` build the same models directly, and answer None for anything else (a subclass,
+a value of another type), which FrameFactory then validates, or refuses, as before.
 tests/unit/agents/test_agents_plain_frames.py checks over generated factories and texts that
 both build the same models (values, their order and types, fields set) and refuse the same.
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from typing import Any
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
-from riverbeam.agents._frames import FrameFactory
 from riverbeam.agents._plain_result import text_part
 from riverbeam.types import AgentMessage, AgentResult, StreamChunk
 from riverbeam.types._copying import _slots_of
+
+if TYPE_CHECKING:
+    from riverbeam.agents._frames import FrameFactory
 
 __all__ = ["done_frame", "text_chunk"]
 
@@ -99,17 +101,10 @@ def _frame(frames: FrameFactory, kind: str, now: datetime, fields: frozenset[str
     return frame
 
 
-def text_chunk(frames: FrameFactory, text: str) -> StreamChunk:
-    """`frames.chunk(text)`: the same frame, built directly when its values are plain.
-
-    Raises:
-        pydantic.ValidationError: as frames.chunk does, for values it refuses.
-    """
+def text_chunk(frames: FrameFactory, text: str, now: datetime) -> StreamChunk | None:
+    """`frames.chunk(text)` at `now`, built directly; None when a value is not plain."""
     if not (type(text) is str and _plain(frames)):
-        return frames.chunk(text)
-    # One reading of the clock for the frame and its message (the factory reads it twice,
-    # the message's first: the same instant, or one a few microseconds earlier).
-    now = datetime.now(UTC)
+        return None
     values = _MESSAGE.copy()
     values["role"] = "ai"
     values["type"] = "message"
@@ -133,15 +128,11 @@ def text_chunk(frames: FrameFactory, text: str) -> StreamChunk:
     return frame
 
 
-def done_frame(frames: FrameFactory, result: AgentResult) -> StreamChunk:
-    """`frames.done(result)`: the same frame, built directly when its values are plain (an
-    AgentResult itself is kept as it is, as validation keeps it).
-
-    Raises:
-        pydantic.ValidationError: as frames.done does, for values it refuses.
-    """
+def done_frame(frames: FrameFactory, result: AgentResult, now: datetime) -> StreamChunk | None:
+    """`frames.done(result)` at `now`, built directly (an AgentResult itself is kept as it is,
+    as validation keeps it); None when a value is not plain."""
     if not (type(result) is AgentResult and _plain(frames)):
-        return frames.done(result)
-    frame = _frame(frames, "done", datetime.now(UTC), _DONE_SET)
+        return None
+    frame = _frame(frames, "done", now, _DONE_SET)
     frame.__dict__["result"] = result
     return frame

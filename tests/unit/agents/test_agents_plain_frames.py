@@ -1,4 +1,5 @@
-"""text_chunk and done_frame build exactly the frames FrameFactory validates, and refuse alike."""
+"""FrameFactory.chunk and .done (built directly by _plain_frames where values are plain) make
+exactly the frames its validating builds make, and refuse alike."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ from pydantic import BaseModel, ValidationError
 
 from riverbeam.agents import _frames
 from riverbeam.agents._frames import FrameFactory
-from riverbeam.agents._plain_frames import done_frame, text_chunk
 from riverbeam.types import AgentResult, ContentPart, StreamChunk
 
 _SETTINGS = settings(
@@ -40,7 +40,9 @@ _PLAIN: dict[str, st.SearchStrategy[Any]] = {
     "interaction_id": _ids,
     "message_id": _texts,
 }
-_ODD = st.sampled_from([None, "", _Str("a str subclass"), 1, True, 1.5, b"bytes", [], {}])
+_ODD: st.SearchStrategy[Any] = st.sampled_from(
+    [None, "", _Str("a str subclass"), 1, True, 1.5, b"bytes", [], {}]
+)
 _RESULTS = st.sampled_from(
     [
         AgentResult(agent_name="a", content=[ContentPart.of_text("x")]),
@@ -91,8 +93,8 @@ _FIXED = datetime(2026, 12, 3, 10, 30, 0, 123456, tzinfo=UTC)
 
 
 def _compare(fast_build: Any, slow_build: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    # The factory reads the clock through _frames._now: a fixed time when the fast path falls
-    # back to it, and the direct frame's own time for the factory's frame compared with it.
+    # The factory reads the clock through _frames._now, built directly or validated: a fixed
+    # time for the first build, and its frame's own time for the one compared with it.
     with monkeypatch.context() as patched:
         patched.setattr(_frames, "_now", lambda: _FIXED)
         fast_kind, fast = _outcome(fast_build)
@@ -115,9 +117,9 @@ def _compare(fast_build: Any, slow_build: Any, monkeypatch: pytest.MonkeyPatch) 
 def test_a_plain_chunk_is_the_factorys(
     frames: FrameFactory, text: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _compare(lambda: text_chunk(frames, text), lambda: frames.chunk(text), monkeypatch)
+    _compare(lambda: frames.chunk(text), lambda: frames._validated_chunk(text), monkeypatch)
     # Nothing mutable is shared between two frames.
-    one, two = text_chunk(frames, text), text_chunk(frames, text)
+    one, two = frames.chunk(text), frames.chunk(text)
     assert one.data is not two.data and one.data is not None and two.data is not None
     assert one.data.content is not two.data.content
     assert one.data.tool_calls is not two.data.tool_calls
@@ -128,7 +130,7 @@ def test_a_plain_chunk_is_the_factorys(
 def test_any_chunk_is_the_factorys(
     frames: FrameFactory, text: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _compare(lambda: text_chunk(frames, text), lambda: frames.chunk(text), monkeypatch)
+    _compare(lambda: frames.chunk(text), lambda: frames._validated_chunk(text), monkeypatch)
 
 
 @_SETTINGS
@@ -136,12 +138,12 @@ def test_any_chunk_is_the_factorys(
 def test_a_done_frame_is_the_factorys(
     frames: FrameFactory, result: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _compare(lambda: done_frame(frames, result), lambda: frames.done(result), monkeypatch)
+    _compare(lambda: frames.done(result), lambda: frames._validated_done(result), monkeypatch)
 
 
 def test_the_result_is_kept_as_it_is() -> None:
     frames = FrameFactory("a", "id", None, None, None, "m")
     result = AgentResult(agent_name="a")
-    frame = done_frame(frames, result)
-    assert frame.result is result is frames.done(result).result
+    frame = frames.done(result)
+    assert frame.result is result is frames._validated_done(result).result
     assert isinstance(frame, StreamChunk)
