@@ -12,11 +12,11 @@ both build the same models (values, their order and types, fields set) and refus
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from riverbeam.agents._plain_result import text_part
+from riverbeam.agents._plain_result import field_defaults, text_part
 from riverbeam.types import AgentMessage, AgentResult, StreamChunk
-from riverbeam.types._copying import _slots_of
+from riverbeam.types._copying import model_of_valid
 
 if TYPE_CHECKING:
     from riverbeam.agents._frames import FrameFactory
@@ -24,17 +24,8 @@ if TYPE_CHECKING:
 __all__ = ["done_frame", "text_chunk"]
 
 
-def _defaults(cls: type[Any]) -> dict[str, Any]:
-    # Every field's default in declaration order (a validated model's __dict__ order); a
-    # field with a default_factory (a list) gets a fresh one per model.
-    return {
-        name: None if info.default_factory is not None else info.default
-        for name, info in cls.model_fields.items()
-    }
-
-
-_FRAME = _defaults(StreamChunk)
-_MESSAGE = _defaults(AgentMessage)
+_FRAME = field_defaults(StreamChunk)
+_MESSAGE = field_defaults(AgentMessage)
 _CHUNK_SET = frozenset(
     (
         "type",
@@ -64,10 +55,6 @@ _MESSAGE_SET = frozenset(
         "phase",
     )
 )
-_new_frame, _frame_dict, _frame_set, _frame_extra, _frame_private = _slots_of(StreamChunk)
-_new_message, _message_dict, _message_set, _message_extra, _message_private = _slots_of(
-    AgentMessage
-)
 
 
 def _plain(frames: FrameFactory) -> bool:
@@ -93,12 +80,7 @@ def _frame(frames: FrameFactory, kind: str, now: datetime, fields: frozenset[str
     values["run_id"] = frames.run_id
     values["message_id"] = frames.message_id
     values["timestamp"] = now
-    frame: StreamChunk = _new_frame(StreamChunk)
-    _frame_dict(frame, values)
-    _frame_set(frame, set(fields))
-    _frame_extra(frame, None)
-    _frame_private(frame, None)
-    return frame
+    return model_of_valid(StreamChunk, values, fields)
 
 
 def text_chunk(frames: FrameFactory, text: str, now: datetime) -> StreamChunk | None:
@@ -118,11 +100,7 @@ def text_chunk(frames: FrameFactory, text: str, now: datetime) -> StreamChunk | 
     values["tool_calls"] = []
     values["is_delta"] = True
     values["phase"] = "final"
-    message: AgentMessage = _new_message(AgentMessage)
-    _message_dict(message, values)
-    _message_set(message, set(_MESSAGE_SET))
-    _message_extra(message, None)
-    _message_private(message, None)
+    message = model_of_valid(AgentMessage, values, _MESSAGE_SET)
     frame = _frame(frames, "chunk", now, _CHUNK_SET)
     frame.__dict__["data"] = message
     return frame

@@ -15,24 +15,29 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel
+
 from riverbeam.types import AgentResult, ContentPart
-from riverbeam.types._copying import _slots_of
+from riverbeam.types._copying import model_of_valid
 
-__all__ = ["text_part", "text_result"]
+__all__ = ["field_defaults", "text_part", "text_result"]
 
-# Every field's default in declaration order (the order of a validated model's __dict__);
-# a field with a default_factory (a list) gets a fresh one per model.
-_RESULT: dict[str, Any] = {
-    name: None if info.default_factory is not None else info.default
-    for name, info in AgentResult.model_fields.items()
-}
-_PART: dict[str, Any] = {name: info.default for name, info in ContentPart.model_fields.items()}
+
+def field_defaults(cls: type[BaseModel]) -> dict[str, Any]:
+    """Every field's default in declaration order (the order of a validated model's
+    __dict__); None for a field with a default_factory, which the builder fills afresh."""
+    return {
+        name: None if info.default_factory is not None else info.default
+        for name, info in cls.model_fields.items()
+    }
+
+
+_RESULT = field_defaults(AgentResult)
+_PART = field_defaults(ContentPart)
 _RESULT_SET = frozenset(
     ("content", "agent_name", "session_id", "request_id", "interaction_id", "run_id", "latency_ms")
 )
 _PART_SET = frozenset(("type", "text"))
-_new_result, _result_dict, _result_set, _result_extra, _result_private = _slots_of(AgentResult)
-_new_part, _part_dict, _part_set, _part_extra, _part_private = _slots_of(ContentPart)
 
 
 def text_result(
@@ -82,12 +87,7 @@ def text_result(
     values["tool_calls"] = []
     values["latency_ms"] = latency_ms
     values["action_required"] = []
-    result: AgentResult = _new_result(AgentResult)
-    _result_dict(result, values)
-    _result_set(result, set(_RESULT_SET))
-    _result_extra(result, None)
-    _result_private(result, None)
-    return result
+    return model_of_valid(AgentResult, values, _RESULT_SET)
 
 
 def text_part(text: str) -> ContentPart:
@@ -95,9 +95,4 @@ def text_part(text: str) -> ContentPart:
     values = _PART.copy()
     values["type"] = "text"
     values["text"] = text
-    part: ContentPart = _new_part(ContentPart)
-    _part_dict(part, values)
-    _part_set(part, set(_PART_SET))
-    _part_extra(part, None)
-    _part_private(part, None)
-    return part
+    return model_of_valid(ContentPart, values, _PART_SET)

@@ -17,6 +17,7 @@ import decimal
 import enum
 import uuid
 from collections.abc import Callable, Mapping
+from collections.abc import Set as AbstractSet
 from functools import cache, partial
 from typing import Any, TypeVar, cast
 
@@ -75,17 +76,20 @@ def _copy_model(model: _M) -> _M:
     return new
 
 
-def model_of_valid(cls: type[_M], values: dict[str, Any]) -> _M:
+def model_of_valid(
+    cls: type[_M], values: dict[str, Any], fields_set: AbstractSet[str] | None = None
+) -> _M:
     """The model of `cls` that `cls(**values)` validates, for values validation would keep as
     they are (the caller checks that), every field given: `values` becomes its __dict__.
 
     What a record read back from the database costs without pydantic's validation pass: the
-    caller owns `values` (a fresh dict) and hands it over.
+    caller owns `values` (a fresh dict) and hands it over. `fields_set`: the fields the
+    caller named (model_fields_set), when not all of them; the rest hold their defaults.
     """
     alloc, set_dict, set_fields, set_extra, set_private = _slots_of(cls)
     new: _M = alloc(cls)
     set_dict(new, values)
-    set_fields(new, set(values))
+    set_fields(new, set(values) if fields_set is None else set(fields_set))
     set_extra(new, None)
     set_private(new, None)
     return new
