@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+from typing import Any
+
 from nats.js import JetStreamContext
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
@@ -13,10 +16,17 @@ from riverbeam.types import StreamChunk
 __all__ = ["JetStreamSinks"]
 
 
+@functools.lru_cache(maxsize=64)
+def _frames_counter(frame_type: str) -> Any:
+    """FRAMES_PUBLISHED's child for a frame type, looked up once (`labels()` costs ~1.2 us a
+    call more than the child's `inc()`); frame types are a handful."""
+    return FRAMES_PUBLISHED.labels(frame_type)
+
+
 class _CountingPublisher(RequestPublisher):
     async def _deliver(self, frame: StreamChunk) -> None:
         await super()._deliver(frame)
-        FRAMES_PUBLISHED.labels(frame.type).inc()
+        _frames_counter(frame.type).inc()
 
 
 class JetStreamSinks:

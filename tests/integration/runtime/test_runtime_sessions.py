@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from prometheus_client import REGISTRY
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.runtime import (
@@ -120,6 +121,7 @@ async def test_frames_are_published_as_the_agent_produces_them(
         options=PipelineOptions(lease_ttl_s=30),
     )
     beam.register_agent(HoldAgent("slow", release=release))
+    counted_before = {kind: _frames_counted(kind) for kind in ("chunk", "done")}
     try:
         ack = await beam.invoke(text_request("slow", "go", stream=True))
         assert isinstance(ack, StreamAck)
@@ -138,3 +140,13 @@ async def test_frames_are_published_as_the_agent_produces_them(
     assert frames[0].to_json() == first.to_json()
     assert [f.type for f in frames] == ["chunk", "chunk", "done"]
     assert frames[-1].result is not None and frames[-1].result.text == "working on it, done"
+    # Each frame stored is counted once, by its type (riverbeam_frames_published_total).
+    assert {kind: _frames_counted(kind) - n for kind, n in counted_before.items()} == {
+        "chunk": 2,
+        "done": 1,
+    }
+
+
+def _frames_counted(frame_type: str) -> float:
+    value = REGISTRY.get_sample_value("riverbeam_frames_published_total", {"type": frame_type})
+    return value or 0.0
