@@ -34,7 +34,7 @@ from json.encoder import encode_basestring
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from annotated_types import Ge, Gt, Le, Lt, MaxLen, MinLen
-from pydantic import AfterValidator, AwareDatetime, StringConstraints, WithJsonSchema
+from pydantic import AfterValidator, AwareDatetime, BaseModel, StringConstraints, WithJsonSchema
 from pydantic.fields import FieldInfo
 from pydantic_core import SchemaSerializer, core_schema
 
@@ -42,7 +42,7 @@ from riverbeam.types._base import _COMPACT_JSON, WireModel
 from riverbeam.types._convert import generated, indented
 from riverbeam.types._convert_build import _BASE_CONFIG, _HARMLESS_CONFIG
 
-__all__ = ["to_json_text"]
+__all__ = ["planned_text", "to_json_text"]
 
 # A plan's generated function: the model's JSON text.
 Dump = Callable[[Any], str]
@@ -66,24 +66,37 @@ _FLOAT_TEXT = float.__repr__
 
 # model class -> its plan's generated function, or None (no plan: to_json()).
 _PLANS: dict[type[Any], Dump | None] = {}
+# The classes whose plan may write a null: an `_always` field that may be None, in the class
+# or in a model it holds (model_dump_json(exclude_none=True) leaves those out).
+_WRITES_NULL: set[type[Any]] = set()
 _MAKING: set[type[Any]] = set()
 _LOCK = threading.RLock()
 
 
 def to_json_text(model: WireModel) -> str:
     """`model.to_json()`: the same text, from the attributes when the model's class has a plan."""
+    text = planned_text(model)
+    return model.to_json() if text is None else text
+
+
+def planned_text(model: BaseModel, *, without_nulls: bool = False) -> str | None:
+    """The text of `model` its class's plan writes (`to_json()`'s), or None: no plan, or a
+    value the plan doubts; with `without_nulls`, also a class whose plan may write a null.
+
+    A free-form value too deep or circular for the plan's check raises as json's encoder does
+    (RecursionError, ValueError)."""
     cls = type(model)
     if cls in _PLANS:
         dump = _PLANS[cls]
     else:
         with _LOCK:
             dump = _plan(cls)
-    if dump is not None:
-        try:
-            return dump(model)
-        except (_Doubt, KeyError):  # KeyError: a field missing from __dict__ (deleted)
-            pass
-    return model.to_json()
+    if dump is None or (without_nulls and cls in _WRITES_NULL):
+        return None
+    try:
+        return dump(model)
+    except (_Doubt, KeyError):  # KeyError: a field missing from __dict__ (deleted)
+        return None
 
 
 # ---- plans ------------------------------------------------------------------------------------
@@ -134,16 +147,30 @@ def _make_plan(cls: type[Any]) -> Dump | None:
         "_encode": _COMPACT_JSON.encode,
     }
     lines = ["def dump(model):", "    d = model.__dict__", "    out = []"]
+    writes_null = False
     for name, info in cls.model_fields.items():
         kind = _field(info)
         if kind is None:
             return None
         nullable, empty = _shape(info.annotation)
-        made = _field_lines(name, kind, name in cls._always, nullable, empty, env)
+        always = name in cls._always
+        writes_null = writes_null or (always and nullable) or _holds_null_writer(kind)
+        made = _field_lines(name, kind, always, nullable, empty, env)
         lines += [f"    {line}" for line in made]
     lines.append("    return '{' + ','.join(out) + '}'")
     dump: Dump = generated(lines, env)
+    if writes_null:
+        _WRITES_NULL.add(cls)
     return dump
+
+
+def _holds_null_writer(kind: _Kind) -> bool:
+    """Whether a field of this kind holds a model (or a list of them) whose plan may write a
+    null; a held model's plan is made before its holder's."""
+    op, arg = kind
+    if op == _MODEL:
+        return arg[0] in _WRITES_NULL
+    return op == _LIST and _holds_null_writer(arg)
 
 
 def _omit_empty_of(base: type[Any]) -> Any:

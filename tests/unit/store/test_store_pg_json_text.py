@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from pydantic_core import PydanticSerializationError
 
 from riverbeam.store import _rows
@@ -24,6 +24,7 @@ from riverbeam.types import (
     TurnConfig,
     WireModel,
 )
+from riverbeam.types._convert_json import to_json_text
 from tests.unit.store.test_store_rows_dump import exact, reference_content, reference_dump
 from tests.unit.types._wire_values import VALUES
 
@@ -102,6 +103,28 @@ def test_a_none_in_an_always_field_is_left_to_pydantic() -> None:
     result = AgentResult(content=[], agent_name="a")
     object.__setattr__(result, "content", None)
     assert model_json(result) is None or "content" not in exact(model_json(result) or "{}")
+
+
+class _Noted(WireModel):
+    # An `_always` field that may be None: its plan writes `"note":null`, which exclude_none
+    # leaves out.
+    _always: ClassVar[frozenset[str]] = frozenset({"note"})
+    note: str | None = None
+
+
+class _HoldsNoted(WireModel):
+    noted: list[_Noted] = Field(default_factory=list)
+
+
+def test_a_plan_that_may_write_a_null_is_left_to_pydantic() -> None:
+    noted = _Noted()
+    assert to_json_text(noted) == '{"note":null}'  # the plan's text, as to_json() writes it
+    assert model_json(noted) is None
+    assert _rows.dump(noted) == noted.model_dump_json(exclude_none=True) == "{}"
+    # So is a class holding such a model, whatever the values it holds.
+    holder = _HoldsNoted(noted=[_Noted(note="n")])
+    assert model_json(holder) is None
+    _same_as_before(holder)
 
 
 def test_a_lone_surrogate_takes_the_old_path() -> None:
