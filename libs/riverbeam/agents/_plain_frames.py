@@ -14,9 +14,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from riverbeam.agents._plain_result import field_defaults, text_part
+from riverbeam.agents._plain_result import text_part
 from riverbeam.types import AgentMessage, AgentResult, StreamChunk
-from riverbeam.types._copying import model_of_valid
+from riverbeam.types._copying import field_defaults, model_of_valid
 
 if TYPE_CHECKING:
     from riverbeam.agents._frames import FrameFactory

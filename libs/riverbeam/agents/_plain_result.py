@@ -13,23 +13,10 @@ same.
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import BaseModel
-
 from riverbeam.types import AgentResult, ContentPart
-from riverbeam.types._copying import model_of_valid
+from riverbeam.types._copying import field_defaults, model_of_valid
 
-__all__ = ["field_defaults", "text_part", "text_result"]
-
-
-def field_defaults(cls: type[BaseModel]) -> dict[str, Any]:
-    """Every field's default in declaration order (the order of a validated model's
-    __dict__); None for a field with a default_factory, which the builder fills afresh."""
-    return {
-        name: None if info.default_factory is not None else info.default
-        for name, info in cls.model_fields.items()
-    }
+__all__ = ["text_part", "text_result"]
 
 
 _RESULT = field_defaults(AgentResult)

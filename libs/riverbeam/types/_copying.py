@@ -24,7 +24,7 @@ from typing import Any, TypeVar, cast
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-__all__ = ["copy_maker", "deep_copy", "model_of_valid", "updated_copy"]
+__all__ = ["copy_maker", "deep_copy", "field_defaults", "model_of_valid", "updated_copy"]
 
 _M = TypeVar("_M", bound=BaseModel)
 _set = object.__setattr__
@@ -74,6 +74,16 @@ def _copy_model(model: _M) -> _M:
         ),
     )  # fmt: skip
     return new
+
+
+def field_defaults(cls: type[BaseModel]) -> dict[str, Any]:
+    """Every field's default in declaration order (the order of a validated model's
+    __dict__), for a model_of_valid caller to fill in; None for a field with a
+    default_factory, which the caller fills afresh."""
+    return {
+        name: None if info.default_factory is not None else info.default
+        for name, info in cls.model_fields.items()
+    }
 
 
 def model_of_valid(
