@@ -185,12 +185,7 @@ def _interaction_kept_as_is(v: dict[str, Any]) -> bool:
 
 def run_of(row: Row) -> Run:
     """A run row as its record (built directly or validated, as session_of): begin_run and
-    finish_run each read one, and pydantic's pass over its twenty fields was most of it.
-
-    Spelled out: a NULL JSON column is None without a call, and the checks of _run_kept_as_is
-    are written in place (each call is ~0.5k instructions; a run has a dozen)."""
-    usage, result, options = row["token_usage"], row["result"], row["options"]
-    holders = row["holders"]
+    finish_run each read one, and pydantic's pass over its twenty fields was most of it."""
     values: dict[str, Any] = {
         "run_id": row["run_id"],
         "interaction_id": row["interaction_id"],
@@ -202,15 +197,15 @@ def run_of(row: Row) -> Run:
         "finished_at": row["finished_at"],
         "error_code": row["error_code"],
         "error_message": row["error_message"],
-        "token_usage": None if usage is None else _model(TokenUsage, usage),
+        "token_usage": _model(TokenUsage, row["token_usage"]),
         "model_used": row["model_used"],
         "lease_owner": row["lease_owner"],
         "lease_expires_at": row["lease_expires_at"],
-        "result": None if result is None else _model(AgentResult, result),
+        "result": _model(AgentResult, row["result"]),
         "lease_epoch": row["lease_epoch"],
         "agent_version": row["agent_version"],
-        "options": None if options is None else _model(RunOptions, options),
-        "holders": list(holders) if holders else [],
+        "options": _model(RunOptions, row["options"]),
+        "holders": list(row["holders"] or []),
         "parent_run_id": row["parent_run_id"],
     }
     if _run_kept_as_is(values):
@@ -219,41 +214,28 @@ def run_of(row: Row) -> Run:
 
 
 def _run_kept_as_is(v: dict[str, Any]) -> bool:
-    """Whether Run(**v) would hold exactly v (as _kept_as_is for messages)."""
-    run_id, interaction_id, session_id, agent = (
-        v["run_id"],
-        v["interaction_id"],
-        v["session_id"],
-        v["agent_name"],
-    )
     usage, result, options, epoch = v["token_usage"], v["result"], v["options"], v["lease_epoch"]
-    started, finished, expires = v["started_at"], v["finished_at"], v["lease_expires_at"]
-    holders = v["holders"]
+    finished, expires = v["finished_at"], v["lease_expires_at"]
     return (
-        type(run_id) is str
-        and run_id != ""
-        and type(interaction_id) is str
-        and interaction_id != ""
-        and type(session_id) is str
-        and session_id != ""
-        and type(agent) is str
-        and agent != ""
+        _is_name(v["run_id"])
+        and _is_name(v["interaction_id"])
+        and _is_name(v["session_id"])
+        and _is_name(v["agent_name"])
         and v["status"] in _RUN_STATUSES
         and type(v["request_id"]) in _OPTIONAL_STR
-        and type(started) is datetime
-        and started.tzinfo is UTC
-        and (finished is None or (type(finished) is datetime and finished.tzinfo is UTC))
+        and _is_utc(v["started_at"])
+        and (finished is None or _is_utc(finished))
         and type(v["error_code"]) in _OPTIONAL_STR
         and type(v["error_message"]) in _OPTIONAL_STR
         and (usage is None or type(usage) is TokenUsage)
         and type(v["model_used"]) in _OPTIONAL_STR
         and type(v["lease_owner"]) in _OPTIONAL_STR
-        and (expires is None or (type(expires) is datetime and expires.tzinfo is UTC))
+        and (expires is None or _is_utc(expires))
         and (result is None or type(result) is AgentResult)
         and (epoch is None or type(epoch) is int)
         and type(v["agent_version"]) in _OPTIONAL_STR
         and (options is None or type(options) is RunOptions)
-        and (not holders or all(type(h) is str for h in holders))
+        and all(type(h) is str for h in v["holders"])
         and type(v["parent_run_id"]) in _OPTIONAL_STR
     )
 

@@ -1,5 +1,5 @@
-"""_rows.run_of (its checks written out in place) makes of any run row the record validation
-makes of it, or refuses it as validation does: generated rows, each column valid or odd."""
+"""_rows.run_of makes of any run row the record validation makes of it, or refuses it as
+validation does: generated rows, each column valid or odd."""
 
 from __future__ import annotations
 
