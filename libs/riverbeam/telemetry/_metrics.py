@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+from typing import Any
+
 from prometheus_client import Counter, Histogram
 
 __all__ = [
@@ -18,6 +21,7 @@ __all__ = [
     "TOKEN_KINDS",
     "TOOL_CALLS",
     "TOOL_DECISIONS",
+    "child_of",
 ]
 
 # Unary calls: milliseconds to a few seconds (a non-streamed Invoke waits for its whole run).
@@ -72,3 +76,11 @@ TOOL_DECISIONS = Counter(
 RUN_LIMITS_HIT = Counter(
     "riverbeam_run_limits_hit_total", "Runs ended by a run limit", ["agent", "limit"]
 )
+
+
+@functools.lru_cache(maxsize=1024)
+def child_of(metric: Counter | Histogram, *labels: str) -> Any:
+    """`metric.labels(*labels)`, looked up once: `labels()` costs ~9k instructions (~1.2 us) a
+    call more than the child's own `inc()` (callgrind). For label values from a small set
+    (registered agents, statuses, frame types), used on a hot path."""
+    return metric.labels(*labels)

@@ -8,7 +8,7 @@ import uuid
 from prometheus_client import REGISTRY
 
 from riverbeam.runtime import RiverBeam
-from riverbeam.runtime._pipeline import runs_counter
+from riverbeam.telemetry._metrics import RUNS_TOTAL, child_of
 from riverbeam.types import AgentResult
 
 
@@ -33,5 +33,6 @@ async def test_each_finished_run_is_counted_under_its_agent_and_status() -> None
         assert isinstance(result, AgentResult)
     assert _count("counted-echo", "completed") == before[0] + 2
     assert _count("other-echo", "completed") == before[1] + 1
-    assert runs_counter("counted-echo", "completed") is runs_counter("counted-echo", "completed")
-    assert runs_counter("counted-echo", "completed") is not runs_counter("other-echo", "completed")
+    counted = child_of(RUNS_TOTAL, "counted-echo", "completed")
+    assert counted is child_of(RUNS_TOTAL, "counted-echo", "completed")
+    assert counted is not child_of(RUNS_TOTAL, "other-echo", "completed")
