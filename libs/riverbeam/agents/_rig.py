@@ -257,7 +257,7 @@ class RigAgentRunner:
         # The loop (with its tool, chat, handoff, child-run and agent-layer machinery, and
         # routing's model list) is imported with the first run of a tool-loop agent, not when
         # one is built: a runner serving the built-in skill agents idles without it (issue 16,
-        # ~1.5 MiB), at the cost of 50-150 ms on that first run.
+        # ~1 MiB measured), at the cost of 50-150 ms on that first run.
         from riverbeam.agents._run import RigRun
 
         run = RigRun(self, input, context)
