@@ -7,6 +7,7 @@ from typing import Any
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
+from riverbeam.server._step_serving import StepServing
 from riverbeam.store import (
     BeamStore,
     NewAction,
@@ -17,7 +18,7 @@ from riverbeam.store import (
 )
 from riverbeam.store._finish_reply import finish_response
 from riverbeam.store._lending import records_lent
-from riverbeam.store._step_serving import StepServing
+from riverbeam.store._step_wire import STORE_STEPS
 from riverbeam.types import (
     ActionResponseEnvelope,
     AgentResult,
@@ -55,10 +56,11 @@ class StoreServicer(pb_grpc.StoreServiceServicer):
     def __init__(self, store: BeamStore) -> None:
         self._store = store
         self._steps = StepServing(
+            STORE_STEPS,
             {
                 "begin_run": lambda request: self.BeginRun(request, None),
                 "finish_run": lambda request: self.FinishRun(request, None),
-            }
+            },
         )
 
     def stopping(self) -> None:

@@ -11,6 +11,7 @@ import grpc
 from google.protobuf import duration_pb2, json_format, struct_pb2, timestamp_pb2
 
 from riverbeam.server import error_from_rpc, open_channel
+from riverbeam.server._step_lanes import StepLanes
 from riverbeam.store import _checks
 from riverbeam.store._begin_reply import RepliedBeginRun, begin_reply, human_seq
 from riverbeam.store._checkpoints import (
@@ -24,7 +25,7 @@ from riverbeam.store._client_ledger import LedgerClient
 from riverbeam.store._finish_reply import finish_request, finished_run
 from riverbeam.store._history_cache import MessageCache
 from riverbeam.store._session_history import HeldWindow, SessionHistory
-from riverbeam.store._step_lanes import StepLanes, store_error
+from riverbeam.store._step_wire import STORE_STEPS, store_error
 from riverbeam.store._types import (
     BeginRunResult,
     FinishStatus,
@@ -89,7 +90,8 @@ class StoreClient(LedgerClient, ChildRunsClient):
     `StoreClient("store:50054")` opens (and on aclose, closes) its own channel; pass a
     grpc.aio.Channel to share one. Errors come back as the RiverbeamError the service raised;
     an unreachable service is BEM-120.
-    With `step_lanes` > 0, begin_run and finish_run go on RunSteps streams (_step_lanes.py).
+    With `step_lanes` > 0, begin_run and finish_run go on RunSteps streams
+    (server/_step_lanes.py).
     """
 
     def __init__(
@@ -114,9 +116,11 @@ class StoreClient(LedgerClient, ChildRunsClient):
         self._sessions = SessionHistory()
         self._steps = StepLanes(
             self._channel,
+            STORE_STEPS,
             lanes=step_lanes,
             wait_for_ready=wait_for_ready,
-            unary=lambda kind, request: self._call(getattr(self._stub, kind), request),
+            # The store's own timeout, as every store call has (the steps are sent it too).
+            unary=lambda kind, request, _timeout_s: self._call(getattr(self._stub, kind), request),
         )
 
     async def __aenter__(self) -> StoreClient:

@@ -1,57 +1,40 @@
-"""What both ends of RunSteps share: the service's name, a step's two names, and messages of
-bounded size (the client's batches of steps, the store's of results)."""
+"""The store's step stream, RunSteps: BeginRun and FinishRun as messages (server/_step_wire.py).
+
+A step that fails in transport is BEM-120 (the store is unreachable), as the unary call is.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import Literal
 
 import grpc
 
+from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.server._step_wire import StepWire
 from riverbeam.v1 import store_service_pb2 as pb
 
-__all__ = ["EOF", "FIELDS", "MAX_BATCH_BYTES", "METHODS", "SERVICE", "Outbox"]
+__all__ = ["STORE_STEPS", "StepKind", "store_error"]
 
-SERVICE: str = pb.DESCRIPTOR.services_by_name["StoreService"].full_name
-# A step's unary method, and its field in RunStep and RunStepResult.
-FIELDS: dict[str, str] = {"BeginRun": "begin_run", "FinishRun": "finish_run"}
-METHODS: dict[str, str] = {field: method for method, field in FIELDS.items()}
-# Steps (or results) of at most this many bytes share a message; a larger one goes alone.
-MAX_BATCH_BYTES = 4 * 1024 * 1024
-EOF: Any = grpc.aio.EOF  # type: ignore[attr-defined]  # (not in grpc's stubs)
+# The kind of a step is the name of its unary method.
+StepKind = Literal["BeginRun", "FinishRun"]
 
-M = TypeVar("M")
+# Statuses a transport failure (no Riverbeam ErrorInfo) can carry: the store is unreachable.
+_TRANSPORT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 
 
-class Outbox(Generic[M]):
-    """Messages to write, in order: what is added goes into the last while it has room."""
+def store_error(err: RiverbeamError, code: grpc.StatusCode | None) -> RiverbeamError:
+    """A transport failure of a store call is BEM-120 (the store is unreachable)."""
+    if err.transport and code in _TRANSPORT:
+        return RiverbeamError(ErrorCode.STORE_UNAVAILABLE, err.message, **err.details)
+    return err
 
-    __slots__ = ("_messages", "_new", "_room")
 
-    def __init__(self, new: Callable[[], M]) -> None:
-        self._new = new
-        self._messages: list[M] = []
-        self._room = 0
-
-    def __bool__(self) -> bool:
-        return bool(self._messages)
-
-    def room_for(self, size: int) -> M:
-        """The message to add `size` bytes to: the last, or a new one when it has no room."""
-        if not self._messages or size > self._room:
-            self._messages.append(self._new())
-            self._room = MAX_BATCH_BYTES
-        self._room -= size
-        return self._messages[-1]
-
-    def last(self) -> M:
-        """The last message (a new, empty one when there is none)."""
-        if not self._messages:
-            self._messages.append(self._new())
-            self._room = MAX_BATCH_BYTES
-        return self._messages[-1]
-
-    def take(self) -> list[M]:
-        """Every message, in order; the outbox is empty after."""
-        messages, self._messages = self._messages, []
-        return messages
+STORE_STEPS = StepWire(
+    service=pb.DESCRIPTOR.services_by_name["StoreService"].full_name,
+    method="RunSteps",
+    request=pb.RunStepsRequest,
+    response=pb.RunStepsResponse,
+    fields={"BeginRun": "begin_run", "FinishRun": "finish_run"},
+    label="store",
+    translate=store_error,
+)

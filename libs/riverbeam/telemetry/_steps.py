@@ -1,7 +1,9 @@
-"""Spans of the store steps that travel on RunSteps streams (store/_step_lanes.py).
+"""Spans of the steps that travel on step streams (server/_step_lanes.py): the store's
+RunSteps, the runner's RunInvokes.
 
 A step on a stream is traced as its unary call would be: a CLIENT span
-`riverbeam.v1.StoreService/BeginRun` (or FinishRun) around the wait for its result, whose
+`riverbeam.v1.StoreService/BeginRun` (or FinishRun, or `riverbeam.v1.RunnerService/RunInvoke`)
+around the wait for its result, whose
 trace context the step carries (`RunStep.trace_context`, the W3C headers a call's metadata
 would), and a SERVER span of the same name, its child, around the step in the store. The
 stream itself has no span: it lives for many runs' steps.

@@ -17,8 +17,8 @@ from store_kit import OWNER, begin, uid
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.server import GrpcServer, ServiceBinding
+from riverbeam.server import _step_lanes as lanes_module
 from riverbeam.store import InMemoryStore, StoreClient
-from riverbeam.store import _step_lanes as lanes_module
 from riverbeam.types import AgentResult, ContentPart
 from riverbeam.v1 import store_service_pb2 as pb
 from riverbeam.v1 import store_service_pb2_grpc as pb_grpc
@@ -314,7 +314,7 @@ async def test_a_step_in_flight_when_the_client_closes_is_not_sent_again(
 async def test_queued_steps_and_results_share_messages_only_up_to_a_size(
     served: _Served, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from riverbeam.store import _step_wire
+    from riverbeam.server import _step_wire
 
     text = "y" * 2_000
     monkeypatch.setattr(_step_wire, "MAX_BATCH_BYTES", 5_000)  # both ends
@@ -347,7 +347,7 @@ async def test_a_stream_opened_while_the_store_stops_hands_its_steps_back_at_onc
 async def test_a_stream_carries_out_a_bounded_number_of_steps_at_once(
     served: _Served, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from riverbeam.store import _step_serving as serving_module
+    from riverbeam.server import _step_serving as serving_module
 
     monkeypatch.setattr(serving_module, "MAX_IN_FLIGHT", 3)
     store_client = StoreClient(served.server.address, timeout_s=10.0, step_lanes=1)

@@ -1,26 +1,31 @@
-"""StoreClient's step lanes: BeginRun and FinishRun over long-lived RunSteps streams.
+"""A client's step lanes: one service's unary steps over long-lived step streams.
 
-Each invoke makes two store steps. As unary calls each costs a call's setup on both sides
-(bench 8: ~230 us of CPU and ~480 us at c1 on loopback); as messages on a stream that is
-already open they cost a fraction of that, and steps queued while a write is in flight travel
-as one message. The steps themselves do not change: the store carries out each as the unary
-RPC's own step (one transaction, the same checks and errors), and a step's error comes back
-as the same RiverbeamError.
+The runner's BeginRun and FinishRun go to the store on RunSteps streams, the router's
+RunInvoke calls to the runner on RunInvokes (server/_step_wire.py names both). As unary calls
+each costs a call's setup on both sides (bench 8: ~230 us of CPU and ~480 us at c1 on
+loopback); as messages on a stream that is already open they cost a fraction of that, and
+steps queued while a write is in flight travel as one message. The steps themselves do not
+change: the server carries out each as the unary RPC's own handler (the same checks and
+errors), and a step's error comes back as the same RiverbeamError.
 
 - A lane is one open stream at a time. Steps go out in the order they were queued, each with
   a step id; results come back in any order and are matched by id.
 - A stream is retired after `ROTATE_S` (new steps open its successor; it closes once its
   steps are answered), well inside the 30 s a server's max-connection-age grace leaves a
-  stream, and so that several lanes keep spreading over store replicas.
-- A caller waits `timeout_s` at most: then, as a unary call past its deadline, it gets
-  BEM-120 (store unavailable) and the step's outcome is unknown. The server gives the step
-  up too (the step carries the timeout).
+  stream, and so that several lanes keep spreading over a service's replicas.
+- A caller waits `timeout_s` at most: then, as a unary call past its deadline, it gets the
+  error of a DEADLINE_EXCEEDED call and the step's outcome is unknown. The server gives the
+  step up too (the step carries the timeout).
+- A caller that stops waiting (its task is cancelled) forgets its step; on a stream whose
+  steps can be cancelled (`StepWire.cancels`) it also sends the step's id in `cancelled`,
+  and the server cancels the step as it would a cancelled unary call's handler.
 - A stopping server ends the stream after answering every step it read (`drained_after`):
   the steps it did not read were not carried out, and go out again as unary calls (which
-  reach another replica, or fail as any call to a stopping store does). A store without
-  RunSteps (an older version) answers UNIMPLEMENTED: its steps, and every later one, go as
-  unary calls.
-- A stream that fails fails its unanswered steps with BEM-120, as a failed unary call does.
+  reach another replica, or fail as any call to a stopping server does). A server without
+  the stream method (an older version) answers UNIMPLEMENTED: its steps, and every later
+  one, go as unary calls.
+- A stream that fails fails its unanswered steps with the error of an UNAVAILABLE call, as a
+  unary call cut off in flight does.
 - A step larger than `MAX_STEP_BYTES` goes as a unary call, and a message holds steps of
   at most `_step_wire.MAX_BATCH_BYTES` together, so that every message stays far below the
   size limit.
@@ -33,65 +38,46 @@ import contextlib
 import itertools
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal
+from typing import Any
 
 import grpc
-from google.rpc import status_pb2
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
-from riverbeam.server import error_from_rpc
-from riverbeam.server._status import error_from_status
-from riverbeam.store._step_wire import EOF, FIELDS, SERVICE, Outbox
+from riverbeam.server._status import error_from_rpc
+from riverbeam.server._step_wire import EOF, Outbox, StepWire
 from riverbeam.telemetry._steps import client_step_span
-from riverbeam.v1 import store_service_pb2 as pb
 
-__all__ = ["MAX_STEP_BYTES", "ROTATE_S", "StepKind", "StepLanes", "store_error"]
+__all__ = ["MAX_STEP_BYTES", "ROTATE_S", "StepLanes"]
 
-# The kind of a step is the name of its unary method (its field: _step_wire.FIELDS).
-StepKind = Literal["BeginRun", "FinishRun"]
-
-METHOD = f"/{SERVICE}/RunSteps"
 ROTATE_S = 20.0
 MAX_STEP_BYTES = 1024 * 1024
 CLOSE_WAIT_S = 1.0
-# Statuses a transport failure (no Riverbeam ErrorInfo) can carry: the store is unreachable.
-_TRANSPORT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
-_CODES = {code.value[0]: code for code in grpc.StatusCode}
 
-Unary = Callable[[StepKind, Any], Awaitable[Any]]
-
-
-def store_error(err: RiverbeamError, code: grpc.StatusCode | None) -> RiverbeamError:
-    """A transport failure of a store call is BEM-120 (the store is unreachable)."""
-    if err.transport and code in _TRANSPORT:
-        return RiverbeamError(ErrorCode.STORE_UNAVAILABLE, err.message, **err.details)
-    return err
-
-
-def _deadline_passed() -> RiverbeamError:
-    code = grpc.StatusCode.DEADLINE_EXCEEDED
-    return store_error(error_from_status(code, "Deadline Exceeded", None, service="store"), code)
+# A step's unary call: (kind, request, timeout_s) -> its response message.
+Unary = Callable[[str, Any, float | None], Awaitable[Any]]
 
 
 class _NotCarried(Exception):
-    """The step was not carried out on this stream (drained, or RunSteps unknown): send it
+    """The step was not carried out on this stream (drained, or the method unknown): send it
     as a unary call."""
 
 
 class _Stream:
-    """One RunSteps call: its queued steps, its unanswered ones, a writer and a reader."""
+    """One step stream call: its queued steps, its unanswered ones, a writer and a reader."""
 
-    def __init__(self, channel: grpc.aio.Channel, *, wait_for_ready: bool) -> None:
+    def __init__(self, channel: grpc.aio.Channel, wire: StepWire, *, wait_for_ready: bool) -> None:
         method = channel.stream_stream(
-            METHOD,
-            request_serializer=pb.RunStepsRequest.SerializeToString,
-            response_deserializer=pb.RunStepsResponse.FromString,
+            wire.path,
+            request_serializer=wire.request.SerializeToString,
+            response_deserializer=wire.response.FromString,
         )
+        self._wire = wire
         self._call: Any = method(None, wait_for_ready=wait_for_ready)
         self.opened = time.monotonic()
         self._ids = itertools.count(1)
-        self._batches = Outbox(pb.RunStepsRequest)
-        self._waiting: dict[int, asyncio.Future[pb.RunStepResult]] = {}
+        self._batches: Outbox[Any] = Outbox(wire.request)
+        self._waiting: dict[int, asyncio.Future[Any]] = {}
+        self._cancelled: list[int] = []
         self._wake = asyncio.Event()
         self._retired = False
         self._drained_after: int | None = None
@@ -105,7 +91,7 @@ class _Stream:
 
     def submit(
         self,
-        kind: StepKind,
+        kind: str,
         request: Any,
         size: int,
         timeout_s: float | None,
@@ -115,19 +101,24 @@ class _Stream:
         step_id = next(self._ids)
         batch = self._batches.room_for(size)
         step = batch.steps.add(step_id=step_id, timeout_s=timeout_s or 0.0)
-        getattr(step, FIELDS[kind]).CopyFrom(request)
+        getattr(step, self._wire.fields[kind]).CopyFrom(request)
         if trace_context:
             step.trace_context.update(trace_context)
         self._waiting[step_id] = asyncio.get_running_loop().create_future()
         self._wake.set()
         return step_id
 
-    def result(self, step_id: int) -> asyncio.Future[pb.RunStepResult]:
+    def result(self, step_id: int) -> asyncio.Future[Any]:
         return self._waiting[step_id]
 
-    def forget(self, step_id: int) -> None:
-        """A step whose caller stopped waiting: its result, if it comes, is dropped."""
-        self._waiting.pop(step_id, None)
+    def forget(self, step_id: int, *, cancel: bool = False) -> None:
+        """A step whose caller stopped waiting: its result, if it comes, is dropped. With
+        `cancel`, on a stream whose steps can be cancelled, the server is told to cancel it
+        (unless it was already answered)."""
+        unanswered = self._waiting.pop(step_id, None)
+        if cancel and self._wire.cancels and unanswered is not None and not self.ended:
+            self._cancelled.append(step_id)
+            self._wake.set()
         if self._retired:
             self._wake.set()
 
@@ -145,6 +136,11 @@ class _Stream:
                 # store, 340 -> 231 in the client); a turn of an idle loop is microseconds.
                 await asyncio.sleep(0)
                 self._wake.clear()
+                if self._cancelled:
+                    # After the steps before it: a step cancelled in the turn it was queued
+                    # is read, then cancelled.
+                    self._batches.last().cancelled.extend(self._cancelled)
+                    self._cancelled.clear()
                 if self._batches:
                     for batch in self._batches.take():
                         await self._call.write(batch)
@@ -157,15 +153,17 @@ class _Stream:
     async def _read(self) -> None:
         # Steps sent may have been carried out: only a refused call (UNIMPLEMENTED) or a
         # drain says they were not, and only those are sent again.
-        failure: BaseException = RiverbeamError(
-            ErrorCode.STORE_UNAVAILABLE, "the RunSteps stream was closed by this client"
+        wire = self._wire
+        unavailable = grpc.StatusCode.UNAVAILABLE
+        failure: BaseException = wire.error(
+            unavailable, f"the {wire.method} stream was closed by this client"
         )
         try:
             while True:
                 message = await self._call.read()
                 if message is EOF:
-                    failure = RiverbeamError(
-                        ErrorCode.STORE_UNAVAILABLE, "store ended a RunSteps stream unanswered"
+                    failure = wire.error(
+                        unavailable, f"{wire.label} ended a {wire.method} stream unanswered"
                     )
                     return
                 for result in message.results:
@@ -183,7 +181,7 @@ class _Stream:
                 self.unimplemented = True
                 failure = _NotCarried()
             else:
-                failure = store_error(error_from_rpc(exc, service="store"), code)
+                failure = wire.translate(error_from_rpc(exc, service=wire.label), code)
         finally:
             self.ended = True
             if self._drained_after is not None:  # steps sent after the server stopped reading
@@ -203,7 +201,7 @@ class _Stream:
             task.cancel()
 
     async def aclose(self) -> None:
-        """End the call: with nothing unanswered, as a caller done sending (the store's side
+        """End the call: with nothing unanswered, as a caller done sending (the server's side
         ends as it would for any finished stream; `CLOSE_WAIT_S` at most), else cancelled."""
         if not self.ended and not self._waiting:
             self.retire()
@@ -215,17 +213,24 @@ class _Stream:
 
 
 class StepLanes:
-    """BeginRun and FinishRun for a StoreClient, over `lanes` RunSteps streams in turn (none:
+    """A client's steps of one step stream (`wire`), over `lanes` streams in turn (none:
     every step a unary call).
 
-    `unary(kind, request)` is the client's own unary call (looked up per call), for the steps
-    a stream did not carry out.
+    `unary(kind, request, timeout_s)` is the client's own unary call (looked up per call),
+    for the steps a stream did not carry out.
     """
 
     def __init__(
-        self, channel: grpc.aio.Channel, *, lanes: int, wait_for_ready: bool, unary: Unary
+        self,
+        channel: grpc.aio.Channel,
+        wire: StepWire,
+        *,
+        lanes: int,
+        wait_for_ready: bool,
+        unary: Unary,
     ) -> None:
         self._channel = channel
+        self._wire = wire
         self._wait_for_ready = wait_for_ready
         self.unary = unary
         self._lanes: list[_Stream | None] = [None] * max(lanes, 1)
@@ -241,7 +246,8 @@ class StepLanes:
             return stream
         if stream is not None:
             self._retire(stream)
-        stream = self._lanes[lane] = _Stream(self._channel, wait_for_ready=self._wait_for_ready)
+        stream = _Stream(self._channel, self._wire, wait_for_ready=self._wait_for_ready)
+        self._lanes[lane] = stream
         return stream
 
     def _retire(self, stream: _Stream) -> None:
@@ -251,34 +257,43 @@ class StepLanes:
             self._retired.discard(old)
             old.cancel()
 
-    async def run(self, kind: StepKind, request: Any, timeout_s: float | None) -> Any:
+    async def run(self, kind: str, request: Any, timeout_s: float | None) -> Any:
         """The step's response message, or the RiverbeamError it ended with."""
         if self._unsupported or self._closed:
-            return await self.unary(kind, request)
+            return await self.unary(kind, request, timeout_s)
         size = request.ByteSize()
         if size > MAX_STEP_BYTES:
-            return await self.unary(kind, request)
+            return await self.unary(kind, request, timeout_s)
+        wire = self._wire
         trace_context: dict[str, str] = {}
-        with client_step_span(SERVICE, kind, trace_context):
+        with client_step_span(wire.service, kind, trace_context):
             stream = self._stream()
             step_id = stream.submit(kind, request, size, timeout_s, trace_context)
+            stopped = True  # the caller stopped waiting (cancelled, or out of time)
             try:
                 async with asyncio.timeout(timeout_s):
                     result = await stream.result(step_id)
+                stopped = False
             except _NotCarried:
+                stopped = False
                 if stream.unimplemented:
                     self._unsupported = True
-                return await self.unary(kind, request)
+                return await self.unary(kind, request, timeout_s)
             except TimeoutError:
-                raise _deadline_passed() from None
+                raise wire.error(grpc.StatusCode.DEADLINE_EXCEEDED, "Deadline Exceeded") from None
+            except RiverbeamError:
+                stopped = False
+                raise
             finally:
-                stream.forget(step_id)
-            outcome, field = result.WhichOneof("outcome"), FIELDS[kind]
+                stream.forget(step_id, cancel=stopped)
+            outcome, field = result.WhichOneof("outcome"), wire.fields[kind]
             if outcome == "error":
-                raise _step_error(result.error)
+                raise wire.error_of(result.error)
             if outcome != field:
                 raise RiverbeamError(
-                    ErrorCode.INTERNAL, f"store answered a {kind} step with {outcome}", step=kind
+                    ErrorCode.INTERNAL,
+                    f"{wire.label} answered a {kind} step with {outcome}",
+                    step=kind,
                 )
             return getattr(result, field)
 
@@ -288,11 +303,3 @@ class StepLanes:
         self._lanes = [None] * len(self._lanes)
         self._retired.clear()
         await asyncio.gather(*(stream.aclose() for stream in streams), return_exceptions=True)
-
-
-def _step_error(error: pb.RunStepError) -> RiverbeamError:
-    code = _CODES.get(error.code, grpc.StatusCode.UNKNOWN)
-    status = None
-    if error.status_details:
-        status = status_pb2.Status.FromString(error.status_details)
-    return store_error(error_from_status(code, error.message, status, service="store"), code)

@@ -1,23 +1,26 @@
-"""The server half of RunSteps: each step read is carried out as its unary RPC would be.
+"""The server half of a step stream: each step read is carried out as its unary RPC would be.
 
 A step runs as a task of its own, concurrently with the stream's other steps, through the
-same servicer method as the unary BeginRun or FinishRun (one transaction, the same checks);
-its error becomes the status a unary call would have ended with (RunStepError), and it is
-counted in the same RPC metrics under the unary method's name. Results are written as they
+same servicer method as its unary RPC (the store's BeginRun or FinishRun: one transaction,
+the same checks; the runner's RunInvoke); its error becomes the status a unary call would
+have ended with (RunStepError), and it is counted in the same RPC metrics under the unary method's name. Results are written as they
 finish: those finished while the previous write was in flight share a message, up to
 `_step_wire.MAX_BATCH_BYTES` of them (a larger result goes alone, as large as its unary reply).
 
-At most MAX_IN_FLIGHT steps of a stream run at once: the stream is read no further until one
+At most `max_in_flight` (MAX_IN_FLIGHT) steps of a stream run at once: the stream is read no further until one
 ends. The stream ends when the caller has sent its last step and every step is answered; a
 cancelled stream cancels its steps, as a cancelled unary call cancels its handler. `drain()`
 (the server is stopping) makes every open stream stop taking steps: each answers the steps it
 had read, then ends with `drained_after`, the id of the last step it read; steps read after
-that are not carried out.
+that are not carried out. On a stream whose steps can be cancelled (`StepWire.cancels`), a
+step id in the request's `cancelled` cancels that step's task, as a cancelled unary call
+cancels its handler: it gets no result.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -26,8 +29,7 @@ import grpc
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.server._interceptor import CallRecorder, as_riverbeam
-from riverbeam.server._status import rich_status
-from riverbeam.store._step_wire import EOF, METHODS, SERVICE, Outbox
+from riverbeam.server._step_wire import EOF, Outbox, StepWire, step_error
 from riverbeam.telemetry._steps import server_step_span
 from riverbeam.v1 import store_service_pb2 as pb
 
@@ -42,14 +44,23 @@ MAX_IN_FLIGHT = 100
 
 
 class StepServing:
-    """RunSteps for a servicer whose `handlers` carry out each kind of step."""
+    """A step stream (`wire`) for a servicer whose `handlers` carry out each kind of step, by
+    the step's field name."""
 
-    def __init__(self, handlers: Mapping[str, StepHandler]) -> None:
-        unknown = set(handlers) - set(METHODS)
+    def __init__(
+        self,
+        wire: StepWire,
+        handlers: Mapping[str, StepHandler],
+        *,
+        max_in_flight: int | None = None,
+    ) -> None:
+        unknown = set(handlers) - set(wire.methods)
         if unknown:
             raise ValueError(f"no such step: {sorted(unknown)}")
+        self.wire = wire
+        self._max_in_flight = max_in_flight
         self._handlers = dict(handlers)
-        self._methods = {kind: f"/{SERVICE}/{METHODS[kind]}" for kind in handlers}
+        self._methods = {kind: f"/{wire.service}/{wire.methods[kind]}" for kind in handlers}
         self._record = {k: CallRecorder(m, stream=False) for k, m in self._methods.items()}
         self._open: set[_StepStream] = set()
         self._draining = False
@@ -61,11 +72,15 @@ class StepServing:
             stream.wake.set()
 
     @property
+    def max_in_flight(self) -> int:
+        return MAX_IN_FLIGHT if self._max_in_flight is None else self._max_in_flight
+
+    @property
     def draining(self) -> bool:
         return self._draining
 
     async def serve(self, context: grpc.aio.ServicerContext[Any, Any]) -> None:
-        """Serve one RunSteps call until its caller is done, it is cancelled, or drain()."""
+        """Serve one stream call until its caller is done, it is cancelled, or drain()."""
         stream = _StepStream(self, context)
         self._open.add(stream)
         try:
@@ -73,22 +88,26 @@ class StepServing:
         finally:
             self._open.discard(stream)
 
-    async def run(self, step: pb.RunStep) -> tuple[str, Any]:
-        """Carry out one step: ("begin_run" or "finish_run", its response), or ("error", the
-        RunStepError it ended with)."""
+    async def run(self, step: Any) -> tuple[str, Any]:
+        """Carry out one step: (its field, e.g. "begin_run", and its response), or ("error",
+        the RunStepError it ended with)."""
         kind = step.WhichOneof("step")
         handler = self._handlers.get(kind or "")
         if kind is None or handler is None:
+            names = " or ".join(sorted(self._handlers))
             err = RiverbeamError(
-                ErrorCode.INVALID_ARGUMENT, "a RunSteps step is a begin_run or a finish_run"
+                ErrorCode.INVALID_ARGUMENT, f"a {self.wire.method} step is one of: {names}"
             )
-            return "error", _step_error(err)
+            return "error", step_error(err)
         started = time.perf_counter()
         deadline = asyncio.timeout(step.timeout_s or None)
         try:
-            with server_step_span(SERVICE, METHODS[kind], step.trace_context):
+            with server_step_span(self.wire.service, self.wire.methods[kind], step.trace_context):
                 async with deadline:
                     reply = await handler(getattr(step, kind))
+        except asyncio.CancelledError:
+            self._record[kind]("CANCELLED", started)  # as a cancelled unary call
+            raise
         except Exception as exc:
             if isinstance(exc, TimeoutError) and deadline.expired():
                 # As a unary call past its deadline: the handler is cancelled, the caller gone.
@@ -96,17 +115,9 @@ class StepServing:
                 return "error", pb.RunStepError(code=_DEADLINE, message="Deadline Exceeded")
             err = as_riverbeam(exc, self._methods[kind])
             self._record[kind](err.bem, started)
-            return "error", _step_error(err)
+            return "error", step_error(err)
         self._record[kind]("OK", started)
         return kind, reply
-
-
-def _step_error(err: RiverbeamError) -> pb.RunStepError:
-    return pb.RunStepError(
-        code=err.grpc_status.value[0],
-        message=err.message,
-        status_details=rich_status(err).SerializeToString(),
-    )
 
 
 class _StepStream:
@@ -116,9 +127,10 @@ class _StepStream:
         self._serving = serving
         self._context = context
         self.wake = asyncio.Event()
-        self._outbox = Outbox(pb.RunStepsResponse)
-        self._running: set[asyncio.Task[None]] = set()
-        self._slots = asyncio.Semaphore(MAX_IN_FLIGHT)
+        self._outbox: Outbox[Any] = Outbox(serving.wire.response)
+        self._cancels = serving.wire.cancels
+        self._running: dict[int, asyncio.Task[None]] = {}
+        self._slots = asyncio.Semaphore(serving.max_in_flight)
         self._last_read = 0
         self._caller_done = False
 
@@ -138,9 +150,9 @@ class _StepStream:
             await self._flush()
         finally:
             reader.cancel()
-            for task in self._running:
+            for task in self._running.values():
                 task.cancel()
-            await asyncio.gather(reader, *self._running, return_exceptions=True)
+            await asyncio.gather(reader, *self._running.values(), return_exceptions=True)
 
     async def _flush(self) -> None:
         for message in self._outbox.take():
@@ -153,22 +165,34 @@ class _StepStream:
                 if message is EOF:
                     return
                 for step in message.steps:
-                    await self._slots.acquire()
-                    if self._serving.draining:
-                        return  # not read: above drained_after
-                    self._last_read = step.step_id
+                    if not self._serving.draining:
+                        await self._slots.acquire()
+                    if self._serving.draining:  # not read: above drained_after
+                        self.wake.set()
+                        break
+                    self._last_read = step_id = step.step_id
                     task = asyncio.create_task(self._run(step))
-                    self._running.add(task)
+                    self._running[step_id] = task
+                    task.add_done_callback(functools.partial(self._ended, step_id))
+                # Read on while draining too: a caller may still cancel what is running.
+                if self._cancels:
+                    for step_id in message.cancelled:
+                        running = self._running.get(step_id)
+                        if running is not None:
+                            running.cancel()
         finally:
             self._caller_done = not self._serving.draining
             self.wake.set()
 
-    async def _run(self, step: pb.RunStep) -> None:
-        try:
-            field, message = await self._serving.run(step)
-        finally:
-            self._running.discard(asyncio.current_task())
-            self._slots.release()
+    def _ended(self, step_id: int, task: asyncio.Task[None]) -> None:
+        # A done callback, not a `finally`: a task cancelled before it started runs no code.
+        if self._running.get(step_id) is task:
+            del self._running[step_id]
+        self._slots.release()
+        self.wake.set()
+
+    async def _run(self, step: Any) -> None:
+        field, message = await self._serving.run(step)
         # Added only now: a result in the message being filled is written with it.
         results = self._outbox.room_for(message.ByteSize()).results
         getattr(results.add(step_id=step.step_id), field).CopyFrom(message)
