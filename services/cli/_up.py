@@ -84,7 +84,8 @@ class LocalStack:
             the `env_overrides["runner"]` environment and then its own `env_overrides[name]`;
             an inherited RIVERBEAM_RUNNER_ID is dropped so replicas never share an id; and the
             router's RIVERBEAM_RUNNER_URL lists them all (`ipv4:a,b`, the router's channel
-            balances round-robin over them, skipping one that is down).
+            balances round-robin over them, skipping one that is down), with as many invoke
+            lanes on each (RIVERBEAM_RUNNER_INVOKE_LANES, at least 4 in all; unless set).
         base_env: The environment every child starts from, before the settings above and
             `env_overrides`; default: this process's environment (tests pass a scrubbed one).
         console_port: Also start the console (HTTP API and web console) on this port, after
@@ -504,6 +505,11 @@ class LocalStack:
             env.update(self._env_overrides.get("runner", {}))
         elif name == "router":
             env["RIVERBEAM_RUNNER_URL"] = runner_target([ep[n] for n in self._runner_names])
+            replicas = len(self._runner_names)
+            if replicas > 1 and "RIVERBEAM_RUNNER_INVOKE_LANES" not in env:
+                # Each invoke lane is a stream to one replica: as many lanes on each, at least
+                # the default 4 in all, so that invokes spread evenly.
+                env["RIVERBEAM_RUNNER_INVOKE_LANES"] = str(replicas * -(-4 // replicas))
             env["RIVERBEAM_STORE_URL"] = ep["store"]
             env["RIVERBEAM_NATS_URL"] = ep["nats"]
             env["RIVERBEAM_DEV_MODE"] = "true"

@@ -38,7 +38,9 @@ async def build(settings: RouterSettings) -> AsyncIterator[ServiceApp]:
         authenticator = authenticator_for(AuthMode.TOKENS, tokens_file=settings.tokens_file)
     models = ModelList.from_file(settings.models_file)
     runner = RunnerClient(
-        settings.runner_url, round_robin=settings.runner_balancing == "round_robin"
+        settings.runner_url,
+        round_robin=settings.runner_balancing == "round_robin",
+        invoke_lanes=settings.runner_invoke_lanes,
     )
     store = StoreClient(settings.store_url)
     config = StreamConfig(

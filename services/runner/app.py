@@ -135,6 +135,7 @@ async def build(settings: RunnerSettings) -> AsyncIterator[ServiceApp]:
                         lambda server: pb_grpc.add_RunnerServiceServicer_to_server(  # type: ignore[no-untyped-call]
                             servicer, server
                         ),
+                        stopping=servicer.stopping,
                     )
                 ],
                 on_started=on_started,

@@ -6,7 +6,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from riverbeam.runtime import Grant, ModelConfigs, RiverBeam
+from riverbeam.runtime._invoke_steps import RUNNER_INVOKES, RUNS_IN_FLIGHT
+from riverbeam.server._step_serving import StepServing
 from riverbeam.types import AgentResult, InvokeRequest, ModelConfig, ResumePayload, StreamAck
+from riverbeam.v1 import riverbeam_service_pb2 as service_pb
 from riverbeam.v1 import runner_service_pb2 as pb
 from riverbeam.v1 import runner_service_pb2_grpc as pb_grpc
 
@@ -28,21 +31,44 @@ class RunnerServicer(pb_grpc.RunnerServiceServicer):
         self._beam = beam
         self._cancel_elsewhere = cancel_elsewhere
         self._models = ModelConfigs()
+        self._invokes = StepServing(
+            RUNNER_INVOKES, {"run_invoke": self._invoke_step}, max_in_flight=RUNS_IN_FLIGHT
+        )
+
+    def stopping(self) -> None:
+        """The server is stopping: RunInvokes streams read no more invokes, answer those they
+        read once they end, and end."""
+        self._invokes.drain()
 
     def _model(self, request: Any) -> ModelConfig | None:
         return self._models.from_proto(request.model) if request.HasField("model") else None
 
     async def RunInvoke(self, request: pb.RunInvokeRequest, context: Any) -> pb.RunInvokeResponse:
+        reply = pb.RunInvokeResponse()
+        await self._invoke_into(request, reply)
+        return reply
+
+    async def RunInvokes(self, request_iterator: Any, context: Any) -> None:
+        await self._invokes.serve(context)
+
+    async def _invoke_step(self, request: pb.RunInvokeRequest) -> service_pb.InvokeResponse:
+        # A step's answer is an InvokeResponse: RunInvokeResponse's fields and numbers.
+        reply = service_pb.InvokeResponse()
+        await self._invoke_into(request, reply)
+        return reply
+
+    async def _invoke_into(self, request: pb.RunInvokeRequest, reply: Any) -> None:
+        """Run the invoke; its outcome is written into `reply` (a RunInvokeResponse or an
+        InvokeResponse: the same `result` and `ack` fields)."""
         outcome, sent = await self._beam.invoke_sent(
             InvokeRequest.from_proto(request.request),
             model=self._model(request),
             grant=_grant(request.grant),
         )
         # Made in the reply's field (to_proto_in), not apart and then copied in.
-        reply = pb.RunInvokeResponse()
         if isinstance(outcome, StreamAck):
             outcome.to_proto_in(reply.ack)
-            return reply
+            return
         assert isinstance(outcome, AgentResult)
         if sent is not None:
             # The finish step sent the store this very result: its message is copied, not
@@ -50,7 +76,6 @@ class RunnerServicer(pb_grpc.RunnerServiceServicer):
             reply.result.CopyFrom(sent)
         else:
             outcome.to_proto_in(reply.result)
-        return reply
 
     async def RunResume(self, request: pb.RunResumeRequest, context: Any) -> pb.RunResumeResponse:
         ack = await self._beam.resume(

@@ -150,6 +150,9 @@ class RouterSettings(CommonSettings):
     # How calls spread over the runner target's addresses: each in turn, or the first that
     # answers (the others only as failover).
     runner_balancing: Literal["round_robin", "pick_first"] = "round_robin"
+    # RunInvoke calls travel as messages on this many long-lived RunInvokes streams to the
+    # runner (each stream goes to one replica at a time); 0: one unary call per invoke.
+    runner_invoke_lanes: int = Field(default=4, ge=0, le=64)
     store_url: str = "127.0.0.1:50054"
     nats_url: str = "nats://127.0.0.1:4222"
     stream_name: str = "RIVERBEAM_STREAM"

@@ -7,8 +7,10 @@ from typing import Any
 
 import grpc
 
+from riverbeam.runtime._invoke_steps import RUNNER_INVOKES
 from riverbeam.runtime._pipeline_types import Grant
 from riverbeam.server import error_from_rpc, open_channel, translate_rpc_errors
+from riverbeam.server._step_lanes import StepLanes
 from riverbeam.types import (
     AgentMetadata,
     AgentResult,
@@ -121,9 +123,14 @@ class RunnerClient:
     """Calls a runner service, by default round-robin over every address of the target
     (`ipv4:a,b` as `riverbeam up` gives with several replicas, `dns:///runner...`); an address
     that is down is skipped until it is back, so a replica is also the others' failover.
-    `round_robin=False` sends every call to the first address that answers (pick_first)."""
+    `round_robin=False` sends every call to the first address that answers (pick_first).
 
-    def __init__(self, target: str, *, round_robin: bool = True) -> None:
+    With `invoke_lanes` > 0, RunInvoke calls travel as messages on that many long-lived
+    RunInvokes streams in turn (runtime/_invoke_steps.py): each stream goes to one replica for
+    its 20 s, so invokes spread over as many replicas as there are lanes. 0: unary calls.
+    """
+
+    def __init__(self, target: str, *, round_robin: bool = True, invoke_lanes: int = 4) -> None:
         self._channel = open_channel(target, round_robin=round_robin)
         self._stub: Any = pb_grpc.RunnerServiceStub(self._channel)  # type: ignore[no-untyped-call]
         # RunInvoke with its answer read as the router's InvokeResponse (see RunnerReply),
@@ -134,6 +141,13 @@ class RunnerClient:
             request_serializer=pb.RunInvokeRequest.SerializeToString,
             response_deserializer=service_pb.InvokeResponse.FromString,
             _registered_method=True,
+        )
+        self._invokes = StepLanes(
+            self._channel,
+            RUNNER_INVOKES,
+            lanes=invoke_lanes,
+            wait_for_ready=False,
+            unary=lambda _kind, request, timeout_s: self._unary_invoke(request, timeout_s),
         )
         # The message of each model last sent, by name, with a copy of the model it was made
         # from: the router sends copies of the same few listed models on every call.
@@ -200,12 +214,15 @@ class RunnerClient:
         message = pb.RunInvokeRequest()
         message.CopyFrom(self._request_template(model, grant))
         _fill_request(message.request, request, wire, replaced)
+        return RunnerReply(await self._invokes.run("RunInvoke", message, timeout_s))
+
+    async def _unary_invoke(self, message: Any, timeout_s: float | None) -> Any:
+        """One RunInvoke call; its answer read as an InvokeResponse."""
         # translate_rpc_errors, spelled out: its context manager costs ~2 us on every invoke.
         try:
-            reply = await self._stub.RunInvoke(message, timeout=timeout_s)
+            return await self._stub.RunInvoke(message, timeout=timeout_s)
         except grpc.RpcError as exc:
             raise error_from_rpc(exc, service="runner") from None
-        return RunnerReply(reply)
 
     async def run_resume(
         self,
@@ -238,4 +255,5 @@ class RunnerClient:
         return [AgentMetadata.from_proto(a) for a in reply.agents]
 
     async def aclose(self) -> None:
+        await self._invokes.aclose()
         await self._channel.close(None)

@@ -23,34 +23,47 @@ _sym_db = _symbol_database.Default()
 
 
 from riverbeam.v1 import riverbeam_service_pb2 as riverbeam_dot_v1_dot_riverbeam__service__pb2
+from riverbeam.v1 import store_service_pb2 as riverbeam_dot_v1_dot_store__service__pb2
 from riverbeam.v1 import types_pb2 as riverbeam_dot_v1_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!riverbeam/v1/runner_service.proto\x12\x0criverbeam.v1\x1a$riverbeam/v1/riverbeam_service.proto\x1a\x18riverbeam/v1/types.proto\"\xc1\x01\n\x0b\x43\x61llerGrant\x12\x13\n\x0bmay_confirm\x18\x01 \x01(\x08\x12\x14\n\x07subject\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x1a\n\rrequire_owner\x18\x03 \x01(\tH\x01\x88\x01\x01\x12\x18\n\x0brequire_org\x18\x04 \x01(\tH\x02\x88\x01\x01\x12#\n\x1bsession_config_narrows_only\x18\x37 \x01(\x08\x42\n\n\x08_subjectB\x10\n\x0e_require_ownerB\x0e\n\x0c_require_org\"\x94\x01\n\x10RunInvokeRequest\x12,\n\x07request\x18\x01 \x01(\x0b\x32\x1b.riverbeam.v1.InvokeRequest\x12(\n\x05model\x18\x02 \x01(\x0b\x32\x19.riverbeam.v1.ModelConfig\x12(\n\x05grant\x18\x03 \x01(\x0b\x32\x19.riverbeam.v1.CallerGrant\"s\n\x11RunInvokeResponse\x12+\n\x06result\x18\x01 \x01(\x0b\x32\x19.riverbeam.v1.AgentResultH\x00\x12&\n\x03\x61\x63k\x18\x02 \x01(\x0b\x32\x17.riverbeam.v1.StreamAckH\x00\x42\t\n\x07outcome\"\x94\x01\n\x10RunResumeRequest\x12,\n\x07request\x18\x01 \x01(\x0b\x32\x1b.riverbeam.v1.ResumeRequest\x12(\n\x05model\x18\x02 \x01(\x0b\x32\x19.riverbeam.v1.ModelConfig\x12(\n\x05grant\x18\x03 \x01(\x0b\x32\x19.riverbeam.v1.CallerGrant\"9\n\x11RunResumeResponse\x12$\n\x03\x61\x63k\x18\x01 \x01(\x0b\x32\x17.riverbeam.v1.StreamAck\"F\n\x10\x43\x61ncelRunRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x13\n\x06reason\x18\x02 \x01(\tH\x00\x88\x01\x01\x42\t\n\x07_reason\"&\n\x11\x43\x61ncelRunResponse\x12\x11\n\tcancelled\x18\x01 \x01(\x08\"\x1d\n\x1bListRegisteredAgentsRequest\"K\n\x1cListRegisteredAgentsResponse\x12+\n\x06\x61gents\x18\x01 \x03(\x0b\x32\x1b.riverbeam.v1.AgentMetadata2\xe8\x02\n\rRunnerService\x12L\n\tRunInvoke\x12\x1e.riverbeam.v1.RunInvokeRequest\x1a\x1f.riverbeam.v1.RunInvokeResponse\x12L\n\tRunResume\x12\x1e.riverbeam.v1.RunResumeRequest\x1a\x1f.riverbeam.v1.RunResumeResponse\x12L\n\tCancelRun\x12\x1e.riverbeam.v1.CancelRunRequest\x1a\x1f.riverbeam.v1.CancelRunResponse\x12m\n\x14ListRegisteredAgents\x12).riverbeam.v1.ListRegisteredAgentsRequest\x1a*.riverbeam.v1.ListRegisteredAgentsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!riverbeam/v1/runner_service.proto\x12\x0criverbeam.v1\x1a$riverbeam/v1/riverbeam_service.proto\x1a riverbeam/v1/store_service.proto\x1a\x18riverbeam/v1/types.proto\"\xc1\x01\n\x0b\x43\x61llerGrant\x12\x13\n\x0bmay_confirm\x18\x01 \x01(\x08\x12\x14\n\x07subject\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x1a\n\rrequire_owner\x18\x03 \x01(\tH\x01\x88\x01\x01\x12\x18\n\x0brequire_org\x18\x04 \x01(\tH\x02\x88\x01\x01\x12#\n\x1bsession_config_narrows_only\x18\x37 \x01(\x08\x42\n\n\x08_subjectB\x10\n\x0e_require_ownerB\x0e\n\x0c_require_org\"\x94\x01\n\x10RunInvokeRequest\x12,\n\x07request\x18\x01 \x01(\x0b\x32\x1b.riverbeam.v1.InvokeRequest\x12(\n\x05model\x18\x02 \x01(\x0b\x32\x19.riverbeam.v1.ModelConfig\x12(\n\x05grant\x18\x03 \x01(\x0b\x32\x19.riverbeam.v1.CallerGrant\"s\n\x11RunInvokeResponse\x12+\n\x06result\x18\x01 \x01(\x0b\x32\x19.riverbeam.v1.AgentResultH\x00\x12&\n\x03\x61\x63k\x18\x02 \x01(\x0b\x32\x17.riverbeam.v1.StreamAckH\x00\x42\t\n\x07outcome\"\xec\x01\n\rRunInvokeStep\x12\x0f\n\x07step_id\x18\x01 \x01(\x04\x12\x34\n\nrun_invoke\x18\x02 \x01(\x0b\x32\x1e.riverbeam.v1.RunInvokeRequestH\x00\x12\x11\n\ttimeout_s\x18\x03 \x01(\x01\x12\x44\n\rtrace_context\x18\x04 \x03(\x0b\x32-.riverbeam.v1.RunInvokeStep.TraceContextEntry\x1a\x33\n\x11TraceContextEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x06\n\x04step\"R\n\x11RunInvokesRequest\x12*\n\x05steps\x18\x01 \x03(\x0b\x32\x1b.riverbeam.v1.RunInvokeStep\x12\x11\n\tcancelled\x18\x02 \x03(\x04\"\x92\x01\n\x13RunInvokeStepResult\x12\x0f\n\x07step_id\x18\x01 \x01(\x04\x12\x32\n\nrun_invoke\x18\x02 \x01(\x0b\x32\x1c.riverbeam.v1.InvokeResponseH\x00\x12+\n\x05\x65rror\x18\x03 \x01(\x0b\x32\x1a.riverbeam.v1.RunStepErrorH\x00\x42\t\n\x07outcome\"v\n\x12RunInvokesResponse\x12\x32\n\x07results\x18\x01 \x03(\x0b\x32!.riverbeam.v1.RunInvokeStepResult\x12\x1a\n\rdrained_after\x18\x02 \x01(\x04H\x00\x88\x01\x01\x42\x10\n\x0e_drained_after\"\x94\x01\n\x10RunResumeRequest\x12,\n\x07request\x18\x01 \x01(\x0b\x32\x1b.riverbeam.v1.ResumeRequest\x12(\n\x05model\x18\x02 \x01(\x0b\x32\x19.riverbeam.v1.ModelConfig\x12(\n\x05grant\x18\x03 \x01(\x0b\x32\x19.riverbeam.v1.CallerGrant\"9\n\x11RunResumeResponse\x12$\n\x03\x61\x63k\x18\x01 \x01(\x0b\x32\x17.riverbeam.v1.StreamAck\"F\n\x10\x43\x61ncelRunRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x13\n\x06reason\x18\x02 \x01(\tH\x00\x88\x01\x01\x42\t\n\x07_reason\"&\n\x11\x43\x61ncelRunResponse\x12\x11\n\tcancelled\x18\x01 \x01(\x08\"\x1d\n\x1bListRegisteredAgentsRequest\"K\n\x1cListRegisteredAgentsResponse\x12+\n\x06\x61gents\x18\x01 \x03(\x0b\x32\x1b.riverbeam.v1.AgentMetadata2\xbd\x03\n\rRunnerService\x12L\n\tRunInvoke\x12\x1e.riverbeam.v1.RunInvokeRequest\x1a\x1f.riverbeam.v1.RunInvokeResponse\x12S\n\nRunInvokes\x12\x1f.riverbeam.v1.RunInvokesRequest\x1a .riverbeam.v1.RunInvokesResponse(\x01\x30\x01\x12L\n\tRunResume\x12\x1e.riverbeam.v1.RunResumeRequest\x1a\x1f.riverbeam.v1.RunResumeResponse\x12L\n\tCancelRun\x12\x1e.riverbeam.v1.CancelRunRequest\x1a\x1f.riverbeam.v1.CancelRunResponse\x12m\n\x14ListRegisteredAgents\x12).riverbeam.v1.ListRegisteredAgentsRequest\x1a*.riverbeam.v1.ListRegisteredAgentsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'riverbeam.v1.runner_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_CALLERGRANT']._serialized_start=116
-  _globals['_CALLERGRANT']._serialized_end=309
-  _globals['_RUNINVOKEREQUEST']._serialized_start=312
-  _globals['_RUNINVOKEREQUEST']._serialized_end=460
-  _globals['_RUNINVOKERESPONSE']._serialized_start=462
-  _globals['_RUNINVOKERESPONSE']._serialized_end=577
-  _globals['_RUNRESUMEREQUEST']._serialized_start=580
-  _globals['_RUNRESUMEREQUEST']._serialized_end=728
-  _globals['_RUNRESUMERESPONSE']._serialized_start=730
-  _globals['_RUNRESUMERESPONSE']._serialized_end=787
-  _globals['_CANCELRUNREQUEST']._serialized_start=789
-  _globals['_CANCELRUNREQUEST']._serialized_end=859
-  _globals['_CANCELRUNRESPONSE']._serialized_start=861
-  _globals['_CANCELRUNRESPONSE']._serialized_end=899
-  _globals['_LISTREGISTEREDAGENTSREQUEST']._serialized_start=901
-  _globals['_LISTREGISTEREDAGENTSREQUEST']._serialized_end=930
-  _globals['_LISTREGISTEREDAGENTSRESPONSE']._serialized_start=932
-  _globals['_LISTREGISTEREDAGENTSRESPONSE']._serialized_end=1007
-  _globals['_RUNNERSERVICE']._serialized_start=1010
-  _globals['_RUNNERSERVICE']._serialized_end=1370
+  _globals['_RUNINVOKESTEP_TRACECONTEXTENTRY']._loaded_options = None
+  _globals['_RUNINVOKESTEP_TRACECONTEXTENTRY']._serialized_options = b'8\001'
+  _globals['_CALLERGRANT']._serialized_start=150
+  _globals['_CALLERGRANT']._serialized_end=343
+  _globals['_RUNINVOKEREQUEST']._serialized_start=346
+  _globals['_RUNINVOKEREQUEST']._serialized_end=494
+  _globals['_RUNINVOKERESPONSE']._serialized_start=496
+  _globals['_RUNINVOKERESPONSE']._serialized_end=611
+  _globals['_RUNINVOKESTEP']._serialized_start=614
+  _globals['_RUNINVOKESTEP']._serialized_end=850
+  _globals['_RUNINVOKESTEP_TRACECONTEXTENTRY']._serialized_start=791
+  _globals['_RUNINVOKESTEP_TRACECONTEXTENTRY']._serialized_end=842
+  _globals['_RUNINVOKESREQUEST']._serialized_start=852
+  _globals['_RUNINVOKESREQUEST']._serialized_end=934
+  _globals['_RUNINVOKESTEPRESULT']._serialized_start=937
+  _globals['_RUNINVOKESTEPRESULT']._serialized_end=1083
+  _globals['_RUNINVOKESRESPONSE']._serialized_start=1085
+  _globals['_RUNINVOKESRESPONSE']._serialized_end=1203
+  _globals['_RUNRESUMEREQUEST']._serialized_start=1206
+  _globals['_RUNRESUMEREQUEST']._serialized_end=1354
+  _globals['_RUNRESUMERESPONSE']._serialized_start=1356
+  _globals['_RUNRESUMERESPONSE']._serialized_end=1413
+  _globals['_CANCELRUNREQUEST']._serialized_start=1415
+  _globals['_CANCELRUNREQUEST']._serialized_end=1485
+  _globals['_CANCELRUNRESPONSE']._serialized_start=1487
+  _globals['_CANCELRUNRESPONSE']._serialized_end=1525
+  _globals['_LISTREGISTEREDAGENTSREQUEST']._serialized_start=1527
+  _globals['_LISTREGISTEREDAGENTSREQUEST']._serialized_end=1556
+  _globals['_LISTREGISTEREDAGENTSRESPONSE']._serialized_start=1558
+  _globals['_LISTREGISTEREDAGENTSRESPONSE']._serialized_end=1633
+  _globals['_RUNNERSERVICE']._serialized_start=1636
+  _globals['_RUNNERSERVICE']._serialized_end=2081
 # @@protoc_insertion_point(module_scope)

@@ -1,4 +1,5 @@
 from riverbeam.v1 import riverbeam_service_pb2 as _riverbeam_service_pb2
+from riverbeam.v1 import store_service_pb2 as _store_service_pb2
 from riverbeam.v1 import types_pb2 as _types_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
@@ -39,6 +40,51 @@ class RunInvokeResponse(_message.Message):
     result: _types_pb2.AgentResult
     ack: _types_pb2.StreamAck
     def __init__(self, result: _Optional[_Union[_types_pb2.AgentResult, _Mapping]] = ..., ack: _Optional[_Union[_types_pb2.StreamAck, _Mapping]] = ...) -> None: ...
+
+class RunInvokeStep(_message.Message):
+    __slots__ = ("step_id", "run_invoke", "timeout_s", "trace_context")
+    class TraceContextEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    STEP_ID_FIELD_NUMBER: _ClassVar[int]
+    RUN_INVOKE_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUT_S_FIELD_NUMBER: _ClassVar[int]
+    TRACE_CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    step_id: int
+    run_invoke: RunInvokeRequest
+    timeout_s: float
+    trace_context: _containers.ScalarMap[str, str]
+    def __init__(self, step_id: _Optional[int] = ..., run_invoke: _Optional[_Union[RunInvokeRequest, _Mapping]] = ..., timeout_s: _Optional[float] = ..., trace_context: _Optional[_Mapping[str, str]] = ...) -> None: ...
+
+class RunInvokesRequest(_message.Message):
+    __slots__ = ("steps", "cancelled")
+    STEPS_FIELD_NUMBER: _ClassVar[int]
+    CANCELLED_FIELD_NUMBER: _ClassVar[int]
+    steps: _containers.RepeatedCompositeFieldContainer[RunInvokeStep]
+    cancelled: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, steps: _Optional[_Iterable[_Union[RunInvokeStep, _Mapping]]] = ..., cancelled: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class RunInvokeStepResult(_message.Message):
+    __slots__ = ("step_id", "run_invoke", "error")
+    STEP_ID_FIELD_NUMBER: _ClassVar[int]
+    RUN_INVOKE_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    step_id: int
+    run_invoke: _riverbeam_service_pb2.InvokeResponse
+    error: _store_service_pb2.RunStepError
+    def __init__(self, step_id: _Optional[int] = ..., run_invoke: _Optional[_Union[_riverbeam_service_pb2.InvokeResponse, _Mapping]] = ..., error: _Optional[_Union[_store_service_pb2.RunStepError, _Mapping]] = ...) -> None: ...
+
+class RunInvokesResponse(_message.Message):
+    __slots__ = ("results", "drained_after")
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    DRAINED_AFTER_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.RepeatedCompositeFieldContainer[RunInvokeStepResult]
+    drained_after: int
+    def __init__(self, results: _Optional[_Iterable[_Union[RunInvokeStepResult, _Mapping]]] = ..., drained_after: _Optional[int] = ...) -> None: ...
 
 class RunResumeRequest(_message.Message):
     __slots__ = ("request", "model", "grant")

@@ -39,6 +39,11 @@ class RunnerServiceStub:
                 request_serializer=riverbeam_dot_v1_dot_runner__service__pb2.RunInvokeRequest.SerializeToString,
                 response_deserializer=riverbeam_dot_v1_dot_runner__service__pb2.RunInvokeResponse.FromString,
                 _registered_method=True)
+        self.RunInvokes = channel.stream_stream(
+                '/riverbeam.v1.RunnerService/RunInvokes',
+                request_serializer=riverbeam_dot_v1_dot_runner__service__pb2.RunInvokesRequest.SerializeToString,
+                response_deserializer=riverbeam_dot_v1_dot_runner__service__pb2.RunInvokesResponse.FromString,
+                _registered_method=True)
         self.RunResume = channel.unary_unary(
                 '/riverbeam.v1.RunnerService/RunResume',
                 request_serializer=riverbeam_dot_v1_dot_runner__service__pb2.RunResumeRequest.SerializeToString,
@@ -61,6 +66,16 @@ class RunnerServiceServicer:
 
     def RunInvoke(self, request, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RunInvokes(self, request_iterator, context):
+        """RunInvoke calls as messages on one long-lived stream (the router's invoke lanes): each
+        step is carried out as a RunInvoke call would be, and answered with what that call would
+        have returned or ended with. A step's caller that stops waiting sends its step_id in
+        `cancelled`, and the step is cancelled as a cancelled call's handler is.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -90,6 +105,11 @@ def add_RunnerServiceServicer_to_server(servicer, server):
                     servicer.RunInvoke,
                     request_deserializer=riverbeam_dot_v1_dot_runner__service__pb2.RunInvokeRequest.FromString,
                     response_serializer=riverbeam_dot_v1_dot_runner__service__pb2.RunInvokeResponse.SerializeToString,
+            ),
+            'RunInvokes': grpc.stream_stream_rpc_method_handler(
+                    servicer.RunInvokes,
+                    request_deserializer=riverbeam_dot_v1_dot_runner__service__pb2.RunInvokesRequest.FromString,
+                    response_serializer=riverbeam_dot_v1_dot_runner__service__pb2.RunInvokesResponse.SerializeToString,
             ),
             'RunResume': grpc.unary_unary_rpc_method_handler(
                     servicer.RunResume,
@@ -134,6 +154,33 @@ class RunnerService:
             '/riverbeam.v1.RunnerService/RunInvoke',
             riverbeam_dot_v1_dot_runner__service__pb2.RunInvokeRequest.SerializeToString,
             riverbeam_dot_v1_dot_runner__service__pb2.RunInvokeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RunInvokes(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/riverbeam.v1.RunnerService/RunInvokes',
+            riverbeam_dot_v1_dot_runner__service__pb2.RunInvokesRequest.SerializeToString,
+            riverbeam_dot_v1_dot_runner__service__pb2.RunInvokesResponse.FromString,
             options,
             channel_credentials,
             insecure,

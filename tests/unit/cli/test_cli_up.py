@@ -140,10 +140,21 @@ async def test_services_start_in_order_with_their_wiring(tmp_path: Path, fake_py
         assert router["RIVERBEAM_STORE_URL"] == ep["store"]
         assert router["RIVERBEAM_NATS_URL"] == ep["nats"]
         assert router["RIVERBEAM_DEV_MODE"] == "true"
+        assert "RIVERBEAM_RUNNER_INVOKE_LANES" not in router  # one replica: the default
         assert "RIVERBEAM_LISTEN" not in router
         assert "--listen 127.0.0.1:0" in (tmp_path / "logs" / "router.log").read_text()
     assert all(_gone(pid) for pid in pids.values())
     assert "fake router stopping" in (tmp_path / "logs" / "router.log").read_text()
+
+
+@pytest.mark.parametrize(("runners", "lanes"), [(2, "4"), (3, "6"), (5, "5")])
+async def test_the_router_gets_as_many_invoke_lanes_on_each_runner(
+    tmp_path: Path, fake_python: str, runners: int, lanes: str
+) -> None:
+    async with LocalStack(data_dir=tmp_path, python=fake_python, runners=runners):
+        router = _env(tmp_path, "router")
+        assert router["RIVERBEAM_RUNNER_INVOKE_LANES"] == lanes
+        assert router["RIVERBEAM_RUNNER_URL"].count(",") == runners - 1
 
 
 async def test_in_memory_store_drops_an_inherited_database_url(

@@ -90,7 +90,7 @@ class Ctx:
 
 @pytest.fixture
 async def runner() -> Any:
-    client = RunnerClient("127.0.0.1:1")
+    client = RunnerClient("127.0.0.1:1", invoke_lanes=0)
     yield client
     await client.aclose()
 

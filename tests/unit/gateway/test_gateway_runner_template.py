@@ -57,7 +57,7 @@ def _made_anew(request: InvokeRequest, model: ModelConfig, grant: Grant) -> byte
 
 
 async def _send_all(calls: list[tuple[int, Grant]], held: int) -> None:
-    client = RunnerClient("127.0.0.1:1")
+    client = RunnerClient("127.0.0.1:1", invoke_lanes=0)
     stub = _Stub()
     client._stub = stub
     try:

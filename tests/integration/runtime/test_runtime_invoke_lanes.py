@@ -1,0 +1,250 @@
+"""RunInvoke calls on RunInvokes streams (the router's invoke lanes) against unary calls.
+
+A runner servicer is served in process with a stand-in for RiverBeam, so that each test
+decides what an invoke does (answer, refuse, hold until cancelled) and sees what the runner
+was asked. Every test runs the same invoke both ways (lanes=2, and lanes=0: unary calls) and
+asserts that the caller gets the same answer, the same error, and that the runner sees the
+same cancellation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+import pytest
+
+from riverbeam.core.errors import ErrorCode, RiverbeamError
+from riverbeam.runtime import DEFAULT_MODEL, Grant, RunnerClient
+from riverbeam.server import GrpcServer, ServiceBinding
+from riverbeam.types import AgentResult, ContentPart, InvokeRequest, StreamAck
+from riverbeam.v1 import runner_service_pb2 as pb
+from riverbeam.v1 import runner_service_pb2_grpc as pb_grpc
+from services.runner.app import SERVICE_NAME
+from services.runner.servicer import RunnerServicer
+
+GUARD_S = 5.0
+
+
+@dataclass
+class _Beam:
+    """What the servicer calls: answers echo, refuses "busy", holds "hold" until `release`
+    (or forever), and records every invoke it was given and every one cancelled."""
+
+    release: asyncio.Event = field(default_factory=asyncio.Event)
+    holding: asyncio.Event = field(default_factory=asyncio.Event)
+    seen: list[str] = field(default_factory=list)
+    cancelled: list[str] = field(default_factory=list)
+    cancelled_now: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def invoke_sent(
+        self, request: InvokeRequest, *, model: Any, grant: Grant
+    ) -> tuple[AgentResult | StreamAck, Any]:
+        text = request.content[0].text or ""
+        self.seen.append(text)
+        if request.agent_name == "busy":
+            raise RiverbeamError(
+                ErrorCode.SESSION_BUSY, "the session has a run", session_id=request.session_id
+            )
+        if request.agent_name == "hold":
+            self.holding.set()
+            try:
+                await self.release.wait()
+            except asyncio.CancelledError:
+                self.cancelled.append(text)
+                self.cancelled_now.set()
+                raise
+        if request.stream:
+            ack = StreamAck(
+                request_id=request.request_id or "",
+                interaction_id="i",
+                session_id=request.session_id or "",
+                subject="s",
+                stream_name="RIVERBEAM_STREAM",
+            )
+            return ack, None
+        return AgentResult(content=[ContentPart.of_text(f"Echo: {text}")], agent_name="echo"), None
+
+
+@dataclass
+class _Seen:
+    unary: int = 0
+    streams: int = 0
+
+
+class _Servicer(RunnerServicer):
+    def __init__(self, beam: _Beam, seen: _Seen) -> None:
+        super().__init__(beam)  # type: ignore[arg-type]
+        self.seen = seen
+
+    async def RunInvoke(self, request: Any, context: Any) -> Any:
+        self.seen.unary += 1
+        return await super().RunInvoke(request, context)
+
+    async def RunInvokes(self, request_iterator: Any, context: Any) -> None:
+        self.seen.streams += 1
+        await super().RunInvokes(request_iterator, context)
+
+
+@dataclass
+class _Served:
+    beam: _Beam
+    servicer: _Servicer
+    server: GrpcServer
+    seen: _Seen
+
+
+@pytest.fixture
+async def served() -> AsyncIterator[_Served]:
+    beam, seen = _Beam(), _Seen()
+    servicer = _Servicer(beam, seen)
+    binding = ServiceBinding(
+        SERVICE_NAME,
+        lambda server: pb_grpc.add_RunnerServiceServicer_to_server(servicer, server),  # type: ignore[no-untyped-call]
+        stopping=servicer.stopping,
+    )
+    async with GrpcServer([binding], listen="127.0.0.1:0", grace_s=1.0) as server:
+        yield _Served(beam, servicer, server, seen)
+
+
+@pytest.fixture(params=[2, 0], ids=["lanes", "unary"])
+def lanes(request: pytest.FixtureRequest) -> int:
+    count: int = request.param
+    return count
+
+
+@pytest.fixture
+async def client(served: _Served, lanes: int) -> AsyncIterator[RunnerClient]:
+    runner = RunnerClient(served.server.address, invoke_lanes=lanes)
+    yield runner
+    await runner.aclose()
+
+
+def _request(agent: str, text: str, **extra: Any) -> InvokeRequest:
+    return InvokeRequest(
+        agent_name=agent,
+        content=[ContentPart.of_text(text)],
+        session_id=str(uuid.uuid4()),
+        request_id=str(uuid.uuid4()),
+        **extra,
+    )
+
+
+async def _invoke(client: RunnerClient, request: InvokeRequest, **kw: Any) -> Any:
+    return await client.run_invoke(request, model=DEFAULT_MODEL, grant=Grant(), **kw)
+
+
+async def test_invokes_answer_as_unary_calls_and_travel_as_the_lanes_say(
+    served: _Served, client: RunnerClient, lanes: int
+) -> None:
+    answers = await asyncio.wait_for(
+        asyncio.gather(*(_invoke(client, _request("echo", f"m{i}")) for i in range(6))), GUARD_S
+    )
+    assert [a.content[0].text for a in answers] == [f"Echo: m{i}" for i in range(6)]
+    ack = await _invoke(client, _request("echo", "s", stream=True))
+    assert isinstance(ack, StreamAck) and ack.subject == "s"
+    assert sorted(served.beam.seen) == sorted([*(f"m{i}" for i in range(6)), "s"])
+    if lanes:
+        assert served.seen.unary == 0
+        assert 1 <= served.seen.streams <= lanes
+    else:
+        assert (served.seen.unary, served.seen.streams) == (7, 0)
+
+
+async def test_a_refused_invoke_raises_what_the_runner_raised(client: RunnerClient) -> None:
+    request = _request("busy", "x")
+    with pytest.raises(RiverbeamError) as refused:
+        await asyncio.wait_for(_invoke(client, request), GUARD_S)
+    assert refused.value.code is ErrorCode.SESSION_BUSY
+    assert refused.value.message == "the session has a run"
+    assert refused.value.details["session_id"] == request.session_id
+    assert not refused.value.transport
+
+
+async def test_a_caller_that_goes_away_cancels_its_run(
+    served: _Served, client: RunnerClient
+) -> None:
+    held = asyncio.create_task(_invoke(client, _request("hold", "gone")))
+    await asyncio.wait_for(served.beam.holding.wait(), GUARD_S)
+    held.cancel()
+    await asyncio.wait_for(served.beam.cancelled_now.wait(), GUARD_S)
+    assert served.beam.cancelled == ["gone"]
+    # The client goes on: the next invoke is answered.
+    answer = await asyncio.wait_for(_invoke(client, _request("echo", "after")), GUARD_S)
+    assert answer.content[0].text == "Echo: after"
+
+
+async def test_a_deadline_ends_the_call_and_the_run_as_a_unary_deadline(
+    served: _Served, client: RunnerClient
+) -> None:
+    with pytest.raises(RiverbeamError) as late:
+        await asyncio.wait_for(_invoke(client, _request("hold", "late"), timeout_s=0.3), GUARD_S)
+    assert late.value.code is ErrorCode.STREAM_TIMEOUT and late.value.transport
+    await asyncio.wait_for(served.beam.cancelled_now.wait(), GUARD_S)
+    assert served.beam.cancelled == ["late"]
+
+
+async def test_a_stopping_runner_answers_what_it_read_and_hands_back_the_rest(
+    served: _Served, lanes: int
+) -> None:
+    client = RunnerClient(served.server.address, invoke_lanes=max(lanes, 1))
+    try:
+        slow = asyncio.create_task(_invoke(client, _request("hold", "read")))
+        await asyncio.wait_for(served.beam.holding.wait(), GUARD_S)
+        served.servicer.stopping()  # as GrpcServer.stop does first
+        later = asyncio.create_task(_invoke(client, _request("echo", "later")))
+        await asyncio.sleep(0.05)
+        served.beam.release.set()
+        read, handed_back = await asyncio.wait_for(asyncio.gather(slow, later), GUARD_S)
+        # The held invoke was read before the drain and answered on its stream; the later
+        # one was not read by any stream: it went as a unary call, and ran once.
+        assert read.content[0].text == "Echo: read"
+        assert handed_back.content[0].text == "Echo: later"
+        assert served.seen.unary == 1
+        assert served.beam.seen.count("later") == 1
+    finally:
+        await client.aclose()
+
+
+async def test_a_runner_that_goes_away_mid_invoke_is_unavailable(
+    served: _Served, client: RunnerClient
+) -> None:
+    """What the router's lost-runner path waits on: a transport BEM-003 (BEM-034's trigger)."""
+    held = asyncio.create_task(_invoke(client, _request("hold", "cut")))
+    await asyncio.wait_for(served.beam.holding.wait(), GUARD_S)
+    await served.server.stop(0)
+    with pytest.raises(RiverbeamError) as lost:
+        await asyncio.wait_for(held, GUARD_S)
+    assert lost.value.code is ErrorCode.SERVICE_UNAVAILABLE and lost.value.transport
+
+
+async def test_a_runner_without_run_invokes_gets_unary_calls() -> None:
+    beam, seen = _Beam(), _Seen()
+    servicer = _Servicer(beam, seen)
+    unary_only = grpc.method_handlers_generic_handler(
+        SERVICE_NAME,
+        {
+            "RunInvoke": grpc.unary_unary_rpc_method_handler(
+                servicer.RunInvoke,
+                request_deserializer=pb.RunInvokeRequest.FromString,
+                response_serializer=pb.RunInvokeResponse.SerializeToString,
+            )
+        },
+    )
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((unary_only,))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    client = RunnerClient(f"127.0.0.1:{port}", invoke_lanes=2)
+    try:
+        for text in ("one", "two", "three"):
+            answer = await asyncio.wait_for(_invoke(client, _request("echo", text)), GUARD_S)
+            assert answer.content[0].text == f"Echo: {text}"
+        assert seen.unary == 3 and beam.seen == ["one", "two", "three"]
+    finally:
+        await client.aclose()
+        await server.stop(0)
