@@ -89,9 +89,8 @@ class StoreClient(LedgerClient, ChildRunsClient):
 
     `StoreClient("store:50054")` opens (and on aclose, closes) its own channel; pass a
     grpc.aio.Channel to share one. Errors come back as the RiverbeamError the service raised;
-    an unreachable service is BEM-120.
-    With `step_lanes` > 0, begin_run and finish_run go on RunSteps streams
-    (server/_step_lanes.py).
+    an unreachable service is BEM-120. With `step_lanes` > 0, begin_run and finish_run go on
+    RunSteps streams (server/_step_lanes.py).
     """
 
     def __init__(

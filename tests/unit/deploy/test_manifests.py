@@ -347,6 +347,19 @@ def test_router_balances_over_a_headless_runner_service(manifests: Manifests) ->
     )
 
 
+def test_every_runner_the_autoscaler_may_add_gets_an_invoke_lane(manifests: Manifests) -> None:
+    """Each invoke lane is a stream to one runner pod: fewer lanes than pods leaves pods idle."""
+    config = manifests.named("ConfigMap", "riverbeam-config")
+    assert config is not None
+    runner = next(
+        h
+        for h in manifests.of_kind("HorizontalPodAutoscaler")
+        if h["spec"]["scaleTargetRef"]["name"] == "runner"
+    )
+    lanes = int(config["data"]["RIVERBEAM_RUNNER_INVOKE_LANES"])
+    assert lanes >= runner["spec"]["maxReplicas"]
+
+
 def test_service_urls_name_services_and_their_ports(manifests: Manifests) -> None:
     config = manifests.named("ConfigMap", "riverbeam-config")
     assert config is not None

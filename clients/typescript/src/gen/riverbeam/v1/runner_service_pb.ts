@@ -6,8 +6,10 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { ResumeRequest } from "./riverbeam_service_pb.js";
+import type { InvokeResponse, ResumeRequest } from "./riverbeam_service_pb.js";
 import { file_riverbeam_v1_riverbeam_service } from "./riverbeam_service_pb.js";
+import type { RunStepError } from "./store_service_pb.js";
+import { file_riverbeam_v1_store_service } from "./store_service_pb.js";
 import type { AgentMetadata, AgentResult, InvokeRequest, ModelConfig, StreamAck } from "./types_pb.js";
 import { file_riverbeam_v1_types } from "./types_pb.js";
 import type { Message } from "@bufbuild/protobuf";
@@ -16,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file riverbeam/v1/runner_service.proto.
  */
 export const file_riverbeam_v1_runner_service: GenFile = /*@__PURE__*/
-  fileDesc("CiFyaXZlcmJlYW0vdjEvcnVubmVyX3NlcnZpY2UucHJvdG8SDHJpdmVyYmVhbS52MSLBAQoLQ2FsbGVyR3JhbnQSEwoLbWF5X2NvbmZpcm0YASABKAgSFAoHc3ViamVjdBgCIAEoCUgAiAEBEhoKDXJlcXVpcmVfb3duZXIYAyABKAlIAYgBARIYCgtyZXF1aXJlX29yZxgEIAEoCUgCiAEBEiMKG3Nlc3Npb25fY29uZmlnX25hcnJvd3Nfb25seRg3IAEoCEIKCghfc3ViamVjdEIQCg5fcmVxdWlyZV9vd25lckIOCgxfcmVxdWlyZV9vcmcilAEKEFJ1bkludm9rZVJlcXVlc3QSLAoHcmVxdWVzdBgBIAEoCzIbLnJpdmVyYmVhbS52MS5JbnZva2VSZXF1ZXN0EigKBW1vZGVsGAIgASgLMhkucml2ZXJiZWFtLnYxLk1vZGVsQ29uZmlnEigKBWdyYW50GAMgASgLMhkucml2ZXJiZWFtLnYxLkNhbGxlckdyYW50InMKEVJ1bkludm9rZVJlc3BvbnNlEisKBnJlc3VsdBgBIAEoCzIZLnJpdmVyYmVhbS52MS5BZ2VudFJlc3VsdEgAEiYKA2FjaxgCIAEoCzIXLnJpdmVyYmVhbS52MS5TdHJlYW1BY2tIAEIJCgdvdXRjb21lIpQBChBSdW5SZXN1bWVSZXF1ZXN0EiwKB3JlcXVlc3QYASABKAsyGy5yaXZlcmJlYW0udjEuUmVzdW1lUmVxdWVzdBIoCgVtb2RlbBgCIAEoCzIZLnJpdmVyYmVhbS52MS5Nb2RlbENvbmZpZxIoCgVncmFudBgDIAEoCzIZLnJpdmVyYmVhbS52MS5DYWxsZXJHcmFudCI5ChFSdW5SZXN1bWVSZXNwb25zZRIkCgNhY2sYASABKAsyFy5yaXZlcmJlYW0udjEuU3RyZWFtQWNrIkYKEENhbmNlbFJ1blJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRITCgZyZWFzb24YAiABKAlIAIgBAUIJCgdfcmVhc29uIiYKEUNhbmNlbFJ1blJlc3BvbnNlEhEKCWNhbmNlbGxlZBgBIAEoCCIdChtMaXN0UmVnaXN0ZXJlZEFnZW50c1JlcXVlc3QiSwocTGlzdFJlZ2lzdGVyZWRBZ2VudHNSZXNwb25zZRIrCgZhZ2VudHMYASADKAsyGy5yaXZlcmJlYW0udjEuQWdlbnRNZXRhZGF0YTLoAgoNUnVubmVyU2VydmljZRJMCglSdW5JbnZva2USHi5yaXZlcmJlYW0udjEuUnVuSW52b2tlUmVxdWVzdBofLnJpdmVyYmVhbS52MS5SdW5JbnZva2VSZXNwb25zZRJMCglSdW5SZXN1bWUSHi5yaXZlcmJlYW0udjEuUnVuUmVzdW1lUmVxdWVzdBofLnJpdmVyYmVhbS52MS5SdW5SZXN1bWVSZXNwb25zZRJMCglDYW5jZWxSdW4SHi5yaXZlcmJlYW0udjEuQ2FuY2VsUnVuUmVxdWVzdBofLnJpdmVyYmVhbS52MS5DYW5jZWxSdW5SZXNwb25zZRJtChRMaXN0UmVnaXN0ZXJlZEFnZW50cxIpLnJpdmVyYmVhbS52MS5MaXN0UmVnaXN0ZXJlZEFnZW50c1JlcXVlc3QaKi5yaXZlcmJlYW0udjEuTGlzdFJlZ2lzdGVyZWRBZ2VudHNSZXNwb25zZUK8AQoQZGV2LnJpdmVyYmVhbS52MUISUnVubmVyU2VydmljZVByb3RvUAFaPmdpdGh1Yi5jb20vcml2ZXJiZWFtL3JpdmVyYmVhbS9nZW4vZ28vcml2ZXJiZWFtL3YxO3JpdmVyYmVhbXYxogIDUlhYqgIMUml2ZXJiZWFtLlYxugICUkLKAgxSaXZlcmJlYW1cVjHiAhhSaXZlcmJlYW1cVjFcR1BCTWV0YWRhdGHqAg1SaXZlcmJlYW06OlYxYgZwcm90bzM", [file_riverbeam_v1_riverbeam_service, file_riverbeam_v1_types]);
+  fileDesc("CiFyaXZlcmJlYW0vdjEvcnVubmVyX3NlcnZpY2UucHJvdG8SDHJpdmVyYmVhbS52MSLBAQoLQ2FsbGVyR3JhbnQSEwoLbWF5X2NvbmZpcm0YASABKAgSFAoHc3ViamVjdBgCIAEoCUgAiAEBEhoKDXJlcXVpcmVfb3duZXIYAyABKAlIAYgBARIYCgtyZXF1aXJlX29yZxgEIAEoCUgCiAEBEiMKG3Nlc3Npb25fY29uZmlnX25hcnJvd3Nfb25seRg3IAEoCEIKCghfc3ViamVjdEIQCg5fcmVxdWlyZV9vd25lckIOCgxfcmVxdWlyZV9vcmcilAEKEFJ1bkludm9rZVJlcXVlc3QSLAoHcmVxdWVzdBgBIAEoCzIbLnJpdmVyYmVhbS52MS5JbnZva2VSZXF1ZXN0EigKBW1vZGVsGAIgASgLMhkucml2ZXJiZWFtLnYxLk1vZGVsQ29uZmlnEigKBWdyYW50GAMgASgLMhkucml2ZXJiZWFtLnYxLkNhbGxlckdyYW50InMKEVJ1bkludm9rZVJlc3BvbnNlEisKBnJlc3VsdBgBIAEoCzIZLnJpdmVyYmVhbS52MS5BZ2VudFJlc3VsdEgAEiYKA2FjaxgCIAEoCzIXLnJpdmVyYmVhbS52MS5TdHJlYW1BY2tIAEIJCgdvdXRjb21lIuwBCg1SdW5JbnZva2VTdGVwEg8KB3N0ZXBfaWQYASABKAQSNAoKcnVuX2ludm9rZRgCIAEoCzIeLnJpdmVyYmVhbS52MS5SdW5JbnZva2VSZXF1ZXN0SAASEQoJdGltZW91dF9zGAMgASgBEkQKDXRyYWNlX2NvbnRleHQYBCADKAsyLS5yaXZlcmJlYW0udjEuUnVuSW52b2tlU3RlcC5UcmFjZUNvbnRleHRFbnRyeRozChFUcmFjZUNvbnRleHRFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgYKBHN0ZXAiUgoRUnVuSW52b2tlc1JlcXVlc3QSKgoFc3RlcHMYASADKAsyGy5yaXZlcmJlYW0udjEuUnVuSW52b2tlU3RlcBIRCgljYW5jZWxsZWQYAiADKAQikgEKE1J1bkludm9rZVN0ZXBSZXN1bHQSDwoHc3RlcF9pZBgBIAEoBBIyCgpydW5faW52b2tlGAIgASgLMhwucml2ZXJiZWFtLnYxLkludm9rZVJlc3BvbnNlSAASKwoFZXJyb3IYAyABKAsyGi5yaXZlcmJlYW0udjEuUnVuU3RlcEVycm9ySABCCQoHb3V0Y29tZSJ2ChJSdW5JbnZva2VzUmVzcG9uc2USMgoHcmVzdWx0cxgBIAMoCzIhLnJpdmVyYmVhbS52MS5SdW5JbnZva2VTdGVwUmVzdWx0EhoKDWRyYWluZWRfYWZ0ZXIYAiABKARIAIgBAUIQCg5fZHJhaW5lZF9hZnRlciKUAQoQUnVuUmVzdW1lUmVxdWVzdBIsCgdyZXF1ZXN0GAEgASgLMhsucml2ZXJiZWFtLnYxLlJlc3VtZVJlcXVlc3QSKAoFbW9kZWwYAiABKAsyGS5yaXZlcmJlYW0udjEuTW9kZWxDb25maWcSKAoFZ3JhbnQYAyABKAsyGS5yaXZlcmJlYW0udjEuQ2FsbGVyR3JhbnQiOQoRUnVuUmVzdW1lUmVzcG9uc2USJAoDYWNrGAEgASgLMhcucml2ZXJiZWFtLnYxLlN0cmVhbUFjayJGChBDYW5jZWxSdW5SZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSEwoGcmVhc29uGAIgASgJSACIAQFCCQoHX3JlYXNvbiImChFDYW5jZWxSdW5SZXNwb25zZRIRCgljYW5jZWxsZWQYASABKAgiHQobTGlzdFJlZ2lzdGVyZWRBZ2VudHNSZXF1ZXN0IksKHExpc3RSZWdpc3RlcmVkQWdlbnRzUmVzcG9uc2USKwoGYWdlbnRzGAEgAygLMhsucml2ZXJiZWFtLnYxLkFnZW50TWV0YWRhdGEyvQMKDVJ1bm5lclNlcnZpY2USTAoJUnVuSW52b2tlEh4ucml2ZXJiZWFtLnYxLlJ1bkludm9rZVJlcXVlc3QaHy5yaXZlcmJlYW0udjEuUnVuSW52b2tlUmVzcG9uc2USUwoKUnVuSW52b2tlcxIfLnJpdmVyYmVhbS52MS5SdW5JbnZva2VzUmVxdWVzdBogLnJpdmVyYmVhbS52MS5SdW5JbnZva2VzUmVzcG9uc2UoATABEkwKCVJ1blJlc3VtZRIeLnJpdmVyYmVhbS52MS5SdW5SZXN1bWVSZXF1ZXN0Gh8ucml2ZXJiZWFtLnYxLlJ1blJlc3VtZVJlc3BvbnNlEkwKCUNhbmNlbFJ1bhIeLnJpdmVyYmVhbS52MS5DYW5jZWxSdW5SZXF1ZXN0Gh8ucml2ZXJiZWFtLnYxLkNhbmNlbFJ1blJlc3BvbnNlEm0KFExpc3RSZWdpc3RlcmVkQWdlbnRzEikucml2ZXJiZWFtLnYxLkxpc3RSZWdpc3RlcmVkQWdlbnRzUmVxdWVzdBoqLnJpdmVyYmVhbS52MS5MaXN0UmVnaXN0ZXJlZEFnZW50c1Jlc3BvbnNlQrwBChBkZXYucml2ZXJiZWFtLnYxQhJSdW5uZXJTZXJ2aWNlUHJvdG9QAVo+Z2l0aHViLmNvbS9yaXZlcmJlYW0vcml2ZXJiZWFtL2dlbi9nby9yaXZlcmJlYW0vdjE7cml2ZXJiZWFtdjGiAgNSWFiqAgxSaXZlcmJlYW0uVjG6AgJSQsoCDFJpdmVyYmVhbVxWMeICGFJpdmVyYmVhbVxWMVxHUEJNZXRhZGF0YeoCDVJpdmVyYmVhbTo6VjFiBnByb3RvMw", [file_riverbeam_v1_riverbeam_service, file_riverbeam_v1_store_service, file_riverbeam_v1_types]);
 
 /**
  * What the router established about the caller; the runner trusts it.
@@ -127,6 +129,142 @@ export const RunInvokeResponseSchema: GenMessage<RunInvokeResponse> = /*@__PURE_
   messageDesc(file_riverbeam_v1_runner_service, 2);
 
 /**
+ * One RunInvoke call sent on RunInvokes.
+ *
+ * @generated from message riverbeam.v1.RunInvokeStep
+ */
+export type RunInvokeStep = Message<"riverbeam.v1.RunInvokeStep"> & {
+  /**
+   * Chosen by the caller, unique on its stream; the result carries it back.
+   *
+   * @generated from field: uint64 step_id = 1;
+   */
+  stepId: bigint;
+
+  /**
+   * @generated from oneof riverbeam.v1.RunInvokeStep.step
+   */
+  step: {
+    /**
+     * @generated from field: riverbeam.v1.RunInvokeRequest run_invoke = 2;
+     */
+    value: RunInvokeRequest;
+    case: "runInvoke";
+  } | { case: undefined; value?: undefined };
+
+  /**
+   * How long the caller waits, in seconds, as a call's deadline: the runner gives the step up
+   * after that (the run ends as a call past its deadline would). 0: no limit.
+   *
+   * @generated from field: double timeout_s = 3;
+   */
+  timeoutS: number;
+
+  /**
+   * The W3C trace context (traceparent, tracestate) of the caller's span for this step.
+   *
+   * @generated from field: map<string, string> trace_context = 4;
+   */
+  traceContext: { [key: string]: string };
+};
+
+/**
+ * Describes the message riverbeam.v1.RunInvokeStep.
+ * Use `create(RunInvokeStepSchema)` to create a new message.
+ */
+export const RunInvokeStepSchema: GenMessage<RunInvokeStep> = /*@__PURE__*/
+  messageDesc(file_riverbeam_v1_runner_service, 3);
+
+/**
+ * @generated from message riverbeam.v1.RunInvokesRequest
+ */
+export type RunInvokesRequest = Message<"riverbeam.v1.RunInvokesRequest"> & {
+  /**
+   * @generated from field: repeated riverbeam.v1.RunInvokeStep steps = 1;
+   */
+  steps: RunInvokeStep[];
+
+  /**
+   * Steps sent earlier whose callers stopped waiting: each is cancelled (its run ends as
+   * cancelled, as when a RunInvoke caller goes away) and gets no result.
+   *
+   * @generated from field: repeated uint64 cancelled = 2;
+   */
+  cancelled: bigint[];
+};
+
+/**
+ * Describes the message riverbeam.v1.RunInvokesRequest.
+ * Use `create(RunInvokesRequestSchema)` to create a new message.
+ */
+export const RunInvokesRequestSchema: GenMessage<RunInvokesRequest> = /*@__PURE__*/
+  messageDesc(file_riverbeam_v1_runner_service, 4);
+
+/**
+ * The result of one step.
+ *
+ * @generated from message riverbeam.v1.RunInvokeStepResult
+ */
+export type RunInvokeStepResult = Message<"riverbeam.v1.RunInvokeStepResult"> & {
+  /**
+   * @generated from field: uint64 step_id = 1;
+   */
+  stepId: bigint;
+
+  /**
+   * @generated from oneof riverbeam.v1.RunInvokeStepResult.outcome
+   */
+  outcome: {
+    /**
+     * What RunInvoke returns (an InvokeResponse has RunInvokeResponse's fields and numbers).
+     *
+     * @generated from field: riverbeam.v1.InvokeResponse run_invoke = 2;
+     */
+    value: InvokeResponse;
+    case: "runInvoke";
+  } | {
+    /**
+     * @generated from field: riverbeam.v1.RunStepError error = 3;
+     */
+    value: RunStepError;
+    case: "error";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message riverbeam.v1.RunInvokeStepResult.
+ * Use `create(RunInvokeStepResultSchema)` to create a new message.
+ */
+export const RunInvokeStepResultSchema: GenMessage<RunInvokeStepResult> = /*@__PURE__*/
+  messageDesc(file_riverbeam_v1_runner_service, 5);
+
+/**
+ * @generated from message riverbeam.v1.RunInvokesResponse
+ */
+export type RunInvokesResponse = Message<"riverbeam.v1.RunInvokesResponse"> & {
+  /**
+   * @generated from field: repeated riverbeam.v1.RunInvokeStepResult results = 1;
+   */
+  results: RunInvokeStepResult[];
+
+  /**
+   * Set on the last message of a stream the runner ends because it is stopping: every step
+   * read before it has its result on this stream, and no step with a higher step_id was read
+   * (send those again, elsewhere). Unset on every other message.
+   *
+   * @generated from field: optional uint64 drained_after = 2;
+   */
+  drainedAfter?: bigint | undefined;
+};
+
+/**
+ * Describes the message riverbeam.v1.RunInvokesResponse.
+ * Use `create(RunInvokesResponseSchema)` to create a new message.
+ */
+export const RunInvokesResponseSchema: GenMessage<RunInvokesResponse> = /*@__PURE__*/
+  messageDesc(file_riverbeam_v1_runner_service, 6);
+
+/**
  * @generated from message riverbeam.v1.RunResumeRequest
  */
 export type RunResumeRequest = Message<"riverbeam.v1.RunResumeRequest"> & {
@@ -151,7 +289,7 @@ export type RunResumeRequest = Message<"riverbeam.v1.RunResumeRequest"> & {
  * Use `create(RunResumeRequestSchema)` to create a new message.
  */
 export const RunResumeRequestSchema: GenMessage<RunResumeRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_runner_service, 3);
+  messageDesc(file_riverbeam_v1_runner_service, 7);
 
 /**
  * @generated from message riverbeam.v1.RunResumeResponse
@@ -168,7 +306,7 @@ export type RunResumeResponse = Message<"riverbeam.v1.RunResumeResponse"> & {
  * Use `create(RunResumeResponseSchema)` to create a new message.
  */
 export const RunResumeResponseSchema: GenMessage<RunResumeResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_runner_service, 4);
+  messageDesc(file_riverbeam_v1_runner_service, 8);
 
 /**
  * @generated from message riverbeam.v1.CancelRunRequest
@@ -190,7 +328,7 @@ export type CancelRunRequest = Message<"riverbeam.v1.CancelRunRequest"> & {
  * Use `create(CancelRunRequestSchema)` to create a new message.
  */
 export const CancelRunRequestSchema: GenMessage<CancelRunRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_runner_service, 5);
+  messageDesc(file_riverbeam_v1_runner_service, 9);
 
 /**
  * @generated from message riverbeam.v1.CancelRunResponse
@@ -207,7 +345,7 @@ export type CancelRunResponse = Message<"riverbeam.v1.CancelRunResponse"> & {
  * Use `create(CancelRunResponseSchema)` to create a new message.
  */
 export const CancelRunResponseSchema: GenMessage<CancelRunResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_runner_service, 6);
+  messageDesc(file_riverbeam_v1_runner_service, 10);
 
 /**
  * @generated from message riverbeam.v1.ListRegisteredAgentsRequest
@@ -220,7 +358,7 @@ export type ListRegisteredAgentsRequest = Message<"riverbeam.v1.ListRegisteredAg
  * Use `create(ListRegisteredAgentsRequestSchema)` to create a new message.
  */
 export const ListRegisteredAgentsRequestSchema: GenMessage<ListRegisteredAgentsRequest> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_runner_service, 7);
+  messageDesc(file_riverbeam_v1_runner_service, 11);
 
 /**
  * @generated from message riverbeam.v1.ListRegisteredAgentsResponse
@@ -237,7 +375,7 @@ export type ListRegisteredAgentsResponse = Message<"riverbeam.v1.ListRegisteredA
  * Use `create(ListRegisteredAgentsResponseSchema)` to create a new message.
  */
 export const ListRegisteredAgentsResponseSchema: GenMessage<ListRegisteredAgentsResponse> = /*@__PURE__*/
-  messageDesc(file_riverbeam_v1_runner_service, 8);
+  messageDesc(file_riverbeam_v1_runner_service, 12);
 
 /**
  * @generated from service riverbeam.v1.RunnerService
@@ -250,6 +388,19 @@ export const RunnerService: GenService<{
     methodKind: "unary";
     input: typeof RunInvokeRequestSchema;
     output: typeof RunInvokeResponseSchema;
+  },
+  /**
+   * RunInvoke calls as messages on one long-lived stream (the router's invoke lanes): each
+   * step is carried out as a RunInvoke call would be, and answered with what that call would
+   * have returned or ended with. A step's caller that stops waiting sends its step_id in
+   * `cancelled`, and the step is cancelled as a cancelled call's handler is.
+   *
+   * @generated from rpc riverbeam.v1.RunnerService.RunInvokes
+   */
+  runInvokes: {
+    methodKind: "bidi_streaming";
+    input: typeof RunInvokesRequestSchema;
+    output: typeof RunInvokesResponseSchema;
   },
   /**
    * @generated from rpc riverbeam.v1.RunnerService.RunResume
