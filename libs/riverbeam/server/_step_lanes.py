@@ -19,9 +19,10 @@ errors), and a step's error comes back as the same RiverbeamError.
 - A caller that stops waiting (its task is cancelled) forgets its step; on a stream whose
   steps can be cancelled (`StepWire.cancels`) it also sends the step's id in `cancelled`,
   and the server cancels the step as it would a cancelled unary call's handler.
-- A stopping server ends the stream after answering every step it read (`drained_after`):
-  the steps it did not read were not carried out, and go out again as unary calls (which
-  reach another replica, or fail as any call to a stopping server does). A server without
+- A stopping server says at once which steps it read (`drained_after`), answers those as they
+  end, then ends the stream: the steps it did not read were not carried out, and go out again
+  as unary calls at once (which reach another replica, or fail as any call to a stopping
+  server does), not after the steps it is still running. A server without
   the stream method (an older version) answers UNIMPLEMENTED: its steps, and every later
   one, go as unary calls.
 - A stream that fails fails its unanswered steps with the error of an UNAVAILABLE call, as a

@@ -10,11 +10,11 @@ finish: those finished while the previous write was in flight share a message, u
 At most `max_in_flight` (MAX_IN_FLIGHT) steps of a stream run at once: the stream is read no further until one
 ends. The stream ends when the caller has sent its last step and every step is answered; a
 cancelled stream cancels its steps, as a cancelled unary call cancels its handler. `drain()`
-(the server is stopping) makes every open stream stop taking steps: each answers the steps it
-had read, then ends with `drained_after`, the id of the last step it read; steps read after
-that are not carried out. On a stream whose steps can be cancelled (`StepWire.cancels`), a
-step id in the request's `cancelled` cancels that step's task, as a cancelled unary call
-cancels its handler: it gets no result.
+(the server is stopping) makes every open stream stop taking steps: each says at once, in
+`drained_after`, the id of the last step it read (steps after it are not carried out), answers
+the steps it had read as they end, then ends. On a stream whose steps can be cancelled
+(`StepWire.cancels`), a step id in the request's `cancelled` cancels that step's task, as a
+cancelled unary call cancels its handler: it gets no result.
 """
 
 from __future__ import annotations
@@ -136,17 +136,22 @@ class _StepStream:
 
     async def serve(self) -> None:
         reader = asyncio.create_task(self._read())
+        told = False
         try:
             while True:
                 await self.wake.wait()
                 await asyncio.sleep(0)  # results finished in this turn join the message
                 self.wake.clear()
+                if self._serving.draining and not told:
+                    # Said at once, not when the steps running end (a run may take minutes):
+                    # the caller sends what it queued since elsewhere. No step is read once
+                    # draining is set, so the last one read is final.
+                    self._outbox.last().drained_after = self._last_read
+                    told = True
                 stopping = self._serving.draining or self._caller_done
                 if stopping and not self._running:
                     break
                 await self._flush()
-            if self._serving.draining and not self._caller_done:
-                self._outbox.last().drained_after = self._last_read
             await self._flush()
         finally:
             reader.cancel()

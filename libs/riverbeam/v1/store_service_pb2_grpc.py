@@ -255,8 +255,8 @@ class StoreServiceServicer:
         request message carries the steps queued since the last one, each response message the
         results finished since the last one, matched by step_id. Every step is the unary RPC's own
         step (one transaction, the same checks and errors); only the transport is shared. A
-        server that is stopping ends the stream with `drained_after`: the steps above it were not
-        read, and are not carried out.
+        server that is stopping says at once, in `drained_after`, which steps it read: the steps
+        above it are not carried out; it answers the others, then ends the stream.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

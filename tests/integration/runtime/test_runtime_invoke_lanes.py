@@ -188,22 +188,27 @@ async def test_a_deadline_ends_the_call_and_the_run_as_a_unary_deadline(
     assert served.beam.cancelled == ["late"]
 
 
+@pytest.mark.parametrize("stream_lanes", [1, 2], ids=["one_stream", "two_streams"])
 async def test_a_stopping_runner_answers_what_it_read_and_hands_back_the_rest(
-    served: _Served, lanes: int
+    served: _Served, stream_lanes: int
 ) -> None:
-    client = RunnerClient(served.server.address, invoke_lanes=max(lanes, 1))
+    """With one lane the later invoke is queued behind the held one on the same stream;
+    with two it goes on a stream that has nothing running."""
+    client = RunnerClient(served.server.address, invoke_lanes=stream_lanes)
     try:
         slow = asyncio.create_task(_invoke(client, _request("hold", "read")))
         await asyncio.wait_for(served.beam.holding.wait(), GUARD_S)
         served.servicer.stopping()  # as GrpcServer.stop does first
         later = asyncio.create_task(_invoke(client, _request("echo", "later")))
-        await asyncio.sleep(0.05)
-        served.beam.release.set()
-        read, handed_back = await asyncio.wait_for(asyncio.gather(slow, later), GUARD_S)
-        # The held invoke was read before the drain and answered on its stream; the later
-        # one was not read by any stream: it went as a unary call, and ran once.
-        assert read.content[0].text == "Echo: read"
+        # The later one was not read by any stream: handed back at once, not once the held
+        # run ends, it went as a unary call and ran once.
+        handed_back = await asyncio.wait_for(later, GUARD_S)
         assert handed_back.content[0].text == "Echo: later"
+        assert not slow.done()
+        # The held invoke was read before the drain: answered on its stream when it ends.
+        served.beam.release.set()
+        read = await asyncio.wait_for(slow, GUARD_S)
+        assert read.content[0].text == "Echo: read"
         assert served.seen.unary == 1
         assert served.beam.seen.count("later") == 1
     finally:

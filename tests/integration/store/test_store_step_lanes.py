@@ -206,18 +206,31 @@ async def test_a_step_past_its_timeout_is_store_unavailable_and_the_lane_goes_on
     assert served.seen.streams == 1 and served.seen.unary["BeginRun"] == 0
 
 
+@pytest.mark.parametrize("lanes", [1, 2], ids=["one_stream", "two_streams"])
 async def test_a_stopping_store_answers_what_it_read_and_hands_back_the_rest(
-    served: _Served, client: StoreClient
+    served: _Served, lanes: int
 ) -> None:
+    """With one lane the later step is queued behind the slow one on the same stream; with
+    two it goes on a stream that has nothing running."""
+    client = StoreClient(served.server.address, timeout_s=10.0, step_lanes=lanes)
+    try:
+        await _stop_while_a_step_is_held(served, client)
+    finally:
+        await client.aclose()
+
+
+async def _stop_while_a_step_is_held(served: _Served, client: StoreClient) -> None:
     slow = asyncio.create_task(begin(client, agent_name="slow"))
     await asyncio.wait_for(served.servicer.holding.wait(), 5)
     served.servicer.stopping()  # as GrpcServer.stop does first
     later = asyncio.create_task(begin(client))
-    await asyncio.sleep(0.05)
+    # The later step was not carried out on any stream: handed back at once (not once the
+    # slow step ends), it went as a unary call, exactly once.
+    later_begun = await asyncio.wait_for(later, 5)
+    assert not slow.done()
+    # The slow step was read before the drain: answered on its stream when it ends.
     served.servicer.release.set()
-    slow_begun, later_begun = await asyncio.wait_for(asyncio.gather(slow, later), 5)
-    # The slow step was read before the drain: answered on its stream. The later one was
-    # not carried out on any stream: it went as a unary call, exactly once.
+    slow_begun = await asyncio.wait_for(slow, 5)
     assert slow_begun.run.status == later_begun.run.status == "running"
     assert served.seen.unary == {"BeginRun": 1, "FinishRun": 0}
     runs = [served.store._t.runs.get(b.run.run_id) for b in (slow_begun, later_begun)]

@@ -248,9 +248,10 @@ export type RunInvokesResponse = Message<"riverbeam.v1.RunInvokesResponse"> & {
   results: RunInvokeStepResult[];
 
   /**
-   * Set on the last message of a stream the runner ends because it is stopping: every step
-   * read before it has its result on this stream, and no step with a higher step_id was read
-   * (send those again, elsewhere). Unset on every other message.
+   * Set, once, on a message of a stream whose runner is stopping, as soon as it stops
+   * reading: no step with a higher step_id was read (send those again, elsewhere); every step
+   * read before it gets its result on this stream, before or after this message, and then
+   * the stream ends. Unset on every other message.
    *
    * @generated from field: optional uint64 drained_after = 2;
    */

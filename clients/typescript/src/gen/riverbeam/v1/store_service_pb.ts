@@ -1019,9 +1019,10 @@ export type RunStepsResponse = Message<"riverbeam.v1.RunStepsResponse"> & {
   results: RunStepResult[];
 
   /**
-   * Set on the last message of a stream the server ends because it is stopping: every step
-   * read before it has its result on this stream, and no step with a higher step_id was read
-   * or carried out (send those again, elsewhere). Unset on every other message.
+   * Set, once, on a message of a stream whose server is stopping, as soon as it stops
+   * reading: no step with a higher step_id was read or carried out (send those again,
+   * elsewhere); every step read before it gets its result on this stream, before or after
+   * this message, and then the stream ends. Unset on every other message.
    *
    * @generated from field: optional uint64 drained_after = 2;
    */
@@ -1961,8 +1962,8 @@ export const StoreService: GenService<{
    * request message carries the steps queued since the last one, each response message the
    * results finished since the last one, matched by step_id. Every step is the unary RPC's own
    * step (one transaction, the same checks and errors); only the transport is shared. A
-   * server that is stopping ends the stream with `drained_after`: the steps above it were not
-   * read, and are not carried out.
+   * server that is stopping says at once, in `drained_after`, which steps it read: the steps
+   * above it are not carried out; it answers the others, then ends the stream.
    *
    * @generated from rpc riverbeam.v1.StoreService.RunSteps
    */
