@@ -17,6 +17,7 @@ from typing import Any
 
 import grpc
 import pytest
+from prometheus_client import REGISTRY
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.runtime import DEFAULT_MODEL, Grant, RunnerClient
@@ -28,6 +29,12 @@ from services.runner.app import SERVICE_NAME
 from services.runner.servicer import RunnerServicer
 
 GUARD_S = 5.0
+
+
+def _counted(code: str) -> float:
+    """RunInvoke calls the runner counted with `code`, by the RPC metrics."""
+    labels = {"service": "riverbeam.v1.RunnerService", "method": "RunInvoke", "code": code}
+    return REGISTRY.get_sample_value("riverbeam_rpc_requests_total", labels) or 0.0
 
 
 @dataclass
@@ -141,6 +148,7 @@ async def _invoke(client: RunnerClient, request: InvokeRequest, **kw: Any) -> An
 async def test_invokes_answer_as_unary_calls_and_travel_as_the_lanes_say(
     served: _Served, client: RunnerClient, lanes: int
 ) -> None:
+    ok = _counted("OK")
     answers = await asyncio.wait_for(
         asyncio.gather(*(_invoke(client, _request("echo", f"m{i}")) for i in range(6))), GUARD_S
     )
@@ -153,6 +161,12 @@ async def test_invokes_answer_as_unary_calls_and_travel_as_the_lanes_say(
         assert 1 <= served.seen.streams <= lanes
     else:
         assert (served.seen.unary, served.seen.streams) == (7, 0)
+    # Counted as RunInvoke calls either way (the stream itself is not a call).
+    assert _counted("OK") - ok == 7
+    reply = await client.run_invoke_reply(
+        _request("echo", "raw"), model=DEFAULT_MODEL, grant=Grant()
+    )
+    assert type(reply.message).DESCRIPTOR.full_name == "riverbeam.v1.InvokeResponse"
 
 
 async def test_a_refused_invoke_raises_what_the_runner_raised(client: RunnerClient) -> None:
@@ -168,11 +182,17 @@ async def test_a_refused_invoke_raises_what_the_runner_raised(client: RunnerClie
 async def test_a_caller_that_goes_away_cancels_its_run(
     served: _Served, client: RunnerClient
 ) -> None:
+    cancelled = _counted("CANCELLED")
     held = asyncio.create_task(_invoke(client, _request("hold", "gone")))
     await asyncio.wait_for(served.beam.holding.wait(), GUARD_S)
     held.cancel()
     await asyncio.wait_for(served.beam.cancelled_now.wait(), GUARD_S)
     assert served.beam.cancelled == ["gone"]
+    for _ in range(100):  # counted once the handler has ended
+        if _counted("CANCELLED") > cancelled:
+            break
+        await asyncio.sleep(0.01)
+    assert _counted("CANCELLED") - cancelled == 1
     # The client goes on: the next invoke is answered.
     answer = await asyncio.wait_for(_invoke(client, _request("echo", "after")), GUARD_S)
     assert answer.content[0].text == "Echo: after"
