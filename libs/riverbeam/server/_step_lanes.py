@@ -142,10 +142,11 @@ class _Stream:
                     # is read, then cancelled.
                     self._batches.last().cancelled.extend(self._cancelled)
                     self._cancelled.clear()
-                if self._batches:
-                    for batch in self._batches.take():
-                        await self._call.write(batch)
-                elif self._retired and not self._waiting:
+                for batch in self._batches.take():
+                    await self._call.write(batch)
+                # A retired stream ends once nothing is unanswered or left to send (its last
+                # step may have been cancelled just now: no result will wake this writer).
+                if self._retired and not (self._waiting or self._batches or self._cancelled):
                     await self._call.done_writing()
                     return
         except (grpc.RpcError, grpc.aio.BaseError, asyncio.InvalidStateError):

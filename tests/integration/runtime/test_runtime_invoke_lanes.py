@@ -273,3 +273,28 @@ async def test_a_runner_without_run_invokes_gets_unary_calls() -> None:
     finally:
         await client.aclose()
         await server.stop(0)
+
+
+async def test_a_retired_stream_whose_last_invoke_was_cancelled_ends(
+    served: _Served, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from riverbeam.server import _step_lanes
+
+    monkeypatch.setattr(_step_lanes, "ROTATE_S", 0.0)  # every invoke retires the last stream
+    client = RunnerClient(served.server.address, invoke_lanes=1)
+    try:
+        held = asyncio.create_task(_invoke(client, _request("hold", "old stream")))
+        await asyncio.wait_for(served.beam.holding.wait(), GUARD_S)
+        answer = await asyncio.wait_for(_invoke(client, _request("echo", "new")), GUARD_S)
+        assert answer.content[0].text == "Echo: new"
+        assert len(served.servicer._invokes._open) == 2  # the held run keeps the old one
+        held.cancel()
+        await asyncio.wait_for(served.beam.cancelled_now.wait(), GUARD_S)
+        # Nothing is left on the retired stream: it ends, with no result to wake it.
+        for _ in range(200):
+            if len(served.servicer._invokes._open) == 1:
+                break
+            await asyncio.sleep(0.01)
+        assert len(served.servicer._invokes._open) == 1
+    finally:
+        await client.aclose()
