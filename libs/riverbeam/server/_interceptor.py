@@ -91,6 +91,21 @@ def as_riverbeam(exc: BaseException, method: str) -> RiverbeamError:
     return RiverbeamError(ErrorCode.INTERNAL, "internal error", method=method)
 
 
+def _cancelled_of_its_own(exc: BaseException) -> bool:
+    """A CancelledError the handler raised although its call was not cancelled (something it
+    awaited was): gRPC would end the call with no status at all, and the caller would wait
+    out its deadline."""
+    if not isinstance(exc, asyncio.CancelledError):
+        return False
+    task = asyncio.current_task()
+    return task is not None and not task.cancelling()
+
+
+async def _abort_cancelled(context: grpc.aio.ServicerContext[Any, Any]) -> None:
+    """End the call CANCELLED, as a step on a step stream ends (server/_step_serving.py)."""
+    await context.abort(grpc.StatusCode.CANCELLED, "handler cancelled")
+
+
 def _split(method: str) -> tuple[str, str]:
     _, _, rest = method.partition("/")
     service, _, name = rest.partition("/")
@@ -129,8 +144,10 @@ def _wrapped(method: str, handler: Any) -> Any:
             started = time.perf_counter()
             try:
                 response = await inner_uu(decode(request), context)
-            except (asyncio.CancelledError, AbortError):
+            except (asyncio.CancelledError, AbortError) as exc:
                 record("CANCELLED", started)
+                if _cancelled_of_its_own(exc):
+                    await _abort_cancelled(context)
                 raise
             except Exception as exc:
                 err = as_riverbeam(exc, method)
@@ -156,8 +173,10 @@ def _wrapped(method: str, handler: Any) -> Any:
             try:
                 async for item in inner_us(decode(request), context):
                     yield item
-            except (asyncio.CancelledError, AbortError):
+            except (asyncio.CancelledError, AbortError) as exc:
                 record_stream("CANCELLED", started)
+                if _cancelled_of_its_own(exc):
+                    await _abort_cancelled(context)
                 raise
             except Exception as exc:
                 err = as_riverbeam(exc, method)

@@ -38,6 +38,7 @@ __all__ = ["StepHandler", "StepServing"]
 StepHandler = Callable[[Any], Awaitable[Any]]
 
 _DEADLINE = grpc.StatusCode.DEADLINE_EXCEEDED.value[0]
+_CANCELLED = grpc.StatusCode.CANCELLED.value[0]
 # Steps of one stream carried out at once, at most; the stream is read on as they finish (a
 # unary caller was bounded the same way by HTTP/2's concurrent streams per connection).
 MAX_IN_FLIGHT = 100
@@ -107,7 +108,13 @@ class StepServing:
                     reply = await handler(getattr(step, kind))
         except asyncio.CancelledError:
             self._record[kind]("CANCELLED", started)  # as a cancelled unary call
-            raise
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # this step was cancelled (by its caller, or with its stream)
+            # A CancelledError the handler raised of its own (an awaited task was cancelled):
+            # a unary call ends CANCELLED then, and so does the step, rather than get no
+            # answer at all.
+            return "error", pb.RunStepError(code=_CANCELLED, message="handler cancelled")
         except Exception as exc:
             if isinstance(exc, TimeoutError) and deadline.expired():
                 # As a unary call past its deadline: the handler is cancelled, the caller gone.
@@ -121,7 +128,7 @@ class StepServing:
 
 
 class _StepStream:
-    """One RunSteps call being served."""
+    """One step stream call being served."""
 
     def __init__(self, serving: StepServing, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         self._serving = serving

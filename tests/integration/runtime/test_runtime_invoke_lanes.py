@@ -57,6 +57,11 @@ class _Beam:
             raise RiverbeamError(
                 ErrorCode.SESSION_BUSY, "the session has a run", session_id=request.session_id
             )
+        if request.agent_name == "stray":
+            # A CancelledError of the handler's own: what it awaited was cancelled.
+            other = asyncio.get_running_loop().create_future()
+            other.cancel()
+            await other
         if request.agent_name == "hold":
             self.holding.set()
             try:
@@ -177,6 +182,14 @@ async def test_a_refused_invoke_raises_what_the_runner_raised(client: RunnerClie
     assert refused.value.message == "the session has a run"
     assert refused.value.details["session_id"] == request.session_id
     assert not refused.value.transport
+
+
+async def test_a_handler_that_raises_cancelled_ends_the_call_cancelled(
+    client: RunnerClient,
+) -> None:
+    with pytest.raises(RiverbeamError) as stray:
+        await asyncio.wait_for(_invoke(client, _request("stray", "x")), GUARD_S)
+    assert stray.value.code is ErrorCode.RUN_CANCELLED and stray.value.transport
 
 
 async def test_a_caller_that_goes_away_cancels_its_run(
