@@ -113,6 +113,8 @@ async def build(settings: RunnerSettings) -> AsyncIterator[ServiceApp]:
             watching.append(asyncio.create_task(guard.run(health_follows(server, SERVICE_NAME))))
 
         async def drain(grace_s: float) -> None:
+            # First: new invokes go to another replica while the runs begun here end.
+            servicer.stopping()
             reaper.cancel()
             for task in watching:
                 task.cancel()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.runtime import Grant, ModelConfigs, RiverBeam
 from riverbeam.runtime._invoke_steps import RUNNER_INVOKES, RUNS_IN_FLIGHT
 from riverbeam.server._step_serving import StepServing
@@ -31,19 +32,30 @@ class RunnerServicer(pb_grpc.RunnerServiceServicer):
         self._beam = beam
         self._cancel_elsewhere = cancel_elsewhere
         self._models = ModelConfigs()
+        self._stopping = False
         self._invokes = StepServing(
             RUNNER_INVOKES, {"run_invoke": self._invoke_step}, max_in_flight=RUNS_IN_FLIGHT
         )
 
     def stopping(self) -> None:
-        """The server is stopping: RunInvokes streams read no more invokes, answer those they
-        read once they end, and end."""
+        """The runner is stopping (called as it starts to drain, and again by the server):
+        RunInvokes streams read no more invokes and hand the rest back, and a new RunInvoke
+        or RunResume is refused with BEM-426 before anything is begun, so that the router
+        sends it to another replica. What was begun runs to its end."""
+        self._stopping = True
         self._invokes.drain()
+
+    def _refuse_when_stopping(self) -> None:
+        if self._stopping:
+            raise RiverbeamError(
+                ErrorCode.RUNNER_STOPPING, "this runner is stopping; nothing was begun"
+            )
 
     def _model(self, request: Any) -> ModelConfig | None:
         return self._models.from_proto(request.model) if request.HasField("model") else None
 
     async def RunInvoke(self, request: pb.RunInvokeRequest, context: Any) -> pb.RunInvokeResponse:
+        self._refuse_when_stopping()
         reply = pb.RunInvokeResponse()
         await self._invoke_into(request, reply)
         return reply
@@ -78,6 +90,7 @@ class RunnerServicer(pb_grpc.RunnerServiceServicer):
             outcome.to_proto_in(reply.result)
 
     async def RunResume(self, request: pb.RunResumeRequest, context: Any) -> pb.RunResumeResponse:
+        self._refuse_when_stopping()
         ack = await self._beam.resume(
             ResumePayload.from_proto(request.request),
             model=self._model(request),

@@ -41,6 +41,14 @@ USAGE_RANGE_INVALID = ErrorSpec(
     _S.INVALID_ARGUMENT,
     "give start before end, and group by run, session, user or org",
 )
+RUNNER_STOPPING = ErrorSpec(
+    "BEM-426",
+    "the runner is stopping: the request was not begun",
+    503,
+    _S.UNAVAILABLE,
+    "the router sends it once more, to another replica; deploy with two runners or more to "
+    "replace one without refusals",
+)
 HTTP_NOT_FOUND = ErrorSpec(
     "BEM-400", "no such HTTP endpoint", 404, _S.NOT_FOUND, "see /docs for the HTTP API"
 )

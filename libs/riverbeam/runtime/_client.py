@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
 import grpc
 
+from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.runtime._invoke_steps import RUNNER_INVOKES
 from riverbeam.runtime._pipeline_types import Grant
 from riverbeam.server import error_from_rpc, open_channel, translate_rpc_errors
@@ -119,6 +122,29 @@ def _fill_auth_context(target: Any, auth: InvokeAuthContext) -> None:
             setattr(target, name, value)
 
 
+# A stopping replica refuses what it has not begun (BEM-426) while its runs end; the call goes
+# again, after a pause doubling from the first to the last, to the next replica.
+_REFUSED_TRIES = 8
+_FIRST_PAUSE_S = 0.005
+_LAST_PAUSE_S = 0.2
+
+
+async def _refused_by_a_stopping_runner(timeout_s: float | None) -> AsyncIterator[float | None]:
+    """The timeouts of a call's tries: the first at once, each further one (the caller's
+    `continue` after BEM-426) after a pause, within the caller's time; at most
+    `_REFUSED_TRIES`. Nothing was begun by a refused try, so sending it again is safe."""
+    loop = asyncio.get_running_loop()
+    deadline = None if timeout_s is None else loop.time() + timeout_s
+    pause = _FIRST_PAUSE_S
+    for attempt in range(_REFUSED_TRIES):
+        if attempt:
+            if deadline is not None and loop.time() + pause >= deadline:
+                return
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, _LAST_PAUSE_S)
+        yield None if deadline is None else max(deadline - loop.time(), 0.0)
+
+
 class RunnerClient:
     """Calls a runner service, by default round-robin over every address of the target
     (`ipv4:a,b` as `riverbeam up` gives with several replicas, `dns:///runner...`); an address
@@ -217,12 +243,18 @@ class RunnerClient:
         return RunnerReply(await self._invokes.run("RunInvoke", message, timeout_s))
 
     async def _unary_invoke(self, message: Any, timeout_s: float | None) -> Any:
-        """One RunInvoke call; its answer read as an InvokeResponse."""
-        # translate_rpc_errors, spelled out: its context manager costs ~2 us on every invoke.
-        try:
-            return await self._stub.RunInvoke(message, timeout=timeout_s)
-        except grpc.RpcError as exc:
-            raise error_from_rpc(exc, service="runner") from None
+        """One RunInvoke call (sent again while a stopping replica refuses it, see
+        `_refused_by_a_stopping_runner`); its answer read as an InvokeResponse."""
+        async for left_s in _refused_by_a_stopping_runner(timeout_s):
+            # translate_rpc_errors, spelled out: its context manager costs ~2 us an invoke.
+            try:
+                return await self._stub.RunInvoke(message, timeout=left_s)
+            except grpc.RpcError as exc:
+                err = error_from_rpc(exc, service="runner")
+                if err.code is not ErrorCode.RUNNER_STOPPING:
+                    raise err from None
+                refused = err
+        raise refused
 
     async def run_resume(
         self,
@@ -235,9 +267,17 @@ class RunnerClient:
         message = pb.RunResumeRequest(
             request=request.to_proto(), model=self._model_message(model), grant=_grant(grant)
         )
-        async with translate_rpc_errors(service="runner"):
-            reply = await self._stub.RunResume(message, timeout=timeout_s)
-        return StreamAck.from_proto(reply.ack)
+        async for left_s in _refused_by_a_stopping_runner(timeout_s):
+            try:
+                async with translate_rpc_errors(service="runner"):
+                    reply = await self._stub.RunResume(message, timeout=left_s)
+            except RiverbeamError as err:
+                if err.code is not ErrorCode.RUNNER_STOPPING:
+                    raise
+                refused = err
+            else:
+                return StreamAck.from_proto(reply.ack)
+        raise refused
 
     async def cancel_run(self, request_id: str, *, reason: str | None = None) -> bool:
         message = pb.CancelRunRequest(request_id=request_id)

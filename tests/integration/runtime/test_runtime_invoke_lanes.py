@@ -231,21 +231,47 @@ async def test_a_stopping_runner_answers_what_it_read_and_hands_back_the_rest(
     try:
         slow = asyncio.create_task(_invoke(client, _request("hold", "read")))
         await asyncio.wait_for(served.beam.holding.wait(), GUARD_S)
-        served.servicer.stopping()  # as GrpcServer.stop does first
-        later = asyncio.create_task(_invoke(client, _request("echo", "later")))
+        served.servicer.stopping()  # as the runner does when it starts to drain
         # The later one was not read by any stream: handed back at once, not once the held
-        # run ends, it went as a unary call and ran once.
-        handed_back = await asyncio.wait_for(later, GUARD_S)
-        assert handed_back.content[0].text == "Echo: later"
+        # run ends. Sent as a unary call, it is refused before anything is begun (this is
+        # the only replica), and never ran.
+        with pytest.raises(RiverbeamError) as refused:
+            await asyncio.wait_for(_invoke(client, _request("echo", "later")), GUARD_S)
+        assert refused.value.code is ErrorCode.RUNNER_STOPPING
+        assert "later" not in served.beam.seen
         assert not slow.done()
         # The held invoke was read before the drain: answered on its stream when it ends.
         served.beam.release.set()
         read = await asyncio.wait_for(slow, GUARD_S)
         assert read.content[0].text == "Echo: read"
-        assert served.seen.unary == 1
-        assert served.beam.seen.count("later") == 1
     finally:
         await client.aclose()
+
+
+async def test_what_a_stopping_runner_refuses_goes_to_another_replica(
+    served: _Served, lanes: int
+) -> None:
+    other = _Beam()
+    other_servicer = _Servicer(other, _Seen())
+    binding = ServiceBinding(
+        SERVICE_NAME,
+        lambda server: pb_grpc.add_RunnerServiceServicer_to_server(other_servicer, server),  # type: ignore[no-untyped-call]
+        stopping=other_servicer.stopping,
+    )
+    async with GrpcServer([binding], listen="127.0.0.1:0", grace_s=1.0) as second:
+        served.servicer.stopping()
+        target = f"ipv4:{served.server.address},{second.address}"
+        client = RunnerClient(target, invoke_lanes=lanes)
+        try:
+            texts = [f"m{i}" for i in range(12)]
+            answers = await asyncio.wait_for(
+                asyncio.gather(*(_invoke(client, _request("echo", t)) for t in texts)), GUARD_S
+            )
+            assert [a.content[0].text for a in answers] == [f"Echo: {t}" for t in texts]
+            assert served.beam.seen == []  # the stopping replica began none
+            assert sorted(other.seen) == sorted(texts)
+        finally:
+            await client.aclose()
 
 
 async def test_a_runner_that_goes_away_mid_invoke_is_unavailable(
