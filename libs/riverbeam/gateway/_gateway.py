@@ -32,7 +32,12 @@ from riverbeam.core.ids import new_id
 from riverbeam.gateway._follow import StreamFollowing
 from riverbeam.gateway._grants import StreamGrants
 from riverbeam.gateway._ledger import LedgerReads
-from riverbeam.gateway._lost_runner import await_lost_run, cancel_when_continued
+from riverbeam.gateway._lost_runner import (
+    await_lost_run,
+    cancel_when_continued,
+    cut_in_transport,
+    lost_in_transport,
+)
 from riverbeam.gateway._ownership import not_found_error, owner_refused
 from riverbeam.gateway._ports import (
     FramesPort,
@@ -258,22 +263,34 @@ class Gateway(LedgerReads, StreamFollowing):
                 "stripped": list(clean.stripped),
             },
         )
-        deadline = None if timeout_s is None else asyncio.get_running_loop().time() + timeout_s
-        try:
-            reply: AgentResult | StreamAck | RunnerReply
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout_s is None else loop.time() + timeout_s
+
+        async def send(left_s: float | None) -> AgentResult | StreamAck | RunnerReply:
             if self._relaying is not None:
-                reply = await self._relaying.run_invoke_reply(
+                return await self._relaying.run_invoke_reply(
                     req,
                     model=decision.model,
                     grant=grant,
-                    timeout_s=timeout_s,
+                    timeout_s=left_s,
                     wire=wire,
                     replaced=clean.replaced,
                 )
-            else:
-                reply = await self._runner.run_invoke(
-                    req, model=decision.model, grant=grant, timeout_s=timeout_s
-                )
+            return await self._runner.run_invoke(
+                req, model=decision.model, grant=grant, timeout_s=left_s
+            )
+
+        reply: AgentResult | StreamAck | RunnerReply
+        try:
+            try:
+                reply = await send(timeout_s)
+            except RiverbeamError as err:
+                if not (cut_in_transport(err) and await self._never_begun(req.request_id)):
+                    raise
+                # gRPC cut the call before the runner began the run (a stopping replica):
+                # once more, which round-robin takes to the next replica. A second begin of
+                # one request_id is refused (BEM-031), so the run can't run twice.
+                reply = await send(None if deadline is None else max(deadline - loop.time(), 0))
         except RiverbeamError as err:
             return await self._runner_lost(owner_refused(err), req, deadline=deadline)
         # The begin-run step has checked the caller's use of the session (the Grant above),
@@ -474,6 +491,13 @@ class Gateway(LedgerReads, StreamFollowing):
             page_token=page_token or None,
         )
 
+    async def _never_begun(self, request_id: str) -> bool:
+        """Whether the store holds no run of the request (False when it can't be read)."""
+        try:
+            return await self._store.get_run_by_request(request_id=request_id) is None
+        except RiverbeamError:
+            return False
+
     async def _runner_lost(
         self, err: RiverbeamError, req: InvokeRequest, *, deadline: float | None
     ) -> AgentResult:
@@ -485,7 +509,7 @@ class Gateway(LedgerReads, StreamFollowing):
         lost right after the begin step) gets BEM-034 at once: its stream goes on.
         """
         request_id = req.request_id
-        if not (err.transport and err.code is ErrorCode.SERVICE_UNAVAILABLE) or not request_id:
+        if not lost_in_transport(err) or not request_id:
             raise err
         try:
             run = await self._store.get_run_by_request(request_id=request_id)

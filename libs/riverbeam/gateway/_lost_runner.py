@@ -18,7 +18,14 @@ from riverbeam.core.errors import ErrorCode, RiverbeamError, by_code
 from riverbeam.store import BeamStore
 from riverbeam.types import AgentResult, Run
 
-__all__ = ["CALLER_GONE", "answer_from_run", "await_lost_run", "cancel_when_continued"]
+__all__ = [
+    "CALLER_GONE",
+    "answer_from_run",
+    "await_lost_run",
+    "cancel_when_continued",
+    "cut_in_transport",
+    "lost_in_transport",
+]
 
 log = logging.getLogger("riverbeam.gateway")
 
@@ -29,6 +36,19 @@ CALLER_GONE = "caller cancelled the request"
 
 class Canceller(Protocol):
     async def cancel_run(self, request_id: str, *, reason: str | None = None) -> bool: ...
+
+
+def lost_in_transport(err: RiverbeamError) -> bool:
+    """A runner call that ended in transport with the runner gone (BEM-003) or cut by gRPC
+    (a CANCELLED status with no ErrorInfo: the router did not cancel it, and the runner did
+    not answer BEM-033 itself; gRPC cancels what is in transit when a server stops): whether
+    the run began is known only from the store."""
+    return err.transport and err.code in (ErrorCode.SERVICE_UNAVAILABLE, ErrorCode.RUN_CANCELLED)
+
+
+def cut_in_transport(err: RiverbeamError) -> bool:
+    """A runner call cut by gRPC (see lost_in_transport), not refused by the runner."""
+    return err.transport and err.code is ErrorCode.RUN_CANCELLED
 
 
 def answer_from_run(run: Run) -> AgentResult:

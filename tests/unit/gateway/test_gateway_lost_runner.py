@@ -225,3 +225,87 @@ async def test_a_caller_that_leaves_while_waiting_cancels_the_run_once_it_is_hel
     async with asyncio.timeout(5.0):
         await asyncio.gather(*gw._cancelling)
     assert not gw._cancelling
+
+
+def cut_by_grpc() -> RiverbeamError:
+    """What RunnerClient raises for a call gRPC cancelled in transit (a stopping server)."""
+    err = RiverbeamError(ErrorCode.RUN_CANCELLED, "runner CANCELLED: CANCELLED")
+    err.transport = True
+    return err
+
+
+class CutThenServing:
+    """The first call is cut by gRPC (after beginning the run when `begin`); later ones are
+    answered, as another replica would."""
+
+    def __init__(self, store: InMemoryStore, *, begin: bool = False, cuts: int = 1) -> None:
+        self.store = store
+        self.begin = begin
+        self.cuts = cuts
+        self.calls = 0
+
+    async def list_agents(self) -> list[AgentMetadata]:
+        return [AgentMetadata(name="assistant", description="test")]
+
+    async def run_invoke(self, request: InvokeRequest, **_: Any) -> AgentResult | StreamAck:
+        self.calls += 1
+        if self.calls <= self.cuts:
+            if self.begin:
+                await self.store.begin_run(
+                    session_id=request.session_id,
+                    agent_name="assistant",
+                    run_id=str(uuid.uuid4()),
+                    lease_owner="stopping-runner",
+                    lease_ttl_s=30,
+                    request_id=request.request_id,
+                    human_content=request.content,
+                )
+            raise cut_by_grpc()
+        return answer("from the other replica")
+
+
+async def test_a_call_cut_before_its_run_began_is_sent_once_more() -> None:
+    store = InMemoryStore()
+    runner = CutThenServing(store)
+    gw, principal = gateway(runner)  # type: ignore[arg-type]
+    result = await gw.invoke(principal, request())
+    assert isinstance(result, AgentResult) and result.text == "from the other replica"
+    assert runner.calls == 2
+
+
+async def test_a_call_cut_twice_is_the_cut_and_sent_only_once_more() -> None:
+    store = InMemoryStore()
+    runner = CutThenServing(store, cuts=2)
+    gw, principal = gateway(runner)  # type: ignore[arg-type]
+    with pytest.raises(RiverbeamError) as info:
+        await gw.invoke(principal, request())
+    assert info.value.code is ErrorCode.RUN_CANCELLED and info.value.transport
+    assert runner.calls == 2
+
+
+async def test_a_call_cut_after_its_run_began_is_not_sent_again() -> None:
+    """The run exists: it is answered from its record (here, still running past a zero
+    wait: BEM-034), never begun a second time."""
+    store = InMemoryStore()
+    runner = CutThenServing(store, begin=True)
+    gw, principal = gateway(runner, wait_s=0.0)  # type: ignore[arg-type]
+    with pytest.raises(RiverbeamError) as info:
+        await gw.invoke(principal, request())
+    assert info.value.code is ErrorCode.RUN_LOST
+    assert runner.calls == 1
+
+
+async def test_a_cancel_the_runner_answered_itself_is_not_sent_again() -> None:
+    store = InMemoryStore()
+
+    class Cancelling(CutThenServing):
+        async def run_invoke(self, request: InvokeRequest, **_: Any) -> AgentResult | StreamAck:
+            self.calls += 1
+            raise RiverbeamError(ErrorCode.RUN_CANCELLED, "cancelled on request")
+
+    runner = Cancelling(store)
+    gw, principal = gateway(runner)  # type: ignore[arg-type]
+    with pytest.raises(RiverbeamError) as info:
+        await gw.invoke(principal, request())
+    assert info.value.code is ErrorCode.RUN_CANCELLED and not info.value.transport
+    assert runner.calls == 1
