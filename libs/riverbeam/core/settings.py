@@ -45,6 +45,10 @@ class CommonSettings(BaseSettings):
     # Close client connections after this long so they re-resolve DNS (new replicas get
     # traffic). None keeps connections forever.
     max_connection_age_s: float | None = Field(default=300.0, gt=0)
+    # How long calls and streams still open on an aged connection may run before it is cut;
+    # None (the default): to their end (only new calls move to a new connection). A runner's
+    # call lasts as long as its run, often minutes.
+    max_connection_age_grace_s: float | None = Field(default=None, gt=0)
     # OpenTelemetry: on when an OTLP endpoint is configured (OTEL_EXPORTER_OTLP_ENDPOINT).
     otel_enabled: bool = False
     # auto: uvloop when it is installed; asyncio: the standard loop; uvloop: required.

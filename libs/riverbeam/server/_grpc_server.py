@@ -64,6 +64,19 @@ class ServiceBinding:
     stopping: Callable[[], None] | None = None
 
 
+def connection_age_options(age_s: float | None, grace_s: float | None) -> list[tuple[str, int]]:
+    """gRPC's options for closing a connection `age_s` after it opened: it stops taking new
+    calls then (the client opens another, re-resolving DNS), and what is still running on it
+    is cut `grace_s` later. With no grace, nothing running is cut: gRPC waits for it (a
+    runner's RunInvoke lasts as long as its run; a lane's stream until its runs end)."""
+    if age_s is None:
+        return []
+    options = [("grpc.max_connection_age_ms", int(age_s * 1000))]
+    if grace_s is not None:
+        options.append(("grpc.max_connection_age_grace_ms", int(grace_s * 1000)))
+    return options
+
+
 def open_channel(
     target: str, *, round_robin: bool = False, interceptors: Sequence[Any] | None = None
 ) -> grpc.aio.Channel:
@@ -129,6 +142,7 @@ class GrpcServer:
         grace_s: float = 5.0,
         interceptors: Sequence[Any] = (),
         max_connection_age_s: float | None = None,
+        max_connection_age_grace_s: float | None = None,
     ) -> None:
         self._bindings = list(bindings)
         self._listen = listen
@@ -143,12 +157,11 @@ class GrpcServer:
         # Closing connections after a while makes clients re-resolve DNS, so a router balancing
         # over a headless Service notices runners added by a scale-out.
         # No SO_REUSEPORT: a second process on a taken port must fail, not share it.
-        self._options = [*SERVER_OPTIONS, ("grpc.so_reuseport", 0)]
-        if max_connection_age_s is not None:
-            self._options += [
-                ("grpc.max_connection_age_ms", int(max_connection_age_s * 1000)),
-                ("grpc.max_connection_age_grace_ms", 30_000),
-            ]
+        self._options = [
+            *SERVER_OPTIONS,
+            ("grpc.so_reuseport", 0),
+            *connection_age_options(max_connection_age_s, max_connection_age_grace_s),
+        ]
         self._server: grpc.aio.Server | None = None
         self._health: Any = health.aio.HealthServicer()  # type: ignore[attr-defined]
         self._port = 0

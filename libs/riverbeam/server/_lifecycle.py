@@ -112,6 +112,7 @@ async def _serve(
             listen=settings.listen,
             grace_s=settings.shutdown_grace_s,
             max_connection_age_s=settings.max_connection_age_s,
+            max_connection_age_grace_s=settings.max_connection_age_grace_s,
         )
         await server.start()
         if app.on_started is not None:

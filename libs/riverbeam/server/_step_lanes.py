@@ -11,8 +11,9 @@ errors), and a step's error comes back as the same RiverbeamError.
 - A lane is one open stream at a time. Steps go out in the order they were queued, each with
   a step id; results come back in any order and are matched by id.
 - A stream is retired after `ROTATE_S` (new steps open its successor; it closes once its
-  steps are answered), well inside the 30 s a server's max-connection-age grace leaves a
-  stream, and so that several lanes keep spreading over a service's replicas.
+  steps are answered), so that new steps move off a connection the server has aged out
+  (RIVERBEAM_MAX_CONNECTION_AGE_S) and several lanes keep spreading over a service's
+  replicas.
 - A caller waits `timeout_s` at most: then, as a unary call past its deadline, it gets the
   error of a DEADLINE_EXCEEDED call and the step's outcome is unknown. The server gives the
   step up too (the step carries the timeout).
