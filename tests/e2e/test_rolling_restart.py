@@ -1,4 +1,5 @@
-"""A runner replica stopped gracefully (SIGTERM) while invokes flow: none is lost or failed.
+"""A runner replica stopped gracefully (SIGTERM) while invokes flow: none is lost or failed,
+on the invoke lanes and with unary RunInvoke calls (RIVERBEAM_RUNNER_INVOKE_LANES=0).
 
 Two replicas behind the router's invoke lanes (RunInvokes streams, `riverbeam up` gives four
 lanes over two replicas). Callers invoke without pause; one replica is sent SIGTERM midway.
@@ -27,10 +28,15 @@ AGENT = "assistant"
 CALLERS = 8
 
 
+@pytest.mark.parametrize("lanes", ["default", "0"], ids=["lanes", "unary"])
 async def test_a_runner_replica_stopped_under_load_fails_no_invoke(
-    tmp_path: Path, nats_binary: str
+    tmp_path: Path, nats_binary: str, lanes: str
 ) -> None:
-    async with running_stack(data_dir=tmp_path / "data", runners=2) as stack:
+    """On the invoke lanes (the default), and with one unary RunInvoke per invoke."""
+    router = {} if lanes == "default" else {"RIVERBEAM_RUNNER_INVOKE_LANES": lanes}
+    async with running_stack(
+        data_dir=tmp_path / "data", runners=2, env_overrides={"router": router}
+    ) as stack:
         stopping = stack.pids["runner-1"]
         stopped = asyncio.Event()
         answered: list[str] = []
