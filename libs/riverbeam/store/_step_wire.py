@@ -5,18 +5,13 @@ A step that fails in transport is BEM-120 (the store is unreachable), as the una
 
 from __future__ import annotations
 
-from typing import Literal
-
 import grpc
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.server._step_wire import StepWire
 from riverbeam.v1 import store_service_pb2 as pb
 
-__all__ = ["STORE_STEPS", "StepKind", "store_error"]
-
-# The kind of a step is the name of its unary method.
-StepKind = Literal["BeginRun", "FinishRun"]
+__all__ = ["STORE_STEPS", "store_error"]
 
 # Statuses a transport failure (no Riverbeam ErrorInfo) can carry: the store is unreachable.
 _TRANSPORT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
