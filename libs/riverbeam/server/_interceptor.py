@@ -91,10 +91,10 @@ def as_riverbeam(exc: BaseException, method: str) -> RiverbeamError:
     return RiverbeamError(ErrorCode.INTERNAL, "internal error", method=method)
 
 
-def _cancelled_of_its_own(exc: BaseException) -> bool:
+def cancelled_of_its_own(exc: BaseException) -> bool:
     """A CancelledError the handler raised although its call was not cancelled (something it
     awaited was): gRPC would end the call with no status at all, and the caller would wait
-    out its deadline."""
+    out its deadline. A step on a step stream (_step_serving) is told apart the same way."""
     if not isinstance(exc, asyncio.CancelledError):
         return False
     task = asyncio.current_task()
@@ -146,7 +146,7 @@ def _wrapped(method: str, handler: Any) -> Any:
                 response = await inner_uu(decode(request), context)
             except (asyncio.CancelledError, AbortError) as exc:
                 record("CANCELLED", started)
-                if _cancelled_of_its_own(exc):
+                if cancelled_of_its_own(exc):
                     await _abort_cancelled(context)
                 raise
             except Exception as exc:
@@ -175,7 +175,7 @@ def _wrapped(method: str, handler: Any) -> Any:
                     yield item
             except (asyncio.CancelledError, AbortError) as exc:
                 record_stream("CANCELLED", started)
-                if _cancelled_of_its_own(exc):
+                if cancelled_of_its_own(exc):
                     await _abort_cancelled(context)
                 raise
             except Exception as exc:

@@ -28,7 +28,7 @@ from typing import Any
 import grpc
 
 from riverbeam.core.errors import ErrorCode, RiverbeamError
-from riverbeam.server._interceptor import CallRecorder, as_riverbeam
+from riverbeam.server._interceptor import CallRecorder, as_riverbeam, cancelled_of_its_own
 from riverbeam.server._step_wire import EOF, Outbox, StepWire, step_error
 from riverbeam.telemetry._steps import server_step_span
 from riverbeam.v1 import store_service_pb2 as pb
@@ -106,10 +106,9 @@ class StepServing:
             with server_step_span(self.wire.service, self.wire.methods[kind], step.trace_context):
                 async with deadline:
                     reply = await handler(getattr(step, kind))
-        except asyncio.CancelledError:
+        except asyncio.CancelledError as exc:
             self._record[kind]("CANCELLED", started)  # as a cancelled unary call
-            task = asyncio.current_task()
-            if task is not None and task.cancelling():
+            if not cancelled_of_its_own(exc):
                 raise  # this step was cancelled (by its caller, or with its stream)
             # A CancelledError the handler raised of its own (an awaited task was cancelled):
             # a unary call ends CANCELLED then, and so does the step, rather than get no
