@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 
@@ -128,21 +128,33 @@ _REFUSED_TRIES = 8
 _FIRST_PAUSE_S = 0.005
 _LAST_PAUSE_S = 0.2
 
+T = TypeVar("T")
 
-async def _refused_by_a_stopping_runner(timeout_s: float | None) -> AsyncIterator[float | None]:
-    """The timeouts of a call's tries: the first at once, each further one (the caller's
-    `continue` after BEM-426) after a pause, within the caller's time; at most
-    `_REFUSED_TRIES`. Nothing was begun by a refused try, so sending it again is safe."""
+
+async def _sent_on_past_stopping(
+    call: Callable[[float | None], Awaitable[T]], timeout_s: float | None
+) -> T:
+    """`call(timeout_s)`, sent again while a stopping replica refuses it (BEM-426): after a
+    pause doubling from the first to the last, within the caller's time (each try gets what
+    is left of it), `_REFUSED_TRIES` at most. Nothing was begun by a refused try, so sending
+    it again is safe."""
     loop = asyncio.get_running_loop()
     deadline = None if timeout_s is None else loop.time() + timeout_s
     pause = _FIRST_PAUSE_S
-    for attempt in range(_REFUSED_TRIES):
-        if attempt:
-            if deadline is not None and loop.time() + pause >= deadline:
-                return
-            await asyncio.sleep(pause)
-            pause = min(pause * 2, _LAST_PAUSE_S)
-        yield None if deadline is None else max(deadline - loop.time(), 0.0)
+    for attempt in range(1, _REFUSED_TRIES + 1):
+        try:
+            return await call(None if deadline is None else max(deadline - loop.time(), 0.0))
+        except RiverbeamError as err:
+            out_of_time = deadline is not None and loop.time() + pause >= deadline
+            if (
+                err.code is not ErrorCode.RUNNER_STOPPING
+                or attempt == _REFUSED_TRIES
+                or out_of_time
+            ):
+                raise
+        await asyncio.sleep(pause)
+        pause = min(pause * 2, _LAST_PAUSE_S)
+    raise AssertionError("unreachable: the last try returns or raises")
 
 
 class RunnerClient:
@@ -243,18 +255,18 @@ class RunnerClient:
         return RunnerReply(await self._invokes.run("RunInvoke", message, timeout_s))
 
     async def _unary_invoke(self, message: Any, timeout_s: float | None) -> Any:
-        """One RunInvoke call (sent again while a stopping replica refuses it, see
-        `_refused_by_a_stopping_runner`); its answer read as an InvokeResponse."""
-        async for left_s in _refused_by_a_stopping_runner(timeout_s):
-            # translate_rpc_errors, spelled out: its context manager costs ~2 us an invoke.
-            try:
-                return await self._stub.RunInvoke(message, timeout=left_s)
-            except grpc.RpcError as exc:
-                err = error_from_rpc(exc, service="runner")
-                if err.code is not ErrorCode.RUNNER_STOPPING:
-                    raise err from None
-                refused = err
-        raise refused
+        """A RunInvoke call (sent again while a stopping replica refuses it, see
+        `_sent_on_past_stopping`); its answer read as an InvokeResponse."""
+        return await _sent_on_past_stopping(
+            lambda left_s: self._run_invoke_once(message, left_s), timeout_s
+        )
+
+    async def _run_invoke_once(self, message: Any, timeout_s: float | None) -> Any:
+        # translate_rpc_errors, spelled out: its context manager costs ~2 us an invoke.
+        try:
+            return await self._stub.RunInvoke(message, timeout=timeout_s)
+        except grpc.RpcError as exc:
+            raise error_from_rpc(exc, service="runner") from None
 
     async def run_resume(
         self,
@@ -267,17 +279,13 @@ class RunnerClient:
         message = pb.RunResumeRequest(
             request=request.to_proto(), model=self._model_message(model), grant=_grant(grant)
         )
-        async for left_s in _refused_by_a_stopping_runner(timeout_s):
-            try:
-                async with translate_rpc_errors(service="runner"):
-                    reply = await self._stub.RunResume(message, timeout=left_s)
-            except RiverbeamError as err:
-                if err.code is not ErrorCode.RUNNER_STOPPING:
-                    raise
-                refused = err
-            else:
-                return StreamAck.from_proto(reply.ack)
-        raise refused
+
+        async def resume_once(left_s: float | None) -> Any:
+            async with translate_rpc_errors(service="runner"):
+                return await self._stub.RunResume(message, timeout=left_s)
+
+        reply = await _sent_on_past_stopping(resume_once, timeout_s)
+        return StreamAck.from_proto(reply.ack)
 
     async def cancel_run(self, request_id: str, *, reason: str | None = None) -> bool:
         message = pb.CancelRunRequest(request_id=request_id)
