@@ -259,17 +259,30 @@ async def test_what_a_stopping_runner_refuses_goes_to_another_replica(
         stopping=other_servicer.stopping,
     )
     async with GrpcServer([binding], listen="127.0.0.1:0", grace_s=1.0) as second:
-        served.servicer.stopping()
         target = f"ipv4:{served.server.address},{second.address}"
         client = RunnerClient(target, invoke_lanes=lanes)
         try:
+            if not lanes:
+                # Both replicas reached first, so that round-robin takes unary calls to each
+                # from now on (lanes pin a stream to one replica: their calls are not spread).
+                for i in range(50):
+                    if served.beam.seen and other.seen:
+                        break
+                    await asyncio.wait_for(_invoke(client, _request("echo", f"warm{i}")), GUARD_S)
+                assert served.beam.seen and other.seen
+            began_there, began_here = len(served.beam.seen), len(other.seen)
+            calls_there = served.seen.unary
+            served.servicer.stopping()
             texts = [f"m{i}" for i in range(12)]
             answers = await asyncio.wait_for(
                 asyncio.gather(*(_invoke(client, _request("echo", t)) for t in texts)), GUARD_S
             )
             assert [a.content[0].text for a in answers] == [f"Echo: {t}" for t in texts]
-            assert served.beam.seen == []  # the stopping replica began none
-            assert sorted(other.seen) == sorted(texts)
+            assert len(served.beam.seen) == began_there  # the stopping replica began none
+            assert sorted(other.seen[began_here:]) == sorted(texts)
+            if not lanes:
+                # Unary calls reached the stopping replica, were refused, and went on.
+                assert served.seen.unary > calls_there
         finally:
             await client.aclose()
 
