@@ -128,8 +128,21 @@ def up_cmd(
     ] = None,
     base_port: Annotated[
         int,
-        typer.Option(help="Router on this port, runner +1, sandbox +2, store +3.", min=1),
+        typer.Option(
+            help="Router on this port, runner +1, sandbox +2, store +3; runner k (k >= 2) "
+            "of --runners on +2+k.",
+            min=1,
+        ),
     ] = 50051,
+    runners: Annotated[
+        int,
+        typer.Option(
+            help="Runner replicas: the router spreads invokes over them (round-robin) and "
+            "sends an invoke to another when one stops.",
+            min=1,
+            max=16,
+        ),
+    ] = 1,
     ready_timeout: Annotated[
         float, typer.Option(help="Seconds to wait for each process to be ready.", min=1)
     ] = 60.0,
@@ -146,7 +159,8 @@ def up_cmd(
         typer.Option(
             envvar="RIVERBEAM_METRICS_PORT",
             help="Prometheus /metrics for every service: router on this port, runner +1, "
-            "sandbox +2, store +3 (shown in the banner); off when none.",
+            "sandbox +2, store +3, runner k of --runners +2+k (shown in the banner); off "
+            "when none.",
             show_default=False,
             min=1,
         ),
@@ -182,7 +196,7 @@ def up_cmd(
         runner_env = up_runner_env(config, agents)
 
     def ready(name: str, address: str) -> None:
-        consoles.err.print(Text.assemble(("✓ ", "green"), (f"{name:<8}", "bold"), address))
+        consoles.err.print(Text.assemble(("✓ ", "green"), (f"{name:<8} ", "bold"), address))
 
     def make_stack(env_overrides: dict[str, dict[str, str]] | None = None) -> LocalStack:
         overrides = {name: dict(env) for name, env in (env_overrides or {}).items()}
@@ -192,6 +206,7 @@ def up_cmd(
             nats_url=nats_url,
             data_dir=data_dir,
             base_port=base_port,
+            runners=runners,
             ready_timeout_s=ready_timeout,
             on_ready=ready,
             metrics_base_port=metrics_port,
@@ -211,7 +226,7 @@ def up_cmd(
 
         async with Demo(data_dir / "demo" if data_dir else None) as scripted:
             consoles.err.print(
-                Text.assemble(("✓ ", "green"), (f"{'model':<8}", "bold"), scripted.url)
+                Text.assemble(("✓ ", "green"), (f"{'model':<8} ", "bold"), scripted.url)
             )
             stack = make_stack(scripted.env_overrides())
             return await run_up(

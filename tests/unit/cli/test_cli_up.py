@@ -157,6 +157,22 @@ async def test_the_router_gets_as_many_invoke_lanes_on_each_runner(
         assert router["RIVERBEAM_RUNNER_URL"].count(",") == runners - 1
 
 
+async def test_the_banner_shows_every_runner_replica(tmp_path: Path, fake_python: str) -> None:
+    consoles, out = _consoles()
+    stack = LocalStack(data_dir=tmp_path, python=fake_python, runners=2)
+    stop = asyncio.Event()
+    task = asyncio.create_task(run_up(stack, consoles, own_nats=True, stop=stop))
+    for _ in range(400):  # a guard against a hang, not a timing assertion
+        if "Ctrl-C stops everything" in out.getvalue():
+            break
+        await asyncio.sleep(0.025)
+    stop.set()
+    assert await task is ExitCode.OK
+    rows = {line.split()[1]: line for line in out.getvalue().splitlines() if "runner" in line}
+    assert {"runner-1", "runner-2"} <= rows.keys()
+    assert "runner-2.log" in rows["runner-2"]
+
+
 async def test_in_memory_store_drops_an_inherited_database_url(
     tmp_path: Path, fake_python: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
