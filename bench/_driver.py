@@ -9,14 +9,16 @@ gRPC and NATS only, like any client, and reads /proc for CPU time and RSS. Every
 the shared machine hits every case alike. Counts are bounded and every phase has a time budget.
 
 Cases (all on loopback, the echo agent, non-streaming unless said):
-- `c1`: one call at a time. Echo; Invoke on a new session; the 2nd turn of a session (its 1st
-  turn untimed, just before); a turn of a session with `history` messages already stored.
+- `c1`: one call at a time. Echo; the bare chain of an invoke's hops (router -> runner ->
+  store twice, bench._procs.BareChain); Invoke on a new session; the 2nd turn of a session
+  (its 1st turn untimed, just before); a turn of a session with `history` messages stored.
 - `stream`: Invoke with `stream: true` and a core-NATS subscriber on the request's subject,
   subscribed before the call: time from the call to the first frame and to the terminal frame.
   Bare: two `js.publish` (awaiting each ack) to a subscribed subject of a bench stream.
 - `follow`: the same Invoke, then FollowStream from seq 0: time from the call to the done frame.
 - `c32`: 32 calls in flight (one channel), new sessions; calls/s, and the CPU time every process
-  of the stack spent (+ nats-server, + the store's Postgres backends) divided by the calls.
+  of the stack spent (+ nats-server, + the store's Postgres backends) divided by the calls;
+  the same for the echo and for the bare chain (its three processes).
 - `scale`: the 2nd-turn p50 with the runs stored so far, then again after filling the store
   with more runs (c32 new-session invokes within a time budget): cost per invoke should not grow.
 """
@@ -238,6 +240,9 @@ async def main(config_path: str) -> dict[str, Any]:
     stacks = [StackClient(spec, nc, pg) for spec in config["stacks"]]
     echo_channel = grpc.aio.insecure_channel(config["echo"])
     echo = await _echo_calls(echo_channel, _request().SerializeToString())
+    # The bare chain of an invoke's hops (bench._procs.BareChain), sent the same bytes.
+    chain_channel = grpc.aio.insecure_channel(config["chain"])
+    chain = await _echo_calls(chain_channel, _request().SerializeToString())
     nats_pid: int = config["nats_pid"]
     out: dict[str, Any] = {"samples": {}, "c32": {}, "rss_idle": {}, "rss_load": {}, "scale": {}}
     samples: dict[str, list[float]] = out["samples"]
@@ -251,11 +256,11 @@ async def main(config_path: str) -> dict[str, Any]:
         out["rss_idle"]["nats-server"] = {"nats-server": rss_bytes(nats_pid)}
         out["rss_idle"]["bare echo"] = {"echo": rss_bytes(config["echo_pid"])}
 
-        async def echo_c1(n: int) -> Samples:
+        async def echo_c1(n: int, call: Callable[[], Awaitable[bytes]] = echo) -> Samples:
             res = []
             for _ in range(n):
                 start = time.perf_counter()
-                await echo()
+                await call()
                 res.append(time.perf_counter() - start)
             return {"c1": res}
 
@@ -288,6 +293,7 @@ async def main(config_path: str) -> dict[str, Any]:
 
         # ---- warm up (channels, statements, imports on first use) --------------------------
         await echo_c1(50)
+        await echo_c1(50, chain)
         await bare_stream(10)
         for s in stacks:
             await s.new_c1(20)
@@ -305,6 +311,7 @@ async def main(config_path: str) -> dict[str, Any]:
 
             gc.collect()
             add("echo", await echo_c1(share("c1")))
+            add("chain", await echo_c1(share("c1"), chain))
             add("nats", await bare_stream(share("stream")))
             for s in stacks:
                 t0 = time.perf_counter()
@@ -337,11 +344,13 @@ async def main(config_path: str) -> dict[str, Any]:
                 )
 
         await _concurrent(echo, 64)
+        await _concurrent(chain, 64)
         for s in stacks:
             await _concurrent(s.invoke, 64)
         for _ in range(rounds):
             gc.collect()
             await measure("echo", echo, {"echo": config["echo_pid"]}, counts["c32_echo"] // rounds)
+            await measure("chain", chain, config["chain_pids"], counts["c32"] // rounds)
             for s in stacks:
                 pids = dict(s.pids) | {"nats-server": nats_pid} | await s.backend_pids()
                 await measure(s.name, s.invoke, pids, counts["c32"] // rounds)
@@ -382,6 +391,7 @@ async def main(config_path: str) -> dict[str, Any]:
                     )
     finally:
         await echo_channel.close()
+        await chain_channel.close()
         for s in stacks:
             await s.channel.close()
         await js.delete_stream(BENCH_STREAM)

@@ -1,6 +1,12 @@
 """Processes for the four-process benchmark: /proc readings, a bare echo server of its own, stacks.
 
     python -m bench._procs echo --ready-file F   # a bare grpc.aio echo server in this process
+    python -m bench._procs chain --calls 2 --upstream ADDR --ready-file F   # one link of a chain
+
+A bare chain (`BareChain`) is three such processes in the shape of an invoke's hops: a
+"router" that calls a "runner" once per request, a "runner" that calls a "store" twice in turn
+(begin, then finish), and a "store" that echoes. Bytes in and out, no parsing, default options:
+the latency and CPU of the hops themselves, which no code of ours can go below.
 
 What the benchmark reads about a process comes from /proc (Linux only): `cpu_seconds(pid)` is
 utime + stime of /proc/<pid>/stat (the process's own CPU, all threads), `rss_bytes(pid)` the
@@ -25,6 +31,7 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 __all__ = [
+    "BareChain",
     "EchoProcess",
     "StackSpec",
     "cpu_seconds",
@@ -148,6 +155,35 @@ class EchoProcess:
         await self._served.__aexit__(*exc)
 
 
+class BareChain:
+    """Three bare processes, router -> runner -> store (twice), started store first."""
+
+    def __init__(self, workdir: Path, env: Mapping[str, str] | None = None) -> None:
+        self._workdir = workdir
+        self._env = env
+        self._stack = contextlib.AsyncExitStack()
+        self.address = ""
+        self.pids: dict[str, int] = {}
+
+    async def __aenter__(self) -> BareChain:
+        upstream = ""
+        try:
+            for name, calls in (("store", 0), ("runner", 2), ("router", 1)):
+                ready = self._workdir / f"chain-{name}-{uuid.uuid4().hex[:8]}.ready"
+                args = ["-m", "bench._procs", "chain", "--calls", str(calls)]
+                args += ["--upstream", upstream, "--ready-file", str(ready)]
+                served = served_process(args, ready=ready, what=f"bare chain {name}", env=self._env)
+                upstream, self.pids[name] = await self._stack.enter_async_context(served)
+        except BaseException:
+            await self._stack.aclose()
+            raise
+        self.address = upstream
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self._stack.aclose()
+
+
 def _write_ready(path: str, address: str) -> None:
     tmp = Path(path + ".tmp")
     tmp.write_text(address)
@@ -191,6 +227,31 @@ async def _serve_echo(ready_file: str) -> None:
     await serve_bare(handler, ready_file)
 
 
+async def _serve_link(calls: int, upstream: str, ready_file: str) -> None:
+    """One link of a bare chain: `calls` unary calls to `upstream` in turn per request (the
+    last reply is the answer), or an echo with none."""
+    import grpc
+
+    channel = grpc.aio.insecure_channel(upstream) if calls else None
+    onward = channel.unary_unary(ECHO_METHOD) if channel is not None else None
+
+    async def link(request: bytes, context: Any) -> bytes:
+        reply = request
+        for _ in range(calls):
+            assert onward is not None
+            reply = await onward(request)
+        return reply
+
+    handler = grpc.method_handlers_generic_handler(
+        "bench.Echo", {"Echo": grpc.unary_unary_rpc_method_handler(link)}
+    )
+    try:
+        await serve_bare(handler, ready_file)
+    finally:
+        if channel is not None:
+            await channel.close()
+
+
 @contextlib.asynccontextmanager
 async def started(
     contexts: Iterable[contextlib.AbstractAsyncContextManager[Any]],
@@ -205,9 +266,17 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     echo = sub.add_parser("echo", help="serve a bare grpc.aio echo on a free loopback port")
     echo.add_argument("--ready-file", required=True)
+    link = sub.add_parser("chain", help="serve one link of a bare chain on a free loopback port")
+    link.add_argument("--calls", type=int, required=True, help="calls onward per request")
+    link.add_argument("--upstream", default="", help="the next link's address")
+    link.add_argument("--ready-file", required=True)
     args = parser.parse_args(argv)
     if args.command == "echo":
         asyncio.run(_serve_echo(args.ready_file))
+    elif args.command == "chain":
+        if args.calls and not args.upstream:
+            parser.error("--calls needs --upstream")
+        asyncio.run(_serve_link(args.calls, args.upstream, args.ready_file))
     return 0
 
 

@@ -8,7 +8,10 @@ of issue 16, every figure next to the bare echo (or a bare JetStream publish) me
 same run, interleaved. CPU per invoke is utime + stime from /proc of every process of the
 stack, nats-server and the store's Postgres backends; RSS is VmRSS. The driver's own CPU per
 call gives the client half of a bare call, so the table also prices the gRPC floor of an
-invoke's hops (what no code of ours can save without fewer hops) and what is above it.
+invoke's hops (what no code of ours can save without fewer hops) and what is above it. That
+floor is also measured: a bare chain of three processes in the shape of the hops (a "router"
+calling a "runner", which calls a "store" twice in turn; bench._procs.BareChain), sent the
+echo's bytes, at c1 and c32.
 
 Settings (environment):
 - RIVERBEAM_BENCH_SCALE: counts times this (0.2 for a smoke run).
@@ -53,7 +56,7 @@ import asyncpg
 import pytest
 
 from bench._kit import emit_table, fmt_duration, machine_note, scaled
-from bench._procs import EchoProcess, StackSpec, tagged_dsn
+from bench._procs import BareChain, EchoProcess, StackSpec, tagged_dsn
 from services.cli._up import LocalStack
 from tests.support.nats_server import NatsServer
 
@@ -148,6 +151,16 @@ def _tables(
 
     hist_msgs = 2 * HISTORY_TURNS
     row("invoke, new session, c1, p50", echo, [_p50(s[f"{n}.new"]) for n in names])
+    # The bare chain (bench._procs.BareChain): the same hops, bare processes, nothing else.
+    chain = _p50(s["chain.c1"])
+    row("  bare chain of its hops (3 processes, 4 calls), c1, p50", echo, [chain for _ in names])
+    row(
+        "  invoke / bare chain",
+        float("nan"),
+        [_p50(s[f"{n}.new"]) / chain for n in names],
+        fmt=lambda v: f"{v:.2f}x",
+        ratio=False,
+    )
     row("2nd turn of a session, c1, p50", echo, [_p50(s[f"{n}.turn2"]) for n in names])
     row(
         f"turn with {hist_msgs} history messages, c1, p50",
@@ -169,6 +182,12 @@ def _tables(
         "new-session invokes/s at c32",
         echo_rate,
         [rate(n) for n in names],
+        fmt=lambda v: f"{v:,.0f}",
+    )
+    row(
+        "  bare chain of its hops at c32",
+        echo_rate,
+        [rate("chain") for _ in names],
         fmt=lambda v: f"{v:,.0f}",
     )
 
@@ -200,6 +219,14 @@ def _tables(
         ratio=False,
     )
     row("  above that floor", float("nan"), [cpu(n) - floor for n in names], ratio=False)
+    chain_cpu = cpu("chain")
+    row(
+        "  bare chain of its hops, measured (its 3 processes)",
+        float("nan"),
+        [chain_cpu for _ in names],
+        ratio=False,
+    )
+    row("  above the bare chain", float("nan"), [cpu(n) - chain_cpu for n in names], ratio=False)
     row(
         "client CPU per call at c32 (the driver)",
         echo_client,
@@ -350,6 +377,7 @@ async def test_bench_stack(pg_url: str) -> None:
         assert nats_server.pid is not None
         async with contextlib.AsyncExitStack() as es:
             echo = await es.enter_async_context(EchoProcess(Path(tmp), _env()))
+            chain = await es.enter_async_context(BareChain(Path(tmp), _env()))
             specs: list[StackSpec] = []
             for kind in wanted:
                 for suffix, tree in trees:
@@ -366,6 +394,8 @@ async def test_bench_stack(pg_url: str) -> None:
             config = {
                 "echo": echo.address,
                 "echo_pid": echo.pid,
+                "chain": chain.address,
+                "chain_pids": chain.pids,
                 "nats": nats_server.url,
                 "nats_pid": nats_server.pid,
                 "pg_dsn": pg_url if "postgres" in wanted else None,
