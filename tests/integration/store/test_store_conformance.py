@@ -696,6 +696,30 @@ async def test_callers_cannot_change_stored_records(store: BeamStore) -> None:
     assert run.result is not None and run.result.text == "r"
 
 
+async def test_concurrent_finishes_in_one_session_get_dense_sequence_numbers(
+    store: BeamStore,
+) -> None:
+    """20 runs of one session (not exclusive) finish at once, three messages each: each run's
+    messages are consecutive, and the session's are exactly 1..80 (20 human, 60 replies)."""
+    sid = uid()
+    runs = [(await begin(store, session_id=sid)).run.run_id for _ in range(20)]
+
+    async def finish(run_id: str) -> None:
+        replies = [NewMessage(role="ai", content=[ContentPart.of_text(run_id)]) for _ in range(3)]
+        await store.finish_run(
+            run_id=run_id, lease_owner=OWNER, status="completed", messages=replies
+        )
+
+    await asyncio.gather(*(finish(r) for r in runs))
+    stored, _ = await store.list_messages(session_id=sid, page_size=1000)
+    assert [m.seq for m in stored] == list(range(1, 81))
+    assert (await store.get_session(session_id=sid)).last_seq == 80
+    for run_id in runs:
+        seqs = [m.seq for m in stored if m.role == "ai" and m.run_id == run_id]
+        assert len(seqs) == 3 and seqs == list(range(seqs[0], seqs[0] + 3)), (run_id, seqs)
+        assert (await store.get_run(run_id=run_id)).status == "completed"
+
+
 async def test_concurrent_writers_get_dense_sequence_numbers(direct_store: BeamStore) -> None:
     """100 writers x 100 messages into one session: seqs are exactly 1..10000."""
     store = direct_store

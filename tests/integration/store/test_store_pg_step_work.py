@@ -17,7 +17,8 @@ import pytest
 from store_kit import OWNER, PgStoreFactory, begin, expect, one_connection_store
 
 from riverbeam.core.errors import ErrorCode
-from riverbeam.store import NewMessage, PgBeamStore
+from riverbeam.core.ids import new_id
+from riverbeam.store import NewAction, NewMessage, PgBeamStore
 from riverbeam.types import ContentPart
 
 if TYPE_CHECKING:
@@ -83,6 +84,16 @@ async def _finish(store: PgBeamStore, run_id: str) -> None:
     )
 
 
+async def _finish_with(store: PgBeamStore, run_id: str, *, messages: int, actions: int) -> None:
+    await store.finish_run(
+        run_id=run_id,
+        lease_owner=OWNER,
+        status="interrupted" if actions else "completed",
+        messages=[NewMessage(role="ai", content=[ContentPart.of_text("hi")])] * messages,
+        pending_actions=[NewAction(action_id=new_id(), tool="git_push")] * actions,
+    )
+
+
 async def test_a_new_session_begins_in_four_statements(
     explained: tuple[PgBeamStore, _Plans],
 ) -> None:
@@ -134,6 +145,38 @@ async def test_a_finish_runs_only_the_parts_it_needs(
     own = _own(plans.taken(), "finish_step(")
     assert len(own) == 4, own
     assert not any(f"{store.schema}.actions" in t for t in own), own
+
+
+async def test_a_finish_without_messages_or_with_actions_runs_only_the_parts_it_needs(
+    explained: tuple[PgBeamStore, _Plans],
+) -> None:
+    """A finish without messages inserts none, and only one with pending actions inserts
+    them (and after the interaction, so rows are locked run -> session -> interaction)."""
+    store, plans = explained
+    for messages, actions in [(0, 0), (1, 0), (0, 1), (1, 1)]:  # warm every plan
+        warm = await begin(store)
+        await _finish_with(store, warm.run.run_id, messages=messages, actions=actions)
+    quiet = await begin(store)
+    plans.taken()
+    await _finish_with(store, quiet.run.run_id, messages=0, actions=0)
+    assert [t.split(" ")[0:3] for t in _own(plans.taken(), "finish_step(")] == [
+        ["UPDATE", f"{store.schema}.runs", "AS"],
+        ["UPDATE", f"{store.schema}.sessions", "AS"],
+        ["UPDATE", f"{store.schema}.interactions", "AS"],
+    ]
+    paused = await begin(store)
+    plans.taken()
+    await _finish_with(store, paused.run.run_id, messages=1, actions=1)
+    own = _own(plans.taken(), "finish_step(")
+    assert [t.split(" (")[0].split(" AS ")[0] for t in own] == [
+        f"UPDATE {store.schema}.runs",
+        f"UPDATE {store.schema}.sessions",
+        f"INSERT INTO {store.schema}.messages",
+        f"UPDATE {store.schema}.interactions",
+        f"INSERT INTO {store.schema}.actions",
+    ], own
+    pending, _ = await store.list_pending_actions(session_id=paused.session.session_id)
+    assert [a.tool for a in pending] == ["git_push"]
 
 
 async def test_a_finish_without_actions_locks_nothing_of_the_actions_table(
