@@ -140,3 +140,44 @@ async def test_the_watcher_restarts_the_runner_on_a_change(
         finally:
             task.cancel()
     assert "restarting the runner" in err.getvalue()
+
+
+async def test_the_watcher_restarts_every_runner_replica_one_after_another(
+    tmp_path: Path, fake_python: str
+) -> None:
+    config = tmp_path / "riverbeam.yaml"
+    config.write_text("agents: []\n")
+    out, err = consoles()
+    async with LocalStack(data_dir=tmp_path / "data", python=fake_python, runners=2) as stack:
+        watch = Watch([config], [])
+        up: list[set[str]] = []  # the other replicas serving whenever one is replaced
+        replacing: set[str] = set()
+        original_restart = stack.restart
+
+        async def restart(name: str) -> None:
+            assert not replacing, f"{name} restarted while {replacing} was"
+            up.append({n for n in stack.runner_names if n in stack.endpoints and n != name})
+            replacing.add(name)
+            try:
+                await original_restart(name)
+            finally:
+                replacing.discard(name)
+
+        stack.restart = restart  # type: ignore[method-assign]
+        task = asyncio.create_task(watch_and_restart(stack, watch, out, interval_s=0.05))
+        try:
+            before = stack.pids
+            later = time.time() + 5
+            os.utime(config, (later, later))
+            for _ in range(200):  # a guard against a hang, not a timing assertion
+                now = stack.pids
+                if all(now[n] != before[n] for n in stack.runner_names) and all(
+                    n in stack.endpoints for n in stack.runner_names
+                ):
+                    break
+                await asyncio.sleep(0.05)
+            assert all(stack.pids[n] != before[n] for n in ("runner-1", "runner-2"))
+        finally:
+            task.cancel()
+    assert up == [{"runner-2"}, {"runner-1"}]
+    assert "runner-1 restarted" in err.getvalue() and "runner-2 restarted" in err.getvalue()
