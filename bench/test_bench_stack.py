@@ -21,6 +21,9 @@ Settings (environment):
   RIVERBEAM_BENCH_BEFORE_ENV (`K=V,K=V`) is added to those stacks' environment (so the same
   tree with `RIVERBEAM_EVENT_LOOP=asyncio` is an A/B of one setting), and
   RIVERBEAM_BENCH_BEFORE_LABEL names them (default `before`).
+- RIVERBEAM_BENCH_RUNNERS: runner replicas in each stack (default 1; `riverbeam up
+  --runners`), and RIVERBEAM_BENCH_BEFORE_RUNNERS in the before stacks (default the same): with
+  RIVERBEAM_BENCH_BEFORE_TREE=. that is an A/B of the replica count.
 - RIVERBEAM_BENCH_FILL_RUNS: runs added to each store for the stored-runs figure (default
   20000, scaled; bounded by RIVERBEAM_BENCH_FILL_BUDGET_S per stack, default 60).
 - RIVERBEAM_BENCH_FILL_CONTROL=1: one more stack of this tree per kind, named `... (control)`,
@@ -81,7 +84,7 @@ def _env(tree: Path | None = None) -> dict[str, str]:
 
 @contextlib.asynccontextmanager
 async def _stack(
-    name: str, nats_url: str, pg_url: str | None, tree: Path | None
+    name: str, nats_url: str, pg_url: str | None, tree: Path | None, *, runners: int = 1
 ) -> AsyncIterator[StackSpec]:
     tag = f"rbbench_{uuid.uuid4().hex[:10]}"
     schema = tag if pg_url else None
@@ -95,6 +98,7 @@ async def _stack(
         env_overrides=overrides,
         ready_timeout_s=120,
         stop_timeout_s=10,
+        runners=runners,
     )
     try:
         await stack.start()
@@ -350,16 +354,18 @@ async def test_bench_stack(pg_url: str) -> None:
         if w.strip()
     ]
     before = os.environ.get("RIVERBEAM_BENCH_BEFORE_TREE")
-    trees: list[tuple[str, Path | None]] = [("", None)]
+    runners = int(os.environ.get("RIVERBEAM_BENCH_RUNNERS", "1"))
+    before_runners = int(os.environ.get("RIVERBEAM_BENCH_BEFORE_RUNNERS", str(runners)))
+    trees: list[tuple[str, Path | None, int]] = [("", None, runners)]
     if before:
         label = os.environ.get("RIVERBEAM_BENCH_BEFORE_LABEL", "before")
-        trees.insert(0, (f" ({label})", Path(before)))
+        trees.insert(0, (f" ({label})", Path(before), before_runners))
     fill = scaled(int(os.environ.get("RIVERBEAM_BENCH_FILL_RUNS", "20000")), minimum=0)
     # A control stack of this tree per kind, measured as the others but never filled: what the
     # stored-runs figure would show with nothing stored (the machine's own drift).
     control = fill > 0 and os.environ.get("RIVERBEAM_BENCH_FILL_CONTROL", "") not in ("", "0")
     if control:
-        trees.append((" (control)", None))
+        trees.append((" (control)", None, runners))
     fill_budget = float(os.environ.get("RIVERBEAM_BENCH_FILL_BUDGET_S", "60"))
     rounds = 3
     counts = {
@@ -371,7 +377,7 @@ async def test_bench_stack(pg_url: str) -> None:
         "scale": scaled(90, minimum=rounds * 2),
         "history_turns": HISTORY_TURNS,
     }
-    for tree in {t or ROOT for _, t in trees}:
+    for tree in {t or ROOT for _, t, _ in trees}:
         await asyncio.to_thread(_compile, tree)
     with NatsServer() as nats_server, tempfile.TemporaryDirectory(prefix="rbbench-") as tmp:
         assert nats_server.pid is not None
@@ -380,7 +386,7 @@ async def test_bench_stack(pg_url: str) -> None:
             chain = await es.enter_async_context(BareChain(Path(tmp), _env()))
             specs: list[StackSpec] = []
             for kind in wanted:
-                for suffix, tree in trees:
+                for suffix, tree, replicas in trees:
                     specs.append(
                         await es.enter_async_context(
                             _stack(
@@ -388,6 +394,7 @@ async def test_bench_stack(pg_url: str) -> None:
                                 nats_server.url,
                                 pg_url if kind == "postgres" else None,
                                 tree,
+                                runners=replicas,
                             )
                         )
                     )
