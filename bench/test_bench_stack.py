@@ -215,22 +215,22 @@ def _tables(
     # calls (RunInvoke, BeginRun, FinishRun): priced at the bare call's two halves of this run,
     # that is the CPU no code of ours could save without fewer hops.
     echo_client = echo_c32.get("client_cpu", float("nan")) / echo_c32["calls"]
-    floor = echo_cpu + 3 * (echo_cpu + echo_client)
-    row(
+
+    def floor_rows(label: str, floor: float, above: str) -> None:
+        row(label, float("nan"), [floor for _ in names], ratio=False)
+        row(above, float("nan"), [cpu(n) - floor for n in names], ratio=False)
+
+    floor_rows(
         "  bare gRPC floor of its hops (1 server half + 3 calls)",
-        float("nan"),
-        [floor for _ in names],
-        ratio=False,
+        echo_cpu + 3 * (echo_cpu + echo_client),
+        "  above that floor",
     )
-    row("  above that floor", float("nan"), [cpu(n) - floor for n in names], ratio=False)
-    chain_cpu = cpu("chain")
-    row(
+    # The same floor measured: the bare chain's three processes.
+    floor_rows(
         "  bare chain of its hops, measured (its 3 processes)",
-        float("nan"),
-        [chain_cpu for _ in names],
-        ratio=False,
+        cpu("chain"),
+        "  above the bare chain",
     )
-    row("  above the bare chain", float("nan"), [cpu(n) - chain_cpu for n in names], ratio=False)
     row(
         "client CPU per call at c32 (the driver)",
         echo_client,
