@@ -12,13 +12,15 @@ Cases (all on loopback, the echo agent, non-streaming unless said):
 - `c1`: one call at a time. Echo; the bare chain of an invoke's hops (router -> runner ->
   store twice, bench._procs.BareChain); Invoke on a new session; the 2nd turn of a session
   (its 1st turn untimed, just before); a turn of a session with `history` messages stored.
+  For the echo, the chain and the new-session invokes, also each process's CPU and wakes
+  (voluntary context switches, all threads) per call.
 - `stream`: Invoke with `stream: true` and a core-NATS subscriber on the request's subject,
   subscribed before the call: time from the call to the first frame and to the terminal frame.
   Bare: two `js.publish` (awaiting each ack) to a subscribed subject of a bench stream.
 - `follow`: the same Invoke, then FollowStream from seq 0: time from the call to the done frame.
 - `c32`: 32 calls in flight (one channel), new sessions; calls/s, and the CPU time every process
   of the stack spent (+ nats-server, + the store's Postgres backends) divided by the calls;
-  the same for the echo and for the bare chain (its three processes).
+  the same for the echo and for the bare chain (its three processes); wakes per call too.
 - `scale`: the 2nd-turn p50 with the runs stored so far, then again after filling the store
   with more runs (c32 new-session invokes within a time budget): cost per invoke should not grow.
 """
@@ -39,7 +41,7 @@ import asyncpg
 import grpc
 import nats
 
-from bench._procs import ECHO_METHOD, cpu_seconds, rss_bytes
+from bench._procs import ECHO_METHOD, cpu_seconds, rss_bytes, wakes
 from riverbeam.v1 import riverbeam_service_pb2 as svc_pb
 from riverbeam.v1 import riverbeam_service_pb2_grpc as svc_grpc
 from riverbeam.v1 import types_pb2
@@ -213,6 +215,24 @@ def _cpu(pids: dict[str, int]) -> dict[str, float]:
     return {name: cpu_seconds(pid) for name, pid in pids.items()}
 
 
+def _wakes(pids: dict[str, int]) -> dict[str, int]:
+    return {name: wakes(pid) for name, pid in pids.items()}
+
+
+def _add_cost(
+    entry: dict[str, Any],
+    cpu: tuple[dict[str, float], dict[str, float]],
+    woke: tuple[dict[str, int], dict[str, int]],
+) -> None:
+    """Add each process's CPU seconds and wakes between two readings to `entry`."""
+    (cpu0, cpu1), (woke0, woke1) = cpu, woke
+    for proc in cpu1:
+        entry["cpu"][proc] = entry["cpu"].get(proc, 0.0) + cpu1[proc] - cpu0.get(proc, cpu1[proc])
+        entry["wakes"][proc] = (
+            entry["wakes"].get(proc, 0) + woke1[proc] - woke0.get(proc, woke1[proc])
+        )
+
+
 def _own_cpu() -> float:
     """This client process's CPU seconds (user + system), for the client half of each call."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -244,7 +264,14 @@ async def main(config_path: str) -> dict[str, Any]:
     chain_channel = grpc.aio.insecure_channel(config["chain"])
     chain = await _echo_calls(chain_channel, _request().SerializeToString())
     nats_pid: int = config["nats_pid"]
-    out: dict[str, Any] = {"samples": {}, "c32": {}, "rss_idle": {}, "rss_load": {}, "scale": {}}
+    out: dict[str, Any] = {
+        "samples": {},
+        "c1": {},
+        "c32": {},
+        "rss_idle": {},
+        "rss_load": {},
+        "scale": {},
+    }
     samples: dict[str, list[float]] = out["samples"]
 
     def add(prefix: str, got: Samples) -> None:
@@ -303,6 +330,19 @@ async def main(config_path: str) -> dict[str, Any]:
             await s.prepare_history(counts["history_turns"])
 
         # ---- sequential cases, interleaved --------------------------------------------------
+        echo_pids: dict[str, int] = {"echo": config["echo_pid"]}
+        chain_pids: dict[str, int] = config["chain_pids"]
+
+        async def c1_costed(name: str, pids: dict[str, int], case: Awaitable[Samples]) -> Samples:
+            """The case's samples; its processes' CPU and wakes per call go to out["c1"]."""
+            before = _cpu(pids), _wakes(pids)
+            got = await case
+            after = _cpu(pids), _wakes(pids)
+            entry = out["c1"].setdefault(name, {"calls": 0, "cpu": {}, "wakes": {}})
+            entry["calls"] += sum(len(v) for v in got.values())
+            _add_cost(entry, (before[0], after[0]), (before[1], after[1]))
+            return got
+
         phase_budget = float(config["budget_s"])
         for _ in range(rounds):
 
@@ -310,12 +350,13 @@ async def main(config_path: str) -> dict[str, Any]:
                 return max(1, counts[key] // rounds)
 
             gc.collect()
-            add("echo", await echo_c1(share("c1")))
-            add("chain", await echo_c1(share("c1"), chain))
+            add("echo", await c1_costed("echo", echo_pids, echo_c1(share("c1"))))
+            add("chain", await c1_costed("chain", chain_pids, echo_c1(share("c1"), chain)))
             add("nats", await bare_stream(share("stream")))
             for s in stacks:
                 t0 = time.perf_counter()
-                add(s.name, await s.new_c1(share("c1")))
+                pids = dict(s.pids) | {"nats-server": nats_pid} | await s.backend_pids()
+                add(s.name, await c1_costed(s.name, pids, s.new_c1(share("c1"))))
                 add(s.name, await s.turn2_c1(share("c1") // 2 or 1))
                 add(s.name, await s.history_c1(share("history")))
                 add(s.name, await s.stream_c1(share("stream")))
@@ -329,19 +370,18 @@ async def main(config_path: str) -> dict[str, Any]:
         async def measure(
             name: str, call: Callable[[], Awaitable[object]], pids: dict[str, int], total: int
         ) -> None:
-            before = _cpu(pids)
+            before = _cpu(pids), _wakes(pids)
             own = _own_cpu()
             wall = await _concurrent(call, total)
             own = _own_cpu() - own
-            after = _cpu(pids)
-            entry = c32.setdefault(name, {"calls": 0, "wall": 0.0, "cpu": {}, "client_cpu": 0.0})
+            after = _cpu(pids), _wakes(pids)
+            entry = c32.setdefault(
+                name, {"calls": 0, "wall": 0.0, "cpu": {}, "wakes": {}, "client_cpu": 0.0}
+            )
             entry["calls"] += total
             entry["wall"] += wall
             entry["client_cpu"] += own
-            for proc in pids:
-                entry["cpu"][proc] = (
-                    entry["cpu"].get(proc, 0.0) + after[proc] - before.get(proc, after[proc])
-                )
+            _add_cost(entry, (before[0], after[0]), (before[1], after[1]))
 
         await _concurrent(echo, 64)
         await _concurrent(chain, 64)
@@ -349,8 +389,8 @@ async def main(config_path: str) -> dict[str, Any]:
             await _concurrent(s.invoke, 64)
         for _ in range(rounds):
             gc.collect()
-            await measure("echo", echo, {"echo": config["echo_pid"]}, counts["c32_echo"] // rounds)
-            await measure("chain", chain, config["chain_pids"], counts["c32"] // rounds)
+            await measure("echo", echo, echo_pids, counts["c32_echo"] // rounds)
+            await measure("chain", chain, chain_pids, counts["c32"] // rounds)
             for s in stacks:
                 pids = dict(s.pids) | {"nats-server": nats_pid} | await s.backend_pids()
                 await measure(s.name, s.invoke, pids, counts["c32"] // rounds)

@@ -10,9 +10,10 @@ the latency and CPU of the hops themselves, which no code of ours can go below.
 
 What the benchmark reads about a process comes from /proc (Linux only): `cpu_seconds(pid)` is
 utime + stime of /proc/<pid>/stat (the process's own CPU, all threads), `rss_bytes(pid)` the
-VmRSS of /proc/<pid>/status. PostgreSQL backends are found by the `application_name` the
-store's connections carry (`pg_backend_pids`): the store's DSN is given
-`?application_name=<tag>`, which asyncpg passes on as a server setting.
+VmRSS of /proc/<pid>/status, `wakes(pid)` its threads' voluntary context switches. PostgreSQL
+backends are found by the `application_name` the store's connections carry
+(`pg_backend_pids`): the store's DSN is given `?application_name=<tag>`, which asyncpg passes
+on as a server setting.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ __all__ = [
     "served_process",
     "stop_on_signal",
     "tagged_dsn",
+    "wakes",
 ]
 
 _CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -56,6 +58,26 @@ def cpu_seconds(pid: int) -> float:
     fields = text[text.rindex(")") + 2 :].split()
     utime, stime = int(fields[11]), int(fields[12])  # fields 14 and 15 of stat(5)
     return (utime + stime) / _CLK_TCK
+
+
+def wakes(pid: int) -> int:
+    """Voluntary context switches of a process, summed over its threads (0 when it is gone):
+    each is a sleep that a message, a timer or a lock ended."""
+    total = 0
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return 0
+    for task in tasks:
+        try:
+            text = (task / "status").read_text()
+        except OSError:
+            continue  # a thread that ended meanwhile
+        for line in text.splitlines():
+            if line.startswith("voluntary_ctxt_switches:"):
+                total += int(line.split()[1])
+                break
+    return total
 
 
 def rss_bytes(pid: int) -> int:

@@ -165,6 +165,13 @@ def _tables(
         fmt=lambda v: f"{v:.2f}x",
         ratio=False,
     )
+    c1_cost = res["c1"]
+
+    def c1_cpu(n: str) -> float:
+        return float(sum(c1_cost[n]["cpu"].values()) / c1_cost[n]["calls"])
+
+    row("  server CPU per invoke at c1 (all processes)", c1_cpu("echo"), [c1_cpu(n) for n in names])
+    row("  bare chain's CPU per call at c1", c1_cpu("echo"), [c1_cpu("chain") for _ in names])
     row("2nd turn of a session, c1, p50", echo, [_p50(s[f"{n}.turn2"]) for n in names])
     row(
         f"turn with {hist_msgs} history messages, c1, p50",
@@ -318,7 +325,39 @@ def _tables(
         pg_cells += ["", "", fmt_duration(pg_cpu(n))]
     rows2.append(pg_cells)
     per_proc = ("6b. Per process: RSS and CPU per invoke at c32", headers2, rows2, "")
-    return [main, per_proc]
+    return [main, per_proc, _wakes_table(res, names, procs)]
+
+
+def _wakes_table(
+    res: dict[str, Any], names: list[str], procs: list[str]
+) -> tuple[str, list[str], list[list[str]], str]:
+    """6c: each process's CPU and wakes (voluntary context switches) per invoke, one at a time
+    against 32 in flight: what batching saves each of them."""
+    c1, c32 = res["c1"], res["c32"]
+    headers = ["process"] + [
+        h for n in names for h in (f"{n}: CPU / invoke c1", "c32", "wakes / invoke c1", "c32")
+    ]
+
+    def per_call(case: dict[str, Any], key: str, proc: str) -> float:
+        if proc == "Postgres backends":
+            value = sum(v for k, v in case[key].items() if k.startswith("postgres["))
+        else:
+            value = case[key].get(proc, 0)
+        return float(value / case["calls"])
+
+    rows = []
+    for proc in [*procs, "nats-server", "Postgres backends"]:
+        cells = [proc]
+        for n in names:
+            cells += [
+                fmt_duration(per_call(c1[n], "cpu", proc)),
+                fmt_duration(per_call(c32[n], "cpu", proc)),
+                f"{per_call(c1[n], 'wakes', proc):.1f}",
+                f"{per_call(c32[n], 'wakes', proc):.1f}",
+            ]
+        rows.append(cells)
+    title = "6c. Per process: CPU and wakes per invoke, one at a time and 32 in flight"
+    return (title, headers, rows, "wakes: voluntary context switches, all threads")
 
 
 def _markdown(tables: list[tuple[str, list[str], list[list[str]], str]], caption: str) -> str:
