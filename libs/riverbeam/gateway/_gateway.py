@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
@@ -70,6 +71,9 @@ log = logging.getLogger("riverbeam.gateway")
 # org. At most this many are held (then all are dropped).
 _GrantKey = tuple[str, frozenset[Role], bool, str, str | None]
 _INVOKE_GRANTS_HELD = 4096
+
+# What a runner answers an invoke: a result, a stream's ack, or the relayed reply.
+_Reply = AgentResult | StreamAck | RunnerReply
 
 
 class Gateway(LedgerReads, StreamFollowing):
@@ -202,7 +206,7 @@ class Gateway(LedgerReads, StreamFollowing):
         *,
         timeout_s: float | None = None,
         wire: Any | None = None,
-    ) -> AgentResult | StreamAck | RunnerReply:
+    ) -> _Reply:
         """As `invoke`; a remote runner's answer comes back as it came off the wire.
 
         For a caller that hands the answer on in protobuf (the router's servicer): the
@@ -263,10 +267,9 @@ class Gateway(LedgerReads, StreamFollowing):
                 "stripped": list(clean.stripped),
             },
         )
-        loop = asyncio.get_running_loop()
-        deadline = None if timeout_s is None else loop.time() + timeout_s
+        deadline = None if timeout_s is None else asyncio.get_running_loop().time() + timeout_s
 
-        async def send(left_s: float | None) -> AgentResult | StreamAck | RunnerReply:
+        async def send(left_s: float | None) -> _Reply:
             if self._relaying is not None:
                 return await self._relaying.run_invoke_reply(
                     req,
@@ -280,19 +283,11 @@ class Gateway(LedgerReads, StreamFollowing):
                 req, model=decision.model, grant=grant, timeout_s=left_s
             )
 
-        reply: AgentResult | StreamAck | RunnerReply
+        reply: _Reply
         try:
-            try:
-                reply = await send(timeout_s)
-            except RiverbeamError as err:
-                if not (cut_in_transport(err) and await self._never_begun(req.request_id)):
-                    raise
-                # gRPC cut the call before the runner began the run (a stopping replica):
-                # once more, which round-robin takes to the next replica. A second begin of
-                # one request_id is refused (BEM-031), so the run can't run twice.
-                reply = await send(None if deadline is None else max(deadline - loop.time(), 0))
+            reply = await send(timeout_s)
         except RiverbeamError as err:
-            return await self._runner_lost(owner_refused(err), req, deadline=deadline)
+            reply = await self._runner_lost(owner_refused(err), req, deadline=deadline, resend=send)
         # The begin-run step has checked the caller's use of the session (the Grant above),
         # which is all _may_reach would check of it: its FollowStream need not ask again.
         if isinstance(reply, RunnerReply):
@@ -491,20 +486,19 @@ class Gateway(LedgerReads, StreamFollowing):
             page_token=page_token or None,
         )
 
-    async def _never_begun(self, request_id: str) -> bool:
-        """Whether the store holds no run of the request (False when it can't be read)."""
-        try:
-            return await self._store.get_run_by_request(request_id=request_id) is None
-        except RiverbeamError:
-            return False
-
     async def _runner_lost(
-        self, err: RiverbeamError, req: InvokeRequest, *, deadline: float | None
-    ) -> AgentResult:
+        self,
+        err: RiverbeamError,
+        req: InvokeRequest,
+        *,
+        deadline: float | None,
+        resend: Callable[[float | None], Awaitable[_Reply]] | None = None,
+    ) -> _Reply:
         """A runner that died mid-call leaves a run that another replica may continue.
 
         When the run was begun, the caller is answered from its record once it ends (within
-        the caller's deadline and the router's recovery wait; see _lost_runner); any other
+        the caller's deadline and the router's recovery wait; see _lost_runner). A call gRPC
+        cut before its run began (a stopping replica) goes once more with `resend`. Any other
         error, or a run never begun, is raised as it came. A streaming request (whose ack was
         lost right after the begin step) gets BEM-034 at once: its stream goes on.
         """
@@ -516,7 +510,15 @@ class Gateway(LedgerReads, StreamFollowing):
         except RiverbeamError:
             raise err from None
         if run is None:
-            raise err
+            if resend is None or not cut_in_transport(err):
+                raise err
+            # Once more, which round-robin takes to the next replica. A second begin of one
+            # request_id is refused (BEM-031), so the run can't run twice.
+            loop = asyncio.get_running_loop()
+            try:
+                return await resend(None if deadline is None else max(deadline - loop.time(), 0))
+            except RiverbeamError as again:
+                return await self._runner_lost(owner_refused(again), req, deadline=deadline)
         budget = self._recovery_wait_s
         if deadline is not None:
             # Answer a little before the caller gives up, so it hears why.

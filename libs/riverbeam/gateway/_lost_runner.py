@@ -43,7 +43,7 @@ def lost_in_transport(err: RiverbeamError) -> bool:
     (a CANCELLED status with no ErrorInfo: the router did not cancel it, and the runner did
     not answer BEM-033 itself; gRPC cancels what is in transit when a server stops): whether
     the run began is known only from the store."""
-    return err.transport and err.code in (ErrorCode.SERVICE_UNAVAILABLE, ErrorCode.RUN_CANCELLED)
+    return (err.transport and err.code is ErrorCode.SERVICE_UNAVAILABLE) or cut_in_transport(err)
 
 
 def cut_in_transport(err: RiverbeamError) -> bool:
