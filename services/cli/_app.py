@@ -225,9 +225,7 @@ def up_cmd(
         from services.cli._demo import Demo, demo_try_lines
 
         async with Demo(data_dir / "demo" if data_dir else None) as scripted:
-            consoles.err.print(
-                Text.assemble(("✓ ", "green"), (f"{'model':<8} ", "bold"), scripted.url)
-            )
+            ready("model", scripted.url)
             stack = make_stack(scripted.env_overrides())
             return await run_up(
                 stack, consoles, own_nats=nats_url is None, try_lines=demo_try_lines(scripted)
