@@ -5,7 +5,7 @@
 
 A bare chain (`BareChain`) is three such processes in the shape of an invoke's hops: a
 "router" that calls a "runner" once per request, a "runner" that calls a "store" twice in turn
-(begin, then finish), and a "store" that echoes. Bytes in and out, no parsing, default options:
+(begin, then finish), and a "store" that is the echo. Bytes in and out, no parsing, default options:
 the latency and CPU of the hops themselves, which no code of ours can go below.
 
 What the benchmark reads about a process comes from /proc (Linux only): `cpu_seconds(pid)` is
@@ -192,8 +192,11 @@ class BareChain:
         try:
             for name, calls in (("store", 0), ("runner", 2), ("router", 1)):
                 ready = self._workdir / f"chain-{name}-{uuid.uuid4().hex[:8]}.ready"
-                args = ["-m", "bench._procs", "chain", "--calls", str(calls)]
-                args += ["--upstream", upstream, "--ready-file", str(ready)]
+                # The store is the bare echo; each link above calls the one below it.
+                link = (
+                    ["chain", "--calls", str(calls), "--upstream", upstream] if calls else ["echo"]
+                )
+                args = ["-m", "bench._procs", *link, "--ready-file", str(ready)]
                 served = served_process(args, ready=ready, what=f"bare chain {name}", env=self._env)
                 upstream, self.pids[name] = await self._stack.enter_async_context(served)
         except BaseException:
@@ -250,17 +253,16 @@ async def _serve_echo(ready_file: str) -> None:
 
 
 async def _serve_link(calls: int, upstream: str, ready_file: str) -> None:
-    """One link of a bare chain: `calls` unary calls to `upstream` in turn per request (the
-    last reply is the answer), or an echo with none."""
+    """One link of a bare chain: `calls` unary calls to `upstream` in turn per request, the
+    last reply the answer (the chain's bottom link is the echo)."""
     import grpc
 
-    channel = grpc.aio.insecure_channel(upstream) if calls else None
-    onward = channel.unary_unary(ECHO_METHOD) if channel is not None else None
+    channel = grpc.aio.insecure_channel(upstream)
+    onward = channel.unary_unary(ECHO_METHOD)
 
     async def link(request: bytes, context: Any) -> bytes:
         reply = request
         for _ in range(calls):
-            assert onward is not None
             reply = await onward(request)
         return reply
 
@@ -270,8 +272,7 @@ async def _serve_link(calls: int, upstream: str, ready_file: str) -> None:
     try:
         await serve_bare(handler, ready_file)
     finally:
-        if channel is not None:
-            await channel.close()
+        await channel.close()
 
 
 @contextlib.asynccontextmanager
@@ -290,14 +291,14 @@ def main(argv: list[str] | None = None) -> int:
     echo.add_argument("--ready-file", required=True)
     link = sub.add_parser("chain", help="serve one link of a bare chain on a free loopback port")
     link.add_argument("--calls", type=int, required=True, help="calls onward per request")
-    link.add_argument("--upstream", default="", help="the next link's address")
+    link.add_argument("--upstream", required=True, help="the next link's address")
     link.add_argument("--ready-file", required=True)
     args = parser.parse_args(argv)
     if args.command == "echo":
         asyncio.run(_serve_echo(args.ready_file))
     elif args.command == "chain":
-        if args.calls and not args.upstream:
-            parser.error("--calls needs --upstream")
+        if args.calls < 1:
+            parser.error("--calls must be at least 1 (the bottom of a chain is `echo`)")
         asyncio.run(_serve_link(args.calls, args.upstream, args.ready_file))
     return 0
 

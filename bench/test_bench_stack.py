@@ -132,6 +132,22 @@ def _x(value: float, base: float) -> str:
     return f"{value / base:.2f}x" if base and base == base and value == value else "-"
 
 
+PG_BACKENDS = "Postgres backends"
+
+
+def _per_call(case: dict[str, Any], proc: str | None = None, key: str = "cpu") -> float:
+    """A measured case's CPU seconds (or, with key="wakes", wakes) per call: of one process,
+    of the store's Postgres backends (PG_BACKENDS), or of every process together (None)."""
+    values: dict[str, float] = case[key]
+    if proc is None:
+        total = sum(values.values())
+    elif proc == PG_BACKENDS:
+        total = sum(v for k, v in values.items() if k.startswith("postgres["))
+    else:
+        total = values.get(proc, 0)
+    return float(total / case["calls"])
+
+
 def _tables(
     res: dict[str, Any], names: list[str], fill_target: int
 ) -> list[tuple[str, list[str], list[list[str]], str]]:
@@ -141,7 +157,7 @@ def _tables(
     c32 = res["c32"]
     echo_c32 = c32["echo"]
     echo_rate = echo_c32["calls"] / echo_c32["wall"]
-    echo_cpu = sum(echo_c32["cpu"].values()) / echo_c32["calls"]
+    echo_cpu = _per_call(echo_c32)
     headers = ["figure", "bare"] + [h for n in names for h in (n, "/ bare")]
     rows: list[list[str]] = []
 
@@ -166,12 +182,13 @@ def _tables(
         ratio=False,
     )
     c1_cost = res["c1"]
-
-    def c1_cpu(n: str) -> float:
-        return float(sum(c1_cost[n]["cpu"].values()) / c1_cost[n]["calls"])
-
-    row("  server CPU per invoke at c1 (all processes)", c1_cpu("echo"), [c1_cpu(n) for n in names])
-    row("  bare chain's CPU per call at c1", c1_cpu("echo"), [c1_cpu("chain") for _ in names])
+    c1_echo, c1_chain = _per_call(c1_cost["echo"]), _per_call(c1_cost["chain"])
+    row(
+        "  server CPU per invoke at c1 (all processes)",
+        c1_echo,
+        [_per_call(c1_cost[n]) for n in names],
+    )
+    row("  bare chain's CPU per call at c1", c1_echo, [c1_chain for _ in names])
     row("2nd turn of a session, c1, p50", echo, [_p50(s[f"{n}.turn2"]) for n in names])
     row(
         f"turn with {hist_msgs} history messages, c1, p50",
@@ -203,19 +220,20 @@ def _tables(
     )
 
     def cpu(n: str) -> float:
-        return float(sum(c32[n]["cpu"].values()) / c32[n]["calls"])
+        return _per_call(c32[n])
 
     row("server CPU per invoke at c32 (all processes)", echo_cpu, [cpu(n) for n in names])
 
-    def pg_cpu(n: str) -> float:
-        pg = sum(v for k, v in c32[n]["cpu"].items() if k.startswith("postgres["))
-        return float(pg / c32[n]["calls"])
-
-    row("  of which Postgres backends", float("nan"), [pg_cpu(n) for n in names], ratio=False)
+    row(
+        "  of which Postgres backends",
+        float("nan"),
+        [_per_call(c32[n], PG_BACKENDS) for n in names],
+        ratio=False,
+    )
     row(
         "  of which nats-server",
         float("nan"),
-        [c32[n]["cpu"].get("nats-server", 0.0) / c32[n]["calls"] for n in names],
+        [_per_call(c32[n], "nats-server") for n in names],
         ratio=False,
     )
     # An invoke's server processes hold one server half (the router's Invoke) and three whole
@@ -309,7 +327,7 @@ def _tables(
             cells += [
                 _mib(rss_idle[n].get(p, 0)),
                 _mib(rss_load[n].get(p, 0)),
-                fmt_duration(c32[n]["cpu"].get(p, 0.0) / c32[n]["calls"]),
+                fmt_duration(_per_call(c32[n], p)),
             ]
         rows2.append(cells)
     nats_cells = ["nats-server (shared)"]
@@ -317,12 +335,12 @@ def _tables(
         nats_cells += [
             _mib(rss_idle["nats-server"]["nats-server"]),
             _mib(rss_load["nats-server"]["nats-server"]),
-            fmt_duration(c32[n]["cpu"].get("nats-server", 0.0) / c32[n]["calls"]),
+            fmt_duration(_per_call(c32[n], "nats-server")),
         ]
     rows2.append(nats_cells)
-    pg_cells = ["Postgres backends"]
+    pg_cells = [PG_BACKENDS]
     for n in names:
-        pg_cells += ["", "", fmt_duration(pg_cpu(n))]
+        pg_cells += ["", "", fmt_duration(_per_call(c32[n], PG_BACKENDS))]
     rows2.append(pg_cells)
     per_proc = ("6b. Per process: RSS and CPU per invoke at c32", headers2, rows2, "")
     return [main, per_proc, _wakes_table(res, names, procs)]
@@ -337,23 +355,15 @@ def _wakes_table(
     headers = ["process"] + [
         h for n in names for h in (f"{n}: CPU / invoke c1", "c32", "wakes / invoke c1", "c32")
     ]
-
-    def per_call(case: dict[str, Any], key: str, proc: str) -> float:
-        if proc == "Postgres backends":
-            value = sum(v for k, v in case[key].items() if k.startswith("postgres["))
-        else:
-            value = case[key].get(proc, 0)
-        return float(value / case["calls"])
-
     rows = []
-    for proc in [*procs, "nats-server", "Postgres backends"]:
+    for proc in [*procs, "nats-server", PG_BACKENDS]:
         cells = [proc]
         for n in names:
             cells += [
-                fmt_duration(per_call(c1[n], "cpu", proc)),
-                fmt_duration(per_call(c32[n], "cpu", proc)),
-                f"{per_call(c1[n], 'wakes', proc):.1f}",
-                f"{per_call(c32[n], 'wakes', proc):.1f}",
+                fmt_duration(_per_call(c1[n], proc)),
+                fmt_duration(_per_call(c32[n], proc)),
+                f"{_per_call(c1[n], proc, 'wakes'):.1f}",
+                f"{_per_call(c32[n], proc, 'wakes'):.1f}",
             ]
         rows.append(cells)
     title = "6c. Per process: CPU and wakes per invoke, one at a time and 32 in flight"
