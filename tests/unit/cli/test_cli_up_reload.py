@@ -119,6 +119,15 @@ async def test_restart_replaces_the_runner_and_wait_exit_does_not_fire(
         assert name == "sandbox"
 
 
+async def _until_replaced(stack: LocalStack, pids: dict[str, int]) -> None:
+    """Until each process named in `pids` is a new one, serving (a guard against a hang, not
+    a timing assertion: the caller asserts what it needs)."""
+    for _ in range(200):
+        if all(stack.pids[n] != pid and n in stack.endpoints for n, pid in pids.items()):
+            return
+        await asyncio.sleep(0.05)
+
+
 async def test_the_watcher_restarts_the_runner_on_a_change(
     tmp_path: Path, fake_python: str
 ) -> None:
@@ -132,10 +141,7 @@ async def test_the_watcher_restarts_the_runner_on_a_change(
             pid = stack.pids["runner"]
             later = time.time() + 5
             os.utime(config, (later, later))
-            for _ in range(200):
-                if stack.pids["runner"] != pid and "runner" in stack.endpoints:
-                    break
-                await asyncio.sleep(0.05)
+            await _until_replaced(stack, {"runner": pid})
             assert stack.pids["runner"] != pid
         finally:
             task.cancel()
@@ -166,16 +172,10 @@ async def test_the_watcher_restarts_every_runner_replica_one_after_another(
         stack.restart = restart  # type: ignore[method-assign]
         task = asyncio.create_task(watch_and_restart(stack, watch, out, interval_s=0.05))
         try:
-            before = stack.pids
+            before = {n: stack.pids[n] for n in stack.runner_names}
             later = time.time() + 5
             os.utime(config, (later, later))
-            for _ in range(200):  # a guard against a hang, not a timing assertion
-                now = stack.pids
-                if all(now[n] != before[n] for n in stack.runner_names) and all(
-                    n in stack.endpoints for n in stack.runner_names
-                ):
-                    break
-                await asyncio.sleep(0.05)
+            await _until_replaced(stack, before)
             assert all(stack.pids[n] != before[n] for n in ("runner-1", "runner-2"))
         finally:
             task.cancel()
