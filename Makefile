@@ -47,8 +47,17 @@ fmt: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m pytest -m slow bench --ignore=bench/test_bench_stack.py $(PYTEST_ARGS) -s
 
+## Google ADK's api_server, the peer bench-stack measures beside ours (bench/_adk.py): in a
+## virtualenv of its own, every package pinned; RIVERBEAM_BENCH_ADK=0 leaves it out.
+ADK_VENV := bench/.adk
+ADK_STAMP := $(ADK_VENV)/.installed
+$(ADK_STAMP): bench/adk-requirements.txt
+	@test -x $(ADK_VENV)/bin/python || $(PY) -m venv $(ADK_VENV)
+	$(ADK_VENV)/bin/python -m pip install -q -r bench/adk-requirements.txt
+	@touch $(ADK_STAMP)
+
 ## The four service processes (memory and Postgres) driven from a client process (issue 16).
-bench-stack: $(STAMP)
+bench-stack: $(STAMP) $(if $(filter 0,$(RIVERBEAM_BENCH_ADK)),,$(ADK_STAMP))
 	$(BIN)/python -m pytest -m slow bench/test_bench_stack.py $(PYTEST_ARGS) -s
 
 ## Soak/load tests.
@@ -56,4 +65,4 @@ soak: $(STAMP)
 	$(BIN)/python -m pytest -m slow tests $(PYTEST_ARGS)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(ADK_VENV) .pytest_cache .mypy_cache .ruff_cache

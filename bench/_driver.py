@@ -23,6 +23,10 @@ Cases (all on loopback, the echo agent, non-streaming unless said):
   the same for the echo and for the bare chain (its three processes); wakes per call too.
 - `scale`: the 2nd-turn p50 with the runs stored so far, then again after filling the store
   with more runs (c32 new-session invokes within a time budget): cost per invoke should not grow.
+
+ADK's api_server, when the config names it (`adk`, bench/_adk.py), is measured beside the stacks
+in the same blocks: `c1` (new session = create + run), the 2nd turn, the turn with history,
+`stream` (first and last server-sent event of /run_sse) and `c32`.
 """
 
 from __future__ import annotations
@@ -35,13 +39,15 @@ import sys
 import time
 import uuid
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import asyncpg
 import grpc
 import nats
 
-from bench._procs import ECHO_METHOD, cpu_seconds, rss_bytes, wakes
+from bench._adk import AdkClient
+from bench._procs import ECHO_METHOD, children_cpu_seconds, cpu_seconds, rss_bytes, wakes
 from riverbeam.v1 import riverbeam_service_pb2 as svc_pb
 from riverbeam.v1 import riverbeam_service_pb2_grpc as svc_grpc
 from riverbeam.v1 import types_pb2
@@ -70,7 +76,10 @@ def _request(session_id: str | None = None, *, stream: bool = False) -> types_pb
 
 
 class StackClient:
-    def __init__(self, spec: dict[str, Any], nc: Any, pg: asyncpg.Pool | None) -> None:
+    def __init__(
+        self, spec: dict[str, Any], nc: Any, pg: asyncpg.Pool | None, reaped: dict[str, int]
+    ) -> None:
+        self.reaped = reaped  # with Postgres: the ended backends' entry (REAPED)
         self.name: str = spec["name"]
         self.pids: dict[str, int] = spec["pids"]
         self.pg_tag: str | None = spec.get("pg_tag")
@@ -173,7 +182,22 @@ class StackClient:
         rows = await self.pg.fetch(
             "SELECT pid FROM pg_stat_activity WHERE application_name = $1", self.pg_tag
         )
-        return {f"postgres[{r['pid']}]": int(r["pid"]) for r in rows}
+        return {f"postgres[{r['pid']}]": int(r["pid"]) for r in rows} | self.reaped
+
+
+# The CPU of Postgres backends that ended: the postmaster's reaped children (cutime + cstime).
+# A stack whose pool opens and closes connections under load (ADK's SQLAlchemy pool past its
+# five) would otherwise lose the CPU of each backend that ended before the second reading.
+REAPED = "postgres[ended]"
+
+
+async def reaped_backends(pg: asyncpg.Pool | None) -> dict[str, int]:
+    """{REAPED: the postmaster's pid} (the parent of a backend of `pg`); {} without Postgres."""
+    if pg is None:
+        return {}
+    backend = int(await pg.fetchval("SELECT pg_backend_pid()"))
+    text = await asyncio.to_thread(Path(f"/proc/{backend}/stat").read_text)
+    return {REAPED: int(text[text.rindex(")") + 2 :].split()[1])}
 
 
 _VACUUMED = ("sessions", "interactions", "runs", "messages")
@@ -212,11 +236,14 @@ async def _concurrent(call: Callable[[], Awaitable[object]], total: int) -> floa
 
 
 def _cpu(pids: dict[str, int]) -> dict[str, float]:
-    return {name: cpu_seconds(pid) for name, pid in pids.items()}
+    return {
+        name: children_cpu_seconds(pid) if name == REAPED else cpu_seconds(pid)
+        for name, pid in pids.items()
+    }
 
 
 def _wakes(pids: dict[str, int]) -> dict[str, int]:
-    return {name: wakes(pid) for name, pid in pids.items()}
+    return {name: 0 if name == REAPED else wakes(pid) for name, pid in pids.items()}
 
 
 def _add_cost(
@@ -224,13 +251,17 @@ def _add_cost(
     cpu: tuple[dict[str, float], dict[str, float]],
     woke: tuple[dict[str, int], dict[str, int]],
 ) -> None:
-    """Add each process's CPU seconds and wakes between two readings to `entry`."""
+    """Add each process's CPU seconds and wakes between two readings to `entry`.
+
+    A process only in the second reading started between them (a backend a pool opened): all of
+    its CPU is the window's. One that ended reads 0 the second time: it adds nothing here (a
+    backend's share is in REAPED)."""
     (cpu0, cpu1), (woke0, woke1) = cpu, woke
     for proc in cpu1:
-        entry["cpu"][proc] = entry["cpu"].get(proc, 0.0) + cpu1[proc] - cpu0.get(proc, cpu1[proc])
-        entry["wakes"][proc] = (
-            entry["wakes"].get(proc, 0) + woke1[proc] - woke0.get(proc, woke1[proc])
-        )
+        used = max(0.0, cpu1[proc] - cpu0.get(proc, 0.0))
+        entry["cpu"][proc] = entry["cpu"].get(proc, 0.0) + used
+        woken = max(0, woke1[proc] - woke0.get(proc, 0))
+        entry["wakes"][proc] = entry["wakes"].get(proc, 0) + woken
 
 
 def _own_cpu() -> float:
@@ -257,7 +288,9 @@ async def main(config_path: str) -> dict[str, Any]:
         if config.get("pg_dsn")
         else None
     )
-    stacks = [StackClient(spec, nc, pg) for spec in config["stacks"]]
+    reaped = await reaped_backends(pg)
+    stacks = [StackClient(spec, nc, pg, reaped) for spec in config["stacks"]]
+    peers = [AdkClient(spec, pg, TEXT, reaped) for spec in config.get("adk", [])]
     echo_channel = grpc.aio.insecure_channel(config["echo"])
     echo = await _echo_calls(echo_channel, _request().SerializeToString())
     # The bare chain of an invoke's hops (bench._procs.BareChain), sent the same bytes.
@@ -279,7 +312,9 @@ async def main(config_path: str) -> dict[str, Any]:
             samples.setdefault(f"{prefix}.{key}", []).extend(values)
 
     try:
-        out["rss_idle"] = {s.name: {p: rss_bytes(pid) for p, pid in s.pids.items()} for s in stacks}
+        out["rss_idle"] = {
+            s.name: {p: rss_bytes(pid) for p, pid in s.pids.items()} for s in [*stacks, *peers]
+        }
         out["rss_idle"]["nats-server"] = {"nats-server": rss_bytes(nats_pid)}
         out["rss_idle"]["bare echo"] = {"echo": rss_bytes(config["echo_pid"])}
 
@@ -328,15 +363,25 @@ async def main(config_path: str) -> dict[str, Any]:
             await s.stream_c1(5)
             await s.follow_c1(5)
             await s.prepare_history(counts["history_turns"])
+        for peer in peers:
+            await peer.new_c1(20)
+            await peer.turn2_c1(5)
+            await peer.stream_c1(5)
+            await peer.prepare_history(counts["history_turns"])
 
         # ---- sequential cases, interleaved --------------------------------------------------
         echo_pids: dict[str, int] = {"echo": config["echo_pid"]}
         chain_pids: dict[str, int] = config["chain_pids"]
 
-        async def c1_costed(name: str, pids: dict[str, int], case: Awaitable[Samples]) -> Samples:
-            """The case's samples; its processes' CPU and wakes per call go to out["c1"]."""
+        async def c1_costed(
+            name: str, pids: dict[str, int], case: Awaitable[Samples], more: Any = None
+        ) -> Samples:
+            """The case's samples; its processes' CPU and wakes per call go to out["c1"].
+            `more`: the backend_pids of its stack, read again after (backends it opened)."""
             before = _cpu(pids), _wakes(pids)
             got = await case
+            if more is not None:
+                pids = pids | await more()
             after = _cpu(pids), _wakes(pids)
             entry = out["c1"].setdefault(name, {"calls": 0, "cpu": {}, "wakes": {}})
             entry["calls"] += sum(len(v) for v in got.values())
@@ -356,11 +401,21 @@ async def main(config_path: str) -> dict[str, Any]:
             for s in stacks:
                 t0 = time.perf_counter()
                 pids = dict(s.pids) | {"nats-server": nats_pid} | await s.backend_pids()
-                add(s.name, await c1_costed(s.name, pids, s.new_c1(share("c1"))))
+                add(s.name, await c1_costed(s.name, pids, s.new_c1(share("c1")), s.backend_pids))
                 add(s.name, await s.turn2_c1(share("c1") // 2 or 1))
                 add(s.name, await s.history_c1(share("history")))
                 add(s.name, await s.stream_c1(share("stream")))
                 add(s.name, await s.follow_c1(share("stream")))
+                if time.perf_counter() - t0 > phase_budget / rounds:
+                    counts = {k: max(rounds, v // 2) for k, v in counts.items()}
+            for peer in peers:
+                t0 = time.perf_counter()
+                pids = dict(peer.pids) | await peer.backend_pids()
+                case = peer.new_c1(share("c1"))
+                add(peer.name, await c1_costed(peer.name, pids, case, peer.backend_pids))
+                add(peer.name, await peer.turn2_c1(share("c1") // 2 or 1))
+                add(peer.name, await peer.history_c1(share("history")))
+                add(peer.name, await peer.stream_c1(share("stream")))
                 if time.perf_counter() - t0 > phase_budget / rounds:
                     counts = {k: max(rounds, v // 2) for k, v in counts.items()}
 
@@ -368,12 +423,18 @@ async def main(config_path: str) -> dict[str, Any]:
         c32: dict[str, dict[str, Any]] = out["c32"]
 
         async def measure(
-            name: str, call: Callable[[], Awaitable[object]], pids: dict[str, int], total: int
+            name: str,
+            call: Callable[[], Awaitable[object]],
+            pids: dict[str, int],
+            total: int,
+            more: Any = None,
         ) -> None:
             before = _cpu(pids), _wakes(pids)
             own = _own_cpu()
             wall = await _concurrent(call, total)
             own = _own_cpu() - own
+            if more is not None:
+                pids = pids | await more()
             after = _cpu(pids), _wakes(pids)
             entry = c32.setdefault(
                 name, {"calls": 0, "wall": 0.0, "cpu": {}, "wakes": {}, "client_cpu": 0.0}
@@ -387,15 +448,23 @@ async def main(config_path: str) -> dict[str, Any]:
         await _concurrent(chain, 64)
         for s in stacks:
             await _concurrent(s.invoke, 64)
+        for peer in peers:
+            await _concurrent(peer.invoke, 64)
         for _ in range(rounds):
             gc.collect()
             await measure("echo", echo, echo_pids, counts["c32_echo"] // rounds)
             await measure("chain", chain, chain_pids, counts["c32"] // rounds)
             for s in stacks:
                 pids = dict(s.pids) | {"nats-server": nats_pid} | await s.backend_pids()
-                await measure(s.name, s.invoke, pids, counts["c32"] // rounds)
+                await measure(s.name, s.invoke, pids, counts["c32"] // rounds, s.backend_pids)
+            for peer in peers:
+                pids = dict(peer.pids) | await peer.backend_pids()
+                total = counts["c32"] // rounds
+                await measure(peer.name, peer.invoke, pids, total, peer.backend_pids)
 
-        out["rss_load"] = {s.name: {p: rss_bytes(pid) for p, pid in s.pids.items()} for s in stacks}
+        out["rss_load"] = {
+            s.name: {p: rss_bytes(pid) for p, pid in s.pids.items()} for s in [*stacks, *peers]
+        }
         out["rss_load"]["nats-server"] = {"nats-server": rss_bytes(nats_pid)}
         out["rss_load"]["bare echo"] = {"echo": rss_bytes(config["echo_pid"])}
 
@@ -434,6 +503,8 @@ async def main(config_path: str) -> dict[str, Any]:
         await chain_channel.close()
         for s in stacks:
             await s.channel.close()
+        for peer in peers:
+            await peer.aclose()
         await js.delete_stream(BENCH_STREAM)
         await nc.close()
         if pg is not None:

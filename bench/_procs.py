@@ -60,6 +60,17 @@ def cpu_seconds(pid: int) -> float:
     return (utime + stime) / _CLK_TCK
 
 
+def children_cpu_seconds(pid: int) -> float:
+    """cutime + cstime of a process: the CPU of its children that ended and were waited for
+    (the postmaster's ended backends), in seconds (0.0 when it is gone)."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    fields = text[text.rindex(")") + 2 :].split()
+    return (int(fields[13]) + int(fields[14])) / _CLK_TCK  # fields 16 and 17 of stat(5)
+
+
 def wakes(pid: int) -> int:
     """Voluntary context switches of a process, summed over its threads (0 when it is gone):
     each is a sleep that a message, a timer or a lock ended."""

@@ -11,7 +11,8 @@ call gives the client half of a bare call, so the table also prices the gRPC flo
 invoke's hops (what no code of ours can save without fewer hops) and what is above it. That
 floor is also measured: a bare chain of three processes in the shape of the hops (a "router"
 calling a "runner", which calls a "store" twice in turn; bench._procs.BareChain), sent the
-echo's bytes, at c1 and c32.
+echo's bytes, at c1 and c32. Google ADK's api_server runs beside them as a peer (bench/_adk.py),
+in memory and on PostgreSQL, driven by the same client in the same blocks.
 
 Settings (environment):
 - RIVERBEAM_BENCH_SCALE: counts times this (0.2 for a smoke run).
@@ -31,6 +32,8 @@ Settings (environment):
 - RIVERBEAM_BENCH_README: a markdown file whose section between `<!-- bench-stack:begin -->`
   and `<!-- bench-stack:end -->` is replaced with this run's tables (bench/README.md).
 - RIVERBEAM_BENCH_MARKDOWN: as for every benchmark, append the tables there.
+- RIVERBEAM_BENCH_ADK: `0` leaves ADK out, `1` fails when it cannot run (default: measured when
+  bench/.adk, which `make bench-stack` installs, or RIVERBEAM_BENCH_ADK_PYTHON has it).
 
 Each tree's code is compiled to bytecode first, as the image does at install
 (deploy/Dockerfile's `pip install --compile`): with PYTHONDONTWRITEBYTECODE set, as on the
@@ -58,6 +61,7 @@ from typing import Any
 import asyncpg
 import pytest
 
+from bench._adk import AdkServer, AdkUnavailable, adk_database_url, adk_python
 from bench._kit import emit_table, fmt_duration, machine_note, scaled
 from bench._procs import BareChain, EchoProcess, StackSpec, tagged_dsn
 from services.cli._up import LocalStack
@@ -115,6 +119,30 @@ async def _stack(
                 await conn.close()
 
 
+@contextlib.asynccontextmanager
+async def _adk(name: str, python: Path, workdir: Path, pg_url: str | None) -> AsyncIterator[Any]:
+    """ADK's api_server (bench/_adk.py): sessions in memory, or with `pg_url` in a database of
+    its own (ADK makes its tables in the database's public schema), dropped afterwards."""
+    database = f"rbbench_adk_{uuid.uuid4().hex[:10]}" if pg_url else None
+    if pg_url and database:
+        conn = await asyncpg.connect(pg_url)
+        try:
+            await conn.execute(f'CREATE DATABASE "{database}"')
+        finally:
+            await conn.close()
+    try:
+        uri = adk_database_url(pg_url, database) if pg_url and database else None
+        async with AdkServer(python, workdir, name=name, session_uri=uri, env=_env()) as server:
+            yield server.to_json(database)
+    finally:
+        if pg_url and database:
+            conn = await asyncpg.connect(pg_url)
+            try:
+                await conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+            finally:
+                await conn.close()
+
+
 def _signed(seconds: float) -> str:
     """A difference of two p50s: negative when noise outweighs it."""
     return ("-" if seconds < 0 else "") + fmt_duration(abs(seconds))
@@ -149,9 +177,17 @@ def _per_call(case: dict[str, Any], proc: str | None = None, key: str = "cpu") -
 
 
 def _tables(
-    res: dict[str, Any], names: list[str], fill_target: int
+    res: dict[str, Any], names: list[str], fill_target: int, ours: list[str] | None = None
 ) -> list[tuple[str, list[str], list[list[str]], str]]:
-    s = res["samples"]
+    """The tables of a run: a column per name, ours (Riverbeam's stacks; default all) and the
+    peers (ADK), whose cells are empty where a row has no counterpart (the chain of our hops,
+    FollowStream, NATS, the stored-runs fill)."""
+    own = set(names if ours is None else ours)
+    nan = float("nan")
+    s = dict(res["samples"])
+    for n in names:
+        for key in ("new", "turn2", "history", "first", "done", "follow"):
+            s.setdefault(f"{n}.{key}", [])
     echo = _p50(s["echo.c1"])
     js_first, js_done = _p50(s["nats.first"]), _p50(s["nats.done"])
     c32 = res["c32"]
@@ -166,18 +202,21 @@ def _tables(
     ) -> None:
         cells = [label, fmt(bare) if bare == bare else ""]
         for v in values:
-            cells += [fmt(v), _x(v, bare) if ratio else ""]
+            cells += [fmt(v), _x(v, bare) if ratio else ""] if v == v else ["", ""]
         rows.append(cells)
+
+    def ours_only(value: float) -> list[float]:
+        return [value if n in own else nan for n in names]
 
     hist_msgs = 2 * HISTORY_TURNS
     row("invoke, new session, c1, p50", echo, [_p50(s[f"{n}.new"]) for n in names])
     # The bare chain (bench._procs.BareChain): the same hops, bare processes, nothing else.
     chain = _p50(s["chain.c1"])
-    row("  bare chain of its hops (3 processes, 4 calls), c1, p50", echo, [chain for _ in names])
+    row("  bare chain of its hops (3 processes, 4 calls), c1, p50", echo, ours_only(chain))
     row(
         "  invoke / bare chain",
         float("nan"),
-        [_p50(s[f"{n}.new"]) / chain for n in names],
+        [_p50(s[f"{n}.new"]) / chain if n in own else nan for n in names],
         fmt=lambda v: f"{v:.2f}x",
         ratio=False,
     )
@@ -188,7 +227,7 @@ def _tables(
         c1_echo,
         [_per_call(c1_cost[n]) for n in names],
     )
-    row("  bare chain's CPU per call at c1", c1_echo, [c1_chain for _ in names])
+    row("  bare chain's CPU per call at c1", c1_echo, ours_only(c1_chain))
     row("2nd turn of a session, c1, p50", echo, [_p50(s[f"{n}.turn2"]) for n in names])
     row(
         f"turn with {hist_msgs} history messages, c1, p50",
@@ -215,7 +254,7 @@ def _tables(
     row(
         "  bare chain of its hops at c32",
         echo_rate,
-        [rate("chain") for _ in names],
+        ours_only(rate("chain")),
         fmt=lambda v: f"{v:,.0f}",
     )
 
@@ -233,7 +272,7 @@ def _tables(
     row(
         "  of which nats-server",
         float("nan"),
-        [_per_call(c32[n], "nats-server") for n in names],
+        [_per_call(c32[n], "nats-server") if n in own else nan for n in names],
         ratio=False,
     )
     # An invoke's server processes hold one server half (the router's Invoke) and three whole
@@ -242,8 +281,8 @@ def _tables(
     echo_client = echo_c32.get("client_cpu", float("nan")) / echo_c32["calls"]
 
     def floor_rows(label: str, floor: float, above: str) -> None:
-        row(label, float("nan"), [floor for _ in names], ratio=False)
-        row(above, float("nan"), [cpu(n) - floor for n in names], ratio=False)
+        row(label, float("nan"), ours_only(floor), ratio=False)
+        row(above, float("nan"), [cpu(n) - floor if n in own else nan for n in names], ratio=False)
 
     floor_rows(
         "  bare gRPC floor of its hops (1 server half + 3 calls)",
@@ -274,8 +313,12 @@ def _tables(
     scale = res.get("scale") or {}
     if scale:
         e_low, e_high = _p50(scale["echo"]["low"]), _p50(scale["echo"]["high"])
-        row("2nd turn p50, runs stored so far", e_low, [_p50(scale[n]["low"]) for n in names])
-        filled = ", ".join(f"{n}: +{scale[n]['filled']:,}" for n in names)
+
+        def stored(n: str, key: str) -> float:
+            return _p50(scale[n][key]) if n in scale else nan
+
+        row("2nd turn p50, runs stored so far", e_low, [stored(n, "low") for n in names])
+        filled = ", ".join(f"{n}: +{scale[n]['filled']:,}" for n in names if n in scale)
         if res.get("pg_autovacuum"):
             # Postgres stacks are vacuumed before each of these rows (bench/_driver.py).
             filled += (
@@ -284,14 +327,16 @@ def _tables(
         row(
             f"2nd turn p50 after adding runs ({filled})",
             e_high,
-            [_p50(scale[n]["high"]) for n in names],
+            [stored(n, "high") for n in names],
         )
         rows.append(
             ["  after / before (p50 ratio)", f"{e_high / e_low:.2f}"]
             + [
                 c
                 for n in names
-                for c in (f"{_p50(scale[n]['high']) / _p50(scale[n]['low']):.2f}", "")
+                for c in (
+                    (f"{stored(n, 'high') / stored(n, 'low'):.2f}", "") if n in scale else ("", "")
+                )
             ]
         )
     rss_load = res["rss_load"]
@@ -299,7 +344,11 @@ def _tables(
     row(
         "RSS, whole stack after load (+ nats-server)",
         float(rss_load["bare echo"]["echo"]),
-        [float(sum(rss_load[n].values()) + rss_load["nats-server"]["nats-server"]) for n in names],
+        [
+            float(sum(rss_load[n].values()))
+            + (rss_load["nats-server"]["nats-server"] if n in own else 0)
+            for n in names
+        ],
         fmt=_mib,
     )
     row(
@@ -317,6 +366,7 @@ def _tables(
     )
 
     procs = sorted({p for n in names for p in res["rss_idle"][n]} - {"nats"})
+    ran = {n: set(res["rss_idle"][n]) for n in names}  # the processes of each column
     headers2 = ["process"] + [
         h for n in names for h in (f"{n}: idle RSS", "after load", "CPU / invoke c32")
     ]
@@ -324,30 +374,38 @@ def _tables(
     for p in procs:
         cells = [p]
         for n in names:
-            cells += [
-                _mib(rss_idle[n].get(p, 0)),
-                _mib(rss_load[n].get(p, 0)),
-                fmt_duration(_per_call(c32[n], p)),
-            ]
+            cells += (
+                [
+                    _mib(rss_idle[n].get(p, 0)),
+                    _mib(rss_load[n].get(p, 0)),
+                    fmt_duration(_per_call(c32[n], p)),
+                ]
+                if p in ran[n]
+                else ["", "", ""]
+            )
         rows2.append(cells)
     nats_cells = ["nats-server (shared)"]
     for n in names:
-        nats_cells += [
-            _mib(rss_idle["nats-server"]["nats-server"]),
-            _mib(rss_load["nats-server"]["nats-server"]),
-            fmt_duration(_per_call(c32[n], "nats-server")),
-        ]
+        nats_cells += (
+            [
+                _mib(rss_idle["nats-server"]["nats-server"]),
+                _mib(rss_load["nats-server"]["nats-server"]),
+                fmt_duration(_per_call(c32[n], "nats-server")),
+            ]
+            if n in own
+            else ["", "", ""]
+        )
     rows2.append(nats_cells)
     pg_cells = [PG_BACKENDS]
     for n in names:
         pg_cells += ["", "", fmt_duration(_per_call(c32[n], PG_BACKENDS))]
     rows2.append(pg_cells)
     per_proc = ("6b. Per process: RSS and CPU per invoke at c32", headers2, rows2, "")
-    return [main, per_proc, _wakes_table(res, names, procs)]
+    return [main, per_proc, _wakes_table(res, names, procs, own)]
 
 
 def _wakes_table(
-    res: dict[str, Any], names: list[str], procs: list[str]
+    res: dict[str, Any], names: list[str], procs: list[str], ours: set[str]
 ) -> tuple[str, list[str], list[list[str]], str]:
     """6c: each process's CPU and wakes (voluntary context switches) per invoke, one at a time
     against 32 in flight: what batching saves each of them."""
@@ -359,12 +417,21 @@ def _wakes_table(
     for proc in [*procs, "nats-server", PG_BACKENDS]:
         cells = [proc]
         for n in names:
-            cells += [
-                fmt_duration(_per_call(c1[n], proc)),
-                fmt_duration(_per_call(c32[n], proc)),
-                f"{_per_call(c1[n], proc, 'wakes'):.1f}",
-                f"{_per_call(c32[n], proc, 'wakes'):.1f}",
-            ]
+            part = (
+                proc == PG_BACKENDS
+                or proc in res["rss_idle"][n]
+                or (proc == "nats-server" and n in ours)
+            )
+            cells += (
+                [
+                    fmt_duration(_per_call(c1[n], proc)),
+                    fmt_duration(_per_call(c32[n], proc)),
+                    f"{_per_call(c1[n], proc, 'wakes'):.1f}",
+                    f"{_per_call(c32[n], proc, 'wakes'):.1f}",
+                ]
+                if part
+                else ["", "", "", ""]
+            )
         rows.append(cells)
     title = "6c. Per process: CPU and wakes per invoke, one at a time and 32 in flight"
     return (title, headers, rows, "wakes: voluntary context switches, all threads")
@@ -426,6 +493,10 @@ async def test_bench_stack(pg_url: str) -> None:
         "scale": scaled(90, minimum=rounds * 2),
         "history_turns": HISTORY_TURNS,
     }
+    try:
+        adk = adk_python()
+    except AdkUnavailable as exc:
+        pytest.fail(str(exc))
     for tree in {t or ROOT for _, t, _ in trees}:
         await asyncio.to_thread(_compile, tree)
     with NatsServer() as nats_server, tempfile.TemporaryDirectory(prefix="rbbench-") as tmp:
@@ -447,6 +518,14 @@ async def test_bench_stack(pg_url: str) -> None:
                             )
                         )
                     )
+            peers: list[dict[str, Any]] = []
+            for kind in wanted if adk is not None else []:
+                assert adk is not None
+                peers.append(
+                    await es.enter_async_context(
+                        _adk(f"ADK {kind}", adk, Path(tmp), pg_url if kind == "postgres" else None)
+                    )
+                )
             config = {
                 "echo": echo.address,
                 "echo_pid": echo.pid,
@@ -456,6 +535,7 @@ async def test_bench_stack(pg_url: str) -> None:
                 "nats_pid": nats_server.pid,
                 "pg_dsn": pg_url if "postgres" in wanted else None,
                 "stacks": [spec.to_json() for spec in specs],
+                "adk": peers,
                 "rounds": rounds,
                 "counts": counts,
                 "budget_s": 240.0,
@@ -477,9 +557,16 @@ async def test_bench_stack(pg_url: str) -> None:
                 raise
             assert proc.returncode == 0, "the driver failed (its stderr is above)"
     result = json.loads(stdout)
-    names = [spec.name for spec in specs]
-    tables = _tables(result, names, fill)
+    ours = [spec.name for spec in specs]
+    names = ours + [peer["name"] for peer in peers]
+    tables = _tables(result, names, fill, ours)
     caption = machine_note()
+    if peers:
+        caption += (
+            " | ADK: google-adk api_server (bench/adk-requirements.txt), an LlmAgent with an echo"
+            " model, over HTTP/1.1 keep-alive (httpx); new session = create + run; first / done"
+            " frame = first / last server-sent event of /run_sse"
+        )
     for title, headers, rows, note in tables:
         emit_table(title, headers, rows, caption=note)
     _save(result, _markdown(tables, caption))
