@@ -282,7 +282,8 @@ def _tables(
 
     def floor_rows(label: str, floor: float, above: str) -> None:
         row(label, float("nan"), ours_only(floor), ratio=False)
-        row(above, float("nan"), [cpu(n) - floor if n in own else nan for n in names], ratio=False)
+        above_it = [cpu(n) - floor if n in own else nan for n in names]
+        row(above, float("nan"), above_it, fmt=_signed, ratio=False)
 
     floor_rows(
         "  bare gRPC floor of its hops (1 server half + 3 calls)",
@@ -564,7 +565,7 @@ async def test_bench_stack(pg_url: str) -> None:
     if peers:
         caption += (
             " | ADK: google-adk api_server (bench/adk-requirements.txt), an LlmAgent with an echo"
-            " model, over HTTP/1.1 keep-alive (httpx); new session = create + run; first / done"
+            " model, over HTTP/1.1 keep-alive (aiohttp); new session = create + run; first / done"
             " frame = first / last server-sent event of /run_sse"
         )
     for title, headers, rows, note in tables:
