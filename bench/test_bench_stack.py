@@ -495,7 +495,7 @@ async def test_bench_stack(pg_url: str) -> None:
         "history_turns": HISTORY_TURNS,
     }
     try:
-        adk = adk_python()
+        adk = await asyncio.to_thread(adk_python)  # it asks the interpreter: a second or two
     except AdkUnavailable as exc:
         pytest.fail(str(exc))
     for tree in {t or ROOT for _, t, _ in trees}:
