@@ -36,6 +36,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import aiohttp
 
+from bench._kit import per_call
+
 ROOT = Path(__file__).resolve().parent.parent
 APP = "assistant"
 USER = "bench"
@@ -274,22 +276,17 @@ class AdkClient:
         await self.run(await self.create())
 
     async def new_c1(self, n: int) -> Samples:
-        out = []
-        for _ in range(n):
-            start = time.perf_counter()
-            await self.invoke()
-            out.append(time.perf_counter() - start)
-        return {"new": out}
+        return {"new": await per_call(self.invoke)(n)}
 
     async def turn2_c1(self, n: int) -> Samples:
-        out = []
-        for _ in range(n):
+        session_id = ""
+
+        async def first_turn() -> None:
+            nonlocal session_id
             session_id = await self.create()
             await self.run(session_id)
-            start = time.perf_counter()
-            await self.run(session_id)
-            out.append(time.perf_counter() - start)
-        return {"turn2": out}
+
+        return {"turn2": await per_call(lambda: self.run(session_id), prepare=first_turn)(n)}
 
     async def prepare_history(self, turns: int) -> None:
         self.history_session = await self.create()
@@ -297,12 +294,7 @@ class AdkClient:
             await self.run(self.history_session)
 
     async def history_c1(self, n: int) -> Samples:
-        out = []
-        for _ in range(n):
-            start = time.perf_counter()
-            await self.run(self.history_session)
-            out.append(time.perf_counter() - start)
-        return {"history": out}
+        return {"history": await per_call(lambda: self.run(self.history_session))(n)}
 
     async def stream_c1(self, n: int) -> Samples:
         first: list[float] = []

@@ -47,6 +47,7 @@ import grpc
 import nats
 
 from bench._adk import AdkClient
+from bench._kit import per_call
 from bench._procs import ECHO_METHOD, children_cpu_seconds, cpu_seconds, rss_bytes, wakes
 from riverbeam.v1 import riverbeam_service_pb2 as svc_pb
 from riverbeam.v1 import riverbeam_service_pb2_grpc as svc_grpc
@@ -95,22 +96,17 @@ class StackClient:
         assert reply.WhichOneof("outcome") == "result", reply
 
     async def new_c1(self, n: int) -> Samples:
-        out = []
-        for _ in range(n):
-            start = time.perf_counter()
-            await self.invoke()
-            out.append(time.perf_counter() - start)
-        return {"new": out}
+        return {"new": await per_call(self.invoke)(n)}
 
     async def turn2_c1(self, n: int) -> Samples:
-        out = []
-        for _ in range(n):
+        session = ""
+
+        async def first_turn() -> None:
+            nonlocal session
             session = str(uuid.uuid4())
             await self.invoke(session)
-            start = time.perf_counter()
-            await self.invoke(session)
-            out.append(time.perf_counter() - start)
-        return {"turn2": out}
+
+        return {"turn2": await per_call(lambda: self.invoke(session), prepare=first_turn)(n)}
 
     async def prepare_history(self, turns: int) -> None:
         self.history_session = str(uuid.uuid4())
@@ -118,12 +114,7 @@ class StackClient:
             await self.invoke(self.history_session)
 
     async def history_c1(self, n: int) -> Samples:
-        out = []
-        for _ in range(n):
-            start = time.perf_counter()
-            await self.invoke(self.history_session)
-            out.append(time.perf_counter() - start)
-        return {"history": out}
+        return {"history": await per_call(lambda: self.invoke(self.history_session))(n)}
 
     async def stream_c1(self, n: int) -> Samples:
         first: list[float] = []

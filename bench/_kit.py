@@ -138,13 +138,21 @@ def _fmt_rate(ops: float) -> str:
 # ---- cases --------------------------------------------------------------------------------------
 
 
-def per_call(op: Callable[[], Awaitable[object]], *, batch: int = 1) -> BlockRunner:
-    """A block runner timing each call of an async operation (or `batch` calls, averaged)."""
+def per_call(
+    op: Callable[[], Awaitable[object]],
+    *,
+    batch: int = 1,
+    prepare: Callable[[], Awaitable[object]] | None = None,
+) -> BlockRunner:
+    """A block runner timing each call of an async operation (or `batch` calls, averaged);
+    `prepare`, untimed, runs before each sample (a session's first turn before its second)."""
 
     async def run(n: int) -> list[float]:
         out: list[float] = []
         clock = time.perf_counter
         for _ in range(n):
+            if prepare is not None:
+                await prepare()
             start = clock()
             for _ in range(batch):
                 await op()

@@ -112,11 +112,16 @@ async def _stack(
     finally:
         await stack.stop()
         if pg_url and schema:
-            conn = await asyncpg.connect(pg_url)
-            try:
-                await conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
-            finally:
-                await conn.close()
+            await _pg_execute(pg_url, f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+async def _pg_execute(pg_url: str, statement: str) -> None:
+    """One statement on a connection of its own (CREATE / DROP DATABASE take no transaction)."""
+    conn = await asyncpg.connect(pg_url)
+    try:
+        await conn.execute(statement)
+    finally:
+        await conn.close()
 
 
 @contextlib.asynccontextmanager
@@ -125,22 +130,14 @@ async def _adk(name: str, python: Path, workdir: Path, pg_url: str | None) -> As
     its own (ADK makes its tables in the database's public schema), dropped afterwards."""
     database = f"rbbench_adk_{uuid.uuid4().hex[:10]}" if pg_url else None
     if pg_url and database:
-        conn = await asyncpg.connect(pg_url)
-        try:
-            await conn.execute(f'CREATE DATABASE "{database}"')
-        finally:
-            await conn.close()
+        await _pg_execute(pg_url, f'CREATE DATABASE "{database}"')
     try:
         uri = adk_database_url(pg_url, database) if pg_url and database else None
         async with AdkServer(python, workdir, name=name, session_uri=uri, env=_env()) as server:
             yield server.to_json(database)
     finally:
         if pg_url and database:
-            conn = await asyncpg.connect(pg_url)
-            try:
-                await conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
-            finally:
-                await conn.close()
+            await _pg_execute(pg_url, f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
 
 
 def _signed(seconds: float) -> str:
