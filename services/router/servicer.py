@@ -9,10 +9,10 @@ from typing import Any
 
 from riverbeam.auth import Principal
 from riverbeam.core.errors import ErrorCode, RiverbeamError
-from riverbeam.gateway import Gateway
+from riverbeam.gateway import Gateway, stream_request
 from riverbeam.runtime import RunnerReply
 from riverbeam.store import usage_row_to_proto
-from riverbeam.types import AgentResult, InvokeRequest, ResumePayload, StreamAck
+from riverbeam.types import AgentResult, InvokeRequest, ResumePayload, StreamAck, StreamChunk
 from riverbeam.v1 import ledger_pb2
 from riverbeam.v1 import riverbeam_service_pb2 as pb
 from riverbeam.v1 import riverbeam_service_pb2_grpc as pb_grpc
@@ -177,6 +177,25 @@ class RiverbeamServicer(pb_grpc.RiverbeamServiceServicer):
         return ledger_pb2.ListToolExecutionsResponse(
             entries=[e.to_proto() for e in entries], next_page_token=token or ""
         )
+
+    async def InvokeStream(
+        self, request: pb.InvokeStreamRequest, context: Any
+    ) -> AsyncIterator[pb.InvokeStreamResponse]:
+        principal = self._principal(context)
+        wire = stream_request(request.request)
+        events = self._gw.invoke_stream(
+            principal,
+            InvokeRequest.from_proto(wire),
+            timeout_s=_remaining(context),
+            wire=wire,
+        )
+        async for event in events:
+            if isinstance(event, StreamChunk):
+                yield pb.InvokeStreamResponse(chunk=event.to_proto())
+            elif isinstance(event, StreamAck):
+                yield pb.InvokeStreamResponse(ack=event.to_proto())
+            else:  # the runner's StreamAck message, handed on as it came
+                yield pb.InvokeStreamResponse(ack=event)
 
     async def FollowStream(
         self, request: pb.FollowStreamRequest, context: Any

@@ -4,7 +4,8 @@ The client uses the TypeScript client package (clients/typescript): it calls Lis
 that an unknown agent is refused with a RiverbeamError carrying BEM-020 and the catalog's title
 and hint from the rich status details, invokes
 `assistant` with stream=true, follows the ack's subject on NATS JetStream (ordered consumer,
-deliver all) until the done frame, and compares the frames with the router's FollowStream relay.
+deliver all) until the done frame, compares the frames with the router's FollowStream relay, and
+runs a second turn with InvokeStream (the ack, then the frames, in one call).
 It prints one JSON summary line and exits non-zero on any failure.
 
 Needs node (>= 20) and npm: without them the module skips, except in CI (CI=true) where that is
@@ -98,6 +99,7 @@ async def test_node_client_invokes_and_follows(node: str, stack: LocalStack) -> 
     request_id = summary["request_id"]
     assert isinstance(request_id, str) and UUID_RE.match(request_id)
     assert summary["relay_frames"] == frames  # FollowStream gave the same (seq, type) list
+    assert summary["invoke_stream_frames"] == frames  # InvokeStream: the ack, then as many
     types = summary["types"]
     assert isinstance(types, list) and len(types) == frames and types[-1] == "done"
     assert "assistant" in summary["agents"]  # type: ignore[operator]

@@ -220,6 +220,40 @@ export class RiverbeamClient {
   }
 
   /**
+   * Run an agent and read its frames in one call (InvokeStream): the StreamAck first, then the
+   * frames as `follow` relays them (StreamChunk JSON, as on NATS), ending with the done or error
+   * frame. Aborting stops the reading, not the run (`cancel` stops it).
+   */
+  async *invokeStream(
+    agentName: string,
+    text: string,
+    options: Omit<InvokeOptions, "stream"> = {},
+    signal?: AbortSignal,
+  ): AsyncGenerator<StreamAck | Frame> {
+    const request = {
+      agentName,
+      content: [{ type: "text", text }],
+      sessionId: options.sessionId ?? crypto.randomUUID(),
+      stream: true,
+      modelOverride: options.modelOverride,
+      requestId: options.requestId,
+      interactionId: options.interactionId,
+    };
+    try {
+      for await (const response of this.client.invokeStream({ request }, { signal })) {
+        if (response.event.case === "ack") {
+          yield response.event.value;
+        } else if (response.event.case === "chunk") {
+          const json = toJson(StreamChunkSchema, response.event.value, { useProtoFieldName: true }) as JsonObject;
+          yield json as unknown as Frame;
+        }
+      }
+    } catch (err) {
+      throw toRiverbeamError(err);
+    }
+  }
+
+  /**
    * A request's frames through the router (FollowStream): replayed after `afterSeq`, then live,
    * ending with the done or error frame. Frames are the StreamChunk JSON, as on NATS.
    */

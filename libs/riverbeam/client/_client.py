@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncGenerator, Sequence
-from typing import Literal, overload
+from typing import Any, Literal, overload
 
 from riverbeam.client._approvals import action_response
 from riverbeam.client._connection import DEFAULT_TARGET, DEFAULT_TIMEOUT_S
@@ -159,27 +159,22 @@ class RiverbeamClient(_ReadCalls):
             interaction_id: Continue this interaction of the session (a new one when None);
                 after a handoff its turns go to the agent it was handed to.
         """
-        parts = [ContentPart.of_text(content)] if isinstance(content, str) else list(content)
-        payload = InvokePayload.parse(
-            {
-                "agent_name": agent_name,
-                "content": [p.to_json_dict() for p in parts],
-                "session_id": session_id or str(uuid.uuid4()),
-                "stream": stream,
-                "metadata": metadata,
-                "model_override": model_override,
-                "auth_context": auth_context.to_json_dict() if auth_context else None,
-                "request_id": request_id,
-                "response_schema": response_schema,
-                "time_limit_s": time_limit_s,
-                "token_budget": token_budget,
-                "turn_config": _config_json(turn_config),
-                "session_config": _config_json(session_config),
-            }
+        message = _invoke_message(
+            agent_name,
+            content,
+            session_id=session_id,
+            stream=stream,
+            metadata=metadata,
+            model_override=model_override,
+            auth_context=auth_context,
+            request_id=request_id,
+            response_schema=response_schema,
+            time_limit_s=time_limit_s,
+            token_budget=token_budget,
+            turn_config=turn_config,
+            session_config=session_config,
+            interaction_id=interaction_id,
         )
-        message = payload.to_proto()
-        if interaction_id is not None:
-            message.interaction_id = interaction_id
         reply = await self._unary("Invoke", message, timeout_s)
         if reply.WhichOneof("outcome") == "ack":
             return StreamAck.from_proto(reply.ack)
@@ -377,6 +372,60 @@ class RiverbeamClient(_ReadCalls):
         return bool(reply.cancelled)
 
     # ---- frames -------------------------------------------------------------------------------
+    async def invoke_stream(
+        self,
+        agent_name: str,
+        content: str | Sequence[ContentPart],
+        *,
+        timeout_s: float | None = None,
+        **options: Any,
+    ) -> AsyncGenerator[StreamAck | StreamChunk, None]:
+        """Run an agent and read its frames in one call (InvokeStream).
+
+        Yields the StreamAck first (its `request_id` resumes a broken read with `follow`),
+        then the request's frames, ending after the done or error frame. The request runs as
+        `invoke(..., stream=True)` runs it; the frames are those `follow` relays, without its
+        second call. Stopping early stops the reading, not the run (`cancel` stops it).
+
+        Args:
+            agent_name: The agent to run.
+            content: The turn: a string (one text part) or content parts.
+            timeout_s: Deadline of the whole call, frames included; None for none.
+            **options: `invoke`'s other keyword arguments (session_id, metadata,
+                request_id, ...), but not `stream`.
+
+        Raises:
+            RiverbeamError: what `invoke` and `follow` raise.
+        """
+        message = _invoke_message(agent_name, content, stream=True, **options)
+        request = pb.InvokeStreamRequest(request=message)
+        call = self._stub().InvokeStream(request, metadata=self._metadata, timeout=timeout_s)
+        guard: SequenceGuard | None = None
+        request_id: str | None = None
+        try:
+            with self._translated():
+                async for reply in call:
+                    if reply.WhichOneof("event") == "ack":
+                        ack = StreamAck.from_proto(reply.ack)
+                        request_id = ack.request_id
+                        guard = SequenceGuard(request_id, 0)
+                        yield ack
+                        continue
+                    frame = StreamChunk.from_proto(reply.chunk)
+                    if guard is None or not guard.accept(frame):
+                        continue
+                    yield frame
+                    if frame.is_terminal:
+                        return
+        finally:
+            call.cancel()
+        raise RiverbeamError(
+            ErrorCode.STREAM_WITHOUT_DONE,
+            "the frames of the request ended before the done or error frame",
+            request_id=request_id,
+            last_seq=guard.last_seq if guard is not None else 0,
+        )
+
     async def follow(
         self, request_id: str, *, after_seq: int = 0, timeout_s: float | None = None
     ) -> AsyncGenerator[StreamChunk, None]:
@@ -449,3 +498,45 @@ def _config_json(config: TurnConfig | JsonObject | None) -> JsonObject | None:
     if isinstance(config, TurnConfig):
         return config.to_json_dict()
     return config
+
+
+def _invoke_message(
+    agent_name: str,
+    content: str | Sequence[ContentPart],
+    *,
+    session_id: str | None = None,
+    stream: bool = False,
+    metadata: JsonObject | None = None,
+    model_override: str | None = None,
+    auth_context: InvokeAuthContext | None = None,
+    request_id: str | None = None,
+    response_schema: JsonObject | None = None,
+    time_limit_s: float | None = None,
+    token_budget: int | None = None,
+    turn_config: TurnConfig | JsonObject | None = None,
+    session_config: TurnConfig | JsonObject | None = None,
+    interaction_id: str | None = None,
+) -> Any:
+    """The InvokeRequest message of an invoke (validated as the router will)."""
+    parts = [ContentPart.of_text(content)] if isinstance(content, str) else list(content)
+    payload = InvokePayload.parse(
+        {
+            "agent_name": agent_name,
+            "content": [p.to_json_dict() for p in parts],
+            "session_id": session_id or str(uuid.uuid4()),
+            "stream": stream,
+            "metadata": metadata,
+            "model_override": model_override,
+            "auth_context": auth_context.to_json_dict() if auth_context else None,
+            "request_id": request_id,
+            "response_schema": response_schema,
+            "time_limit_s": time_limit_s,
+            "token_budget": token_budget,
+            "turn_config": _config_json(turn_config),
+            "session_config": _config_json(session_config),
+        }
+    )
+    message = payload.to_proto()
+    if interaction_id is not None:
+        message.interaction_id = interaction_id
+    return message

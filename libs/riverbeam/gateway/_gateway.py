@@ -30,8 +30,8 @@ from riverbeam.auth import (
 )
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.core.ids import new_id
-from riverbeam.gateway._follow import StreamFollowing
 from riverbeam.gateway._grants import StreamGrants
+from riverbeam.gateway._invoke_stream import InvokeStreaming
 from riverbeam.gateway._ledger import LedgerReads
 from riverbeam.gateway._lost_runner import (
     await_lost_run,
@@ -76,7 +76,7 @@ _INVOKE_GRANTS_HELD = 4096
 _Reply = AgentResult | StreamAck | RunnerReply
 
 
-class Gateway(LedgerReads, StreamFollowing):
+class Gateway(LedgerReads, InvokeStreaming):
     """The router's behaviour, free of gRPC."""
 
     def __init__(

@@ -101,6 +101,11 @@ class RiverbeamServiceStub:
                 request_serializer=riverbeam_dot_v1_dot_riverbeam__service__pb2.FollowStreamRequest.SerializeToString,
                 response_deserializer=riverbeam_dot_v1_dot_riverbeam__service__pb2.FollowStreamResponse.FromString,
                 _registered_method=True)
+        self.InvokeStream = channel.unary_stream(
+                '/riverbeam.v1.RiverbeamService/InvokeStream',
+                request_serializer=riverbeam_dot_v1_dot_riverbeam__service__pb2.InvokeStreamRequest.SerializeToString,
+                response_deserializer=riverbeam_dot_v1_dot_riverbeam__service__pb2.InvokeStreamResponse.FromString,
+                _registered_method=True)
         self.GetUsage = channel.unary_unary(
                 '/riverbeam.v1.RiverbeamService/GetUsage',
                 request_serializer=riverbeam_dot_v1_dot_riverbeam__service__pb2.GetUsageRequest.SerializeToString,
@@ -201,6 +206,17 @@ class RiverbeamServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def InvokeStream(self, request, context):
+        """Run an agent and relay its frames in the same call: the StreamAck first, then every
+        frame of the request, ending after the done or error frame, as FollowStream relays
+        them. The request runs as Invoke runs it with stream = true. The frames' consumer is made
+        while the run begins, so none of Invoke-then-FollowStream's second call and setup is
+        waited for. Ending the call stops the relay, not the run (Cancel stops the run).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetUsage(self, request, context):
         """Token usage and cost per run, session, user or organisation over a time range. A caller
         sees its own runs; an admin (or a backend) may ask for any user or organisation.
@@ -284,6 +300,11 @@ def add_RiverbeamServiceServicer_to_server(servicer, server):
                     servicer.FollowStream,
                     request_deserializer=riverbeam_dot_v1_dot_riverbeam__service__pb2.FollowStreamRequest.FromString,
                     response_serializer=riverbeam_dot_v1_dot_riverbeam__service__pb2.FollowStreamResponse.SerializeToString,
+            ),
+            'InvokeStream': grpc.unary_stream_rpc_method_handler(
+                    servicer.InvokeStream,
+                    request_deserializer=riverbeam_dot_v1_dot_riverbeam__service__pb2.InvokeStreamRequest.FromString,
+                    response_serializer=riverbeam_dot_v1_dot_riverbeam__service__pb2.InvokeStreamResponse.SerializeToString,
             ),
             'GetUsage': grpc.unary_unary_rpc_method_handler(
                     servicer.GetUsage,
@@ -647,6 +668,33 @@ class RiverbeamService:
             '/riverbeam.v1.RiverbeamService/FollowStream',
             riverbeam_dot_v1_dot_riverbeam__service__pb2.FollowStreamRequest.SerializeToString,
             riverbeam_dot_v1_dot_riverbeam__service__pb2.FollowStreamResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def InvokeStream(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/riverbeam.v1.RiverbeamService/InvokeStream',
+            riverbeam_dot_v1_dot_riverbeam__service__pb2.InvokeStreamRequest.SerializeToString,
+            riverbeam_dot_v1_dot_riverbeam__service__pb2.InvokeStreamResponse.FromString,
             options,
             channel_credentials,
             insecure,

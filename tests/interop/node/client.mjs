@@ -12,7 +12,8 @@
 // whose code (BEM-020), title and hint come from the rich status; Invoke with stream=true returns a StreamAck;
 // the ack's subject is followed on JetStream (ordered consumer, deliver all) until the done
 // frame, seq 1..n without gaps and the result text "Echo: <text>"; FollowStream (gRPC) for
-// the same request gives the same (seq, type) list.
+// the same request gives the same (seq, type) list; InvokeStream on the same session gives its ack
+// and then its frames in one call.
 //
 // Prints one JSON line on stdout: {"ok":true,"frames":N,"text":"Echo: ...","request_id":...}
 // (or {"ok":false,"step":...,"error":...}). Exit 0 when every check passed; 1 when a check
@@ -159,6 +160,25 @@ async function main(progress) {
   const pending = await client.listPendingActions(sessionId);
   check(pending.items.length === 0, `ListPendingActions: ${pending.items.length}`);
 
+  progress.step = "InvokeStream";
+  const streamed = [];
+  let streamAck;
+  for await (const event of client.invokeStream(opts.agent, opts.text, { sessionId })) {
+    if (event.$typeName === "riverbeam.v1.StreamAck") {
+      check(streamAck === undefined && streamed.length === 0, "InvokeStream: the ack is not first");
+      streamAck = event;
+    } else {
+      streamed.push(event);
+    }
+  }
+  check(streamAck?.sessionId === sessionId, `InvokeStream ack session ${streamAck?.sessionId}`);
+  check(
+    streamed.every((f, i) => f.seq === i + 1 && f.request_id === streamAck.requestId),
+    `InvokeStream frames ${shape(streamed)}`,
+  );
+  check(streamed.at(-1)?.type === "done", `InvokeStream ended with ${streamed.at(-1)?.type}`);
+  check(resultText(streamed.at(-1)) === text, "InvokeStream done text differs");
+
   return {
     ok: true,
     reads: { messages: roles.length, run_status: run.status },
@@ -168,6 +188,7 @@ async function main(progress) {
     session_id: sessionId,
     types: frames.map((f) => f.type),
     relay_frames: viaGrpc.frames.length,
+    invoke_stream_frames: streamed.length,
     duplicates_dropped: viaNats.duplicates + viaGrpc.duplicates,
     agents: names,
     unknown_agent_error: refused.code,
