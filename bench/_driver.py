@@ -18,6 +18,7 @@ Cases (all on loopback, the echo agent, non-streaming unless said):
   subscribed before the call: time from the call to the first frame and to the terminal frame.
   Bare: two `js.publish` (awaiting each ack) to a subscribed subject of a bench stream.
 - `follow`: the same Invoke, then FollowStream from seq 0: time from the call to the done frame.
+- `invoke_stream`: InvokeStream (the ack and the frames in one call): time to the done frame.
 - `c32`: 32 calls in flight (one channel), new sessions; calls/s, and the CPU time every process
   of the stack spent (+ nats-server, + the store's Postgres backends) divided by the calls;
   the same for the echo and for the bare chain (its three processes); wakes per call too.
@@ -59,6 +60,7 @@ BENCH_STREAM = "RBBENCHSTACK"
 BENCH_SUBJECT = "rbbench.stack"
 SUBJECT_PREFIX = "riverbeam.stream."
 CONCURRENCY = 32
+TERMINAL = ("done", "error")
 
 Samples = dict[str, list[float]]
 
@@ -158,6 +160,26 @@ class StackClient:
                     break
             call.cancel()
         return {"follow": out}
+
+    async def invoke_stream_c1(self, n: int) -> Samples:
+        """InvokeStream: time from the call to the done frame (none from a tree without it)."""
+        out = []
+        for _ in range(n):
+            request = svc_pb.InvokeStreamRequest(request=_request(stream=True))
+            start = time.perf_counter()
+            call = self.stub.InvokeStream(request, timeout=60)
+            try:
+                async for reply in call:
+                    if reply.WhichOneof("event") == "chunk" and reply.chunk.type in TERMINAL:
+                        out.append(time.perf_counter() - start)
+                        break
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() is grpc.StatusCode.UNIMPLEMENTED:
+                    return {}
+                raise
+            finally:
+                call.cancel()
+        return {"invoke_stream": out}
 
     async def vacuum(self) -> None:
         """VACUUM (ANALYZE) this stack's Postgres tables, as autovacuum would; none in memory."""
@@ -353,6 +375,7 @@ async def main(config_path: str) -> dict[str, Any]:
             await s.turn2_c1(5)
             await s.stream_c1(5)
             await s.follow_c1(5)
+            await s.invoke_stream_c1(5)
             await s.prepare_history(counts["history_turns"])
         for peer in peers:
             await peer.new_c1(20)
@@ -397,6 +420,7 @@ async def main(config_path: str) -> dict[str, Any]:
                 add(s.name, await s.history_c1(share("history")))
                 add(s.name, await s.stream_c1(share("stream")))
                 add(s.name, await s.follow_c1(share("stream")))
+                add(s.name, await s.invoke_stream_c1(share("stream")))
                 if time.perf_counter() - t0 > phase_budget / rounds:
                     counts = {k: max(rounds, v // 2) for k, v in counts.items()}
             for peer in peers:

@@ -183,7 +183,7 @@ def _tables(
     nan = float("nan")
     s = dict(res["samples"])
     for n in names:
-        for key in ("new", "turn2", "history", "first", "done", "follow"):
+        for key in ("new", "turn2", "history", "first", "done", "follow", "invoke_stream"):
             s.setdefault(f"{n}.{key}", [])
     echo = _p50(s["echo.c1"])
     js_first, js_done = _p50(s["nats.first"]), _p50(s["nats.done"])
@@ -305,6 +305,14 @@ def _tables(
         "  FollowStream over NATS direct",
         float("nan"),
         [_p50(s[f"{n}.follow"]) - _p50(s[f"{n}.done"]) for n in names],
+        fmt=_signed,
+        ratio=False,
+    )
+    row("done frame via InvokeStream, p50", js_done, [_p50(s[f"{n}.invoke_stream"]) for n in names])
+    row(
+        "  InvokeStream over NATS direct",
+        float("nan"),
+        [_p50(s[f"{n}.invoke_stream"]) - _p50(s[f"{n}.done"]) for n in names],
         fmt=_signed,
         ratio=False,
     )
