@@ -381,6 +381,63 @@ async def follow_frames(
     return EventSourceResponse(events(), ping=int(settings.sse_ping_s), headers=_SSE_HEADERS)
 
 
+_INVOKE_STREAM_DESCRIPTION = """\
+Run an agent and read its frames in one call (the InvokeStream RPC): Server-Sent Events, first
+an `event: ack` whose `data` is the StreamAck, then the request's frames as
+`GET /v1/requests/{request_id}/frames` sends them (`data` the frame's JSON as on NATS, `id`
+its `seq`), ending after the `done` or `error` frame. The body is Invoke's; `stream` is
+ignored (always streamed). A refused invoke is a problem+json response (nothing ran); a
+failure once streaming has begun ends with an `event: problem`. Closing the connection stops
+the reading, not the run; a reconnect reads on with `GET /v1/requests/{request_id}/frames`
+and `Last-Event-ID`."""
+
+
+@api_router.post(
+    "/invoke/stream",
+    tags=["invoke"],
+    summary="Invoke and stream its frames (SSE)",
+    description=_INVOKE_STREAM_DESCRIPTION,
+    response_class=Response,
+    responses={
+        200: {
+            "description": "text/event-stream: the ack, then the frames",
+            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+        }
+    },
+)
+async def invoke_stream(body: InvokeBody, request: Request, client: Client) -> Response:
+    events = client.invoke_stream(
+        body.agent_name,
+        body.content,
+        session_id=body.session_id,
+        metadata=body.metadata,
+        model_override=body.model_override,
+        auth_context=body.auth_context,
+        request_id=body.request_id,
+    )
+    try:
+        ack = await anext(events)  # a refused invoke raises here: a problem+json response
+    except BaseException:
+        await events.aclose()
+        raise
+    settings = _settings(request)
+
+    async def sent() -> AsyncGenerator[ServerSentEvent, None]:
+        async with contextlib.aclosing(events):
+            yield ServerSentEvent(event="ack", data=ack.to_json())
+            try:
+                async for frame in events:
+                    assert isinstance(frame, StreamChunk)
+                    yield ServerSentEvent(data=frame.to_json(), id=str(frame.seq))
+            except RiverbeamError as err:
+                problem = problem_of(err, instance=request.url.path)
+                yield ServerSentEvent(
+                    event="problem", data=problem.model_dump_json(exclude_none=True)
+                )
+
+    return EventSourceResponse(sent(), ping=int(settings.sse_ping_s), headers=_SSE_HEADERS)
+
+
 # ---- /chat: the AI SDK UI message stream ----------------------------------------------------------
 chat_router = APIRouter(responses=PROBLEM_RESPONSES)
 

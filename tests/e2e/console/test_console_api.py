@@ -45,6 +45,7 @@ RPC_ROUTES = {
     "GetUsage": ("get", "/v1/usage"),
     "ListToolExecutions": ("get", "/v1/runs/{run_id}/tool-executions"),
     "FollowStream": ("get", "/v1/requests/{request_id}/frames"),
+    "InvokeStream": ("post", "/v1/invoke/stream"),
 }
 
 
@@ -89,6 +90,31 @@ async def test_docs_page_loads_only_assets_the_console_serves(console_env: Conso
         assert "default-src 'self'" in home.headers["content-security-policy"]
         for url in re.findall(r"""(?:src|href)=["'](/[^"']+)["']""", home.text):
             assert (await http.get(url)).status_code == 200, url
+
+
+async def test_invoke_stream_sends_the_ack_then_the_nats_frames(
+    console_env: ConsoleEnv, nats_url: str
+) -> None:
+    request_id = str(uuid.uuid4())
+    body = {"agent_name": "assistant", "content": "one call", "request_id": request_id}
+    async with nats_tap(nats_url, request_id) as tap, console_env.http() as http:
+        response = await http.post("/v1/invoke/stream", json=body)
+        assert response.status_code == 200, response.text
+        assert response.headers["content-type"].startswith("text/event-stream")
+        ack, *events = sse_events(response.text)
+        await tap.wait_terminal()
+        assert ack["event"] == "ack" and json.loads(ack["data"])["request_id"] == request_id
+        assert all("event" not in e for e in events)
+        assert [e["data"] for e in events] == tap.raw
+        frames = [StreamChunk.parse(e["data"]) for e in events]
+        assert_sequenced(frames)
+        assert frames[-1].type == "done" and frames[-1].result is not None
+        assert frames[-1].result.text == "Echo: one call"
+        # A refused invoke is a problem document, not a stream: the id was used.
+        again = await http.post("/v1/invoke/stream", json=body)
+        assert_problem(again, 409, "BEM-031")
+        unknown = await http.post("/v1/invoke/stream", json={**body, "agent_name": "nobody"})
+        assert_problem(unknown, 404, "BEM-020")
 
 
 async def test_sse_frames_are_the_nats_frames_and_resume_after_last_event_id(
