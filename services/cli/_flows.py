@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,7 @@ from riverbeam.client import RiverbeamClient, follow_nats
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.routing import is_placeholder
 from riverbeam.stream import DEFAULT_STREAM_NAME
-from riverbeam.types import AgentResult, JsonObject, ModelConfig, StreamChunk
+from riverbeam.types import AgentResult, JsonObject, ModelConfig, StreamAck, StreamChunk
 from services.cli._errors import ExitCode, print_frame_error
 from services.cli._render import (
     FrameRenderer,
@@ -157,22 +157,30 @@ async def invoke(
         if json_mode:
             _emit_json(result.to_json())
         return finish(consoles, result, json_mode=json_mode, streamed=False)
-    ack = await client.invoke(
-        agent,
-        text,
-        session_id=session_id,
-        stream=True,
-        metadata=metadata,
-        model_override=model,
-        **extra,
+    # The ack and the frames in one call (InvokeStream): no second call to follow.
+    events = client.invoke_stream(
+        agent, text, session_id=session_id, metadata=metadata, model_override=model, **extra
     )
-    progress.request_id = ack.request_id
-    consoles.err.print(
-        Text(f"session {ack.session_id} · request {ack.request_id}", style="dim"), soft_wrap=True
-    )
-    return await show_frames(
-        client.follow(ack.request_id), consoles, json_mode=json_mode, progress=progress
-    )
+    async with contextlib.aclosing(events):
+        ack = await anext(events)
+        assert isinstance(ack, StreamAck)
+        progress.request_id = ack.request_id
+        consoles.err.print(
+            Text(f"session {ack.session_id} · request {ack.request_id}", style="dim"),
+            soft_wrap=True,
+        )
+        return await show_frames(
+            _frames_of(events), consoles, json_mode=json_mode, progress=progress
+        )
+
+
+async def _frames_of(
+    events: AsyncIterator[StreamAck | StreamChunk],
+) -> AsyncGenerator[StreamChunk, None]:
+    """The frames after an InvokeStream's ack."""
+    async for event in events:
+        if isinstance(event, StreamChunk):
+            yield event
 
 
 async def respond(

@@ -147,9 +147,11 @@ def test_unreachable_router_is_exit_5(cli: Cli) -> None:
 def test_request_id_is_a_fresh_uuid_each_time(cli: Cli) -> None:
     cli("invoke", "assistant", "a")
     cli("invoke", "assistant", "b")
-    follows = [req.request_id for name, req in cli.fake.calls if name == "FollowStream"]
-    assert len(set(follows)) == 2
-    assert all(uuid.UUID(r) for r in follows)
+    streamed = [req.request.request_id for name, req in cli.fake.calls if name == "InvokeStream"]
+    assert len(set(streamed)) == 2
+    assert all(uuid.UUID(r) for r in streamed)
+    # One call each: the ack and the frames both come on the InvokeStream.
+    assert not any(name in ("Invoke", "FollowStream") for name, _ in cli.fake.calls)
 
 
 def test_ctrl_c_while_following_says_how_to_pick_it_up(

@@ -296,16 +296,35 @@ class FakeRiverbeam(pb_grpc.RiverbeamServiceServicer):  # type: ignore[misc]
         self, request: Any, context: Any
     ) -> AsyncIterator[pb.FollowStreamResponse]:
         self._enter("FollowStream", request, context)
-        frames = self.scripts.get(request.request_id)
+        async for frame in self._relayed(request.request_id, request.after_seq):
+            yield pb.FollowStreamResponse(chunk=frame)
+
+    async def InvokeStream(
+        self, request: Any, context: Any
+    ) -> AsyncIterator[pb.InvokeStreamResponse]:
+        """As the router: the invoke run with stream = true, its ack, then its frames."""
+        self._enter("InvokeStream", request, context)
+        wire = request.request
+        wire.stream = True
+        if not wire.request_id:
+            wire.request_id = str(uuid.uuid4())
+        reply = await self.Invoke(wire, context)
+        # Counted as the InvokeStream above, not as an Invoke of its own.
+        self.calls.pop()
+        self.authorizations.pop()
+        yield pb.InvokeStreamResponse(ack=reply.ack)
+        async for frame in self._relayed(reply.ack.request_id, 0):
+            yield pb.InvokeStreamResponse(chunk=frame)
+
+    async def _relayed(self, request_id: str, after_seq: int) -> AsyncIterator[Any]:
+        frames = self.scripts.get(request_id)
         if frames is None:
-            raise RiverbeamError(
-                ErrorCode.STREAM_NOT_FOUND, f"no frames for request {request.request_id}"
-            )
+            raise RiverbeamError(ErrorCode.STREAM_NOT_FOUND, f"no frames for request {request_id}")
         for frame in frames:
-            if (frame.seq or 0) <= request.after_seq or frame.seq == self.gap_at:
+            if (frame.seq or 0) <= after_seq or frame.seq == self.gap_at:
                 continue
             for _ in range(2 if self.repeat_frames else 1):
-                yield pb.FollowStreamResponse(chunk=frame.to_proto())
+                yield frame.to_proto()
             await asyncio.sleep(0)
 
 
