@@ -394,6 +394,9 @@ class RiverbeamClient(_ReadCalls):
             **options: `invoke`'s other keyword arguments (session_id, metadata,
                 request_id, ...), but not `stream`.
 
+        A router older than InvokeStream answers UNIMPLEMENTED before anything runs: the
+        request then goes as Invoke and FollowStream, with the same ack and frames.
+
         Raises:
             RiverbeamError: what `invoke` and `follow` raise.
         """
@@ -402,6 +405,7 @@ class RiverbeamClient(_ReadCalls):
         call = self._stub().InvokeStream(request, metadata=self._metadata, timeout=timeout_s)
         guard: SequenceGuard | None = None
         request_id: str | None = None
+        older_router = False
         try:
             with self._translated():
                 async for reply in call:
@@ -417,8 +421,19 @@ class RiverbeamClient(_ReadCalls):
                     yield frame
                     if frame.is_terminal:
                         return
+        except RiverbeamError as err:
+            if guard is not None or not _unimplemented(err):
+                raise
+            older_router = True
         finally:
             call.cancel()
+        if older_router:
+            reply = await self._unary("Invoke", message, timeout_s)
+            ack = StreamAck.from_proto(reply.ack)
+            yield ack
+            async for frame in self.follow(ack.request_id, timeout_s=timeout_s):
+                yield frame
+            return
         raise RiverbeamError(
             ErrorCode.STREAM_WITHOUT_DONE,
             "the frames of the request ended before the done or error frame",
@@ -498,6 +513,11 @@ def _config_json(config: TurnConfig | JsonObject | None) -> JsonObject | None:
     if isinstance(config, TurnConfig):
         return config.to_json_dict()
     return config
+
+
+def _unimplemented(err: RiverbeamError) -> bool:
+    """A status the router did not send itself (no ErrorInfo) saying the method is unknown."""
+    return err.transport and err.details.get("grpc_code") == "UNIMPLEMENTED"
 
 
 def _invoke_message(

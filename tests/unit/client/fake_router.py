@@ -18,6 +18,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import grpc
+
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.server import GrpcServer, ServiceBinding
 from riverbeam.types import (
@@ -85,6 +87,7 @@ class FakeRiverbeam(pb_grpc.RiverbeamServiceServicer):  # type: ignore[misc]
     page_limit: int = 2  # the most items per page, whatever the client asks: forces pagination
     gap_at: int | None = None  # skip this frame seq in FollowStream (to test gap detection)
     repeat_frames: bool = False  # send every frame twice (to test duplicate dropping)
+    older: bool = False  # answer InvokeStream as a router without it (UNIMPLEMENTED)
     calls: list[tuple[str, Any]] = field(default_factory=list)
     authorizations: list[str | None] = field(default_factory=list)
     pages_served: dict[str, int] = field(default_factory=dict)
@@ -302,8 +305,11 @@ class FakeRiverbeam(pb_grpc.RiverbeamServiceServicer):  # type: ignore[misc]
     async def InvokeStream(
         self, request: Any, context: Any
     ) -> AsyncIterator[pb.InvokeStreamResponse]:
-        """As the router: the invoke run with stream = true, its ack, then its frames."""
+        """As the router: the invoke run with stream = true, its ack, then its frames; as a
+        router older than InvokeStream (UNIMPLEMENTED, no ErrorInfo) with `older`."""
         self._enter("InvokeStream", request, context)
+        if self.older:
+            await context.abort(grpc.StatusCode.UNIMPLEMENTED, "Method not found!")
         wire = request.request
         wire.stream = True
         if not wire.request_id:
