@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, AsyncIterator
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -364,21 +364,32 @@ async def follow_frames(
 
     async def events() -> AsyncGenerator[ServerSentEvent, None]:
         async with contextlib.aclosing(frames):
-            try:
-                if first is None:
-                    return
-                yield ServerSentEvent(data=first.to_json(), id=str(first.seq))
-                if first.is_terminal:
-                    return
-                async for frame in frames:
-                    yield ServerSentEvent(data=frame.to_json(), id=str(frame.seq))
-            except RiverbeamError as err:
-                problem = problem_of(err, instance=request.url.path)
-                yield ServerSentEvent(
-                    event="problem", data=problem.model_dump_json(exclude_none=True)
-                )
+            if first is None:
+                return
+            yield _frame_event(first)
+            if first.is_terminal:
+                return
+            async for event in _frame_events(frames, request):
+                yield event
 
     return EventSourceResponse(events(), ping=int(settings.sse_ping_s), headers=_SSE_HEADERS)
+
+
+def _frame_event(frame: StreamChunk) -> ServerSentEvent:
+    return ServerSentEvent(data=frame.to_json(), id=str(frame.seq))
+
+
+async def _frame_events(
+    frames: AsyncIterator[StreamAck | StreamChunk], request: Request
+) -> AsyncGenerator[ServerSentEvent, None]:
+    """Each frame as an event (`id` its seq); a failure while following as `event: problem`."""
+    try:
+        async for frame in frames:
+            if isinstance(frame, StreamChunk):  # an InvokeStream's ack came before
+                yield _frame_event(frame)
+    except RiverbeamError as err:
+        problem = problem_of(err, instance=request.url.path)
+        yield ServerSentEvent(event="problem", data=problem.model_dump_json(exclude_none=True))
 
 
 _INVOKE_STREAM_DESCRIPTION = """\
@@ -425,15 +436,8 @@ async def invoke_stream(body: InvokeBody, request: Request, client: Client) -> R
     async def sent() -> AsyncGenerator[ServerSentEvent, None]:
         async with contextlib.aclosing(events):
             yield ServerSentEvent(event="ack", data=ack.to_json())
-            try:
-                async for frame in events:
-                    assert isinstance(frame, StreamChunk)
-                    yield ServerSentEvent(data=frame.to_json(), id=str(frame.seq))
-            except RiverbeamError as err:
-                problem = problem_of(err, instance=request.url.path)
-                yield ServerSentEvent(
-                    event="problem", data=problem.model_dump_json(exclude_none=True)
-                )
+            async for event in _frame_events(events, request):
+                yield event
 
     return EventSourceResponse(sent(), ping=int(settings.sse_ping_s), headers=_SSE_HEADERS)
 
