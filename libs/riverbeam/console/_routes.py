@@ -309,6 +309,12 @@ def _cursor(last_event_id: str | None, after_seq: int | None) -> int:
     return after_seq or 0
 
 
+def _event_stream(description: str) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses` of an endpoint answering with Server-Sent Events."""
+    content = {"text/event-stream": {"schema": {"type": "string"}}}
+    return {200: {"description": description, "content": content}}
+
+
 def _sse_json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
@@ -329,10 +335,7 @@ after the terminal frame gets 204 (an EventSource then stops reconnecting)."""
     description=_FRAMES_DESCRIPTION,
     response_class=Response,
     responses={
-        200: {
-            "description": "text/event-stream of frames",
-            "content": {"text/event-stream": {"schema": {"type": "string"}}},
-        },
+        **_event_stream("text/event-stream of frames"),
         204: {"description": "Nothing after the cursor: the terminal frame was already sent."},
     },
 )
@@ -409,12 +412,7 @@ and `Last-Event-ID`."""
     summary="Invoke and stream its frames (SSE)",
     description=_INVOKE_STREAM_DESCRIPTION,
     response_class=Response,
-    responses={
-        200: {
-            "description": "text/event-stream: the ack, then the frames",
-            "content": {"text/event-stream": {"schema": {"type": "string"}}},
-        }
-    },
+    responses=_event_stream("text/event-stream: the ack, then the frames"),
 )
 async def invoke_stream(body: InvokeBody, request: Request, client: Client) -> Response:
     events = client.invoke_stream(
@@ -460,12 +458,7 @@ problem+json responses."""
     summary="Chat (AI SDK UI message stream)",
     description=_CHAT_DESCRIPTION,
     response_class=Response,
-    responses={
-        200: {
-            "description": "UI message stream (x-vercel-ai-ui-message-stream: v1)",
-            "content": {"text/event-stream": {"schema": {"type": "string"}}},
-        }
-    },
+    responses=_event_stream("UI message stream (x-vercel-ai-ui-message-stream: v1)"),
 )
 async def chat(body: ChatRequest, request: Request, client: Client) -> Response:
     user = next((m for m in reversed(body.messages) if m.role == "user"), None)
