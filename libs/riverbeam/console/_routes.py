@@ -466,22 +466,29 @@ async def chat(body: ChatRequest, request: Request, client: Client) -> Response:
     if not text.strip():
         raise RiverbeamError(ErrorCode.CHAT_NO_USER_MESSAGE)
     settings = _settings(request)
-    ack = await client.invoke(
+    # The ack and the frames on one call (InvokeStream); a refused turn raises at the ack.
+    events = client.invoke_stream(
         body.agent or settings.chat_agent,
         text,
         session_id=body.session_id or chat_session_id(body.id),
-        stream=True,
         model_override=body.model_override,
     )
+    try:
+        ack = await anext(events)
+    except BaseException:
+        await events.aclose()
+        raise
+    assert isinstance(ack, StreamAck)
     translator = ChatTranslator()
 
     async def parts() -> AsyncGenerator[str, None]:
         for part in translator.start(ack):
             yield _sse_json(part)
-        frames = client.follow(ack.request_id)
-        async with contextlib.aclosing(frames):
+        async with contextlib.aclosing(events):
             try:
-                async for frame in frames:
+                async for frame in events:
+                    if not isinstance(frame, StreamChunk):
+                        continue
                     for part in translator.frame(frame):
                         yield _sse_json(part)
                     if translator.finished:
