@@ -300,22 +300,15 @@ def _tables(
     )
     row("first frame at a NATS subscriber, p50", js_first, [_p50(s[f"{n}.first"]) for n in names])
     row("done frame at a NATS subscriber, p50", js_done, [_p50(s[f"{n}.done"]) for n in names])
-    row("done frame via FollowStream, p50", js_done, [_p50(s[f"{n}.follow"]) for n in names])
-    row(
-        "  FollowStream over NATS direct",
-        float("nan"),
-        [_p50(s[f"{n}.follow"]) - _p50(s[f"{n}.done"]) for n in names],
-        fmt=_signed,
-        ratio=False,
-    )
-    row("done frame via InvokeStream, p50", js_done, [_p50(s[f"{n}.invoke_stream"]) for n in names])
-    row(
-        "  InvokeStream over NATS direct",
-        float("nan"),
-        [_p50(s[f"{n}.invoke_stream"]) - _p50(s[f"{n}.done"]) for n in names],
-        fmt=_signed,
-        ratio=False,
-    )
+    for rpc, key in (("FollowStream", "follow"), ("InvokeStream", "invoke_stream")):
+        row(f"done frame via {rpc}, p50", js_done, [_p50(s[f"{n}.{key}"]) for n in names])
+        row(
+            f"  {rpc} over NATS direct",
+            float("nan"),
+            [_p50(s[f"{n}.{key}"]) - _p50(s[f"{n}.done"]) for n in names],
+            fmt=_signed,
+            ratio=False,
+        )
     scale = res.get("scale") or {}
     if scale:
         e_low, e_high = _p50(scale["echo"]["low"]), _p50(scale["echo"]["high"])

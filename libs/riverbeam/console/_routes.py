@@ -424,11 +424,8 @@ async def invoke_stream(body: InvokeBody, request: Request, client: Client) -> R
         auth_context=body.auth_context,
         request_id=body.request_id,
     )
-    try:
-        ack = await anext(events)  # a refused invoke raises here: a problem+json response
-    except BaseException:
-        await events.aclose()
-        raise
+    # A refused invoke raises here (the generator ends with it): a problem+json response.
+    ack = await anext(events)
     settings = _settings(request)
 
     async def sent() -> AsyncGenerator[ServerSentEvent, None]:
@@ -473,11 +470,7 @@ async def chat(body: ChatRequest, request: Request, client: Client) -> Response:
         session_id=body.session_id or chat_session_id(body.id),
         model_override=body.model_override,
     )
-    try:
-        ack = await anext(events)
-    except BaseException:
-        await events.aclose()
-        raise
+    ack = await anext(events)  # a refusal ends the generator with it
     assert isinstance(ack, StreamAck)
     translator = ChatTranslator()
 

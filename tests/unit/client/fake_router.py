@@ -133,6 +133,10 @@ class FakeRiverbeam(pb_grpc.RiverbeamServiceServicer):  # type: ignore[misc]
 
     async def Invoke(self, request: Any, context: Any) -> pb.InvokeResponse:
         self._enter("Invoke", request, context)
+        return self._invoked(request)
+
+    def _invoked(self, request: Any) -> pb.InvokeResponse:
+        """The answer to an InvokeRequest message (Invoke's, or the one in an InvokeStream)."""
         req = InvokeRequest.from_proto(request)
         self.invokes.append(req)
         if req.agent_name == "missing":
@@ -314,10 +318,7 @@ class FakeRiverbeam(pb_grpc.RiverbeamServiceServicer):  # type: ignore[misc]
         wire.stream = True
         if not wire.request_id:
             wire.request_id = str(uuid.uuid4())
-        reply = await self.Invoke(wire, context)
-        # Counted as the InvokeStream above, not as an Invoke of its own.
-        self.calls.pop()
-        self.authorizations.pop()
+        reply = self._invoked(wire)
         yield pb.InvokeStreamResponse(ack=reply.ack)
         async for frame in self._relayed(reply.ack.request_id, 0):
             yield pb.InvokeStreamResponse(chunk=frame)
