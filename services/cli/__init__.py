@@ -1,23 +1,32 @@
 """The `riverbeam` command line.
 
-`app` and `main` are imported on first use: `python -m services.cli serve <service>` (how
-`riverbeam up` starts each service) then loads only what that service needs, not the whole
-command line (typer, rich and every command's modules).
+`app` is imported on first use, and `main` (the console script) looks at its arguments
+first: `riverbeam serve <service>`, as the container image and `riverbeam up` start each
+service, then loads only what that service needs, not the whole command line (typer, rich
+and every command's modules). See services/cli/_entry.py.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 __all__ = ["app", "main"]
 
 if TYPE_CHECKING:
-    from services.cli._app import app, main
+    from services.cli._app import app
+
+
+def main() -> None:
+    """The `riverbeam` console script."""
+    from services.cli._entry import run
+
+    run(sys.argv[1:])
 
 
 def __getattr__(name: str) -> Any:
-    if name in __all__:
+    if name == "app":
         from services.cli import _app
 
-        return getattr(_app, name)
+        return _app.app
     raise AttributeError(f"module 'services.cli' has no attribute {name!r}")

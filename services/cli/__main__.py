@@ -1,51 +1,8 @@
-"""`python -m services.cli ...`: the riverbeam command (how `riverbeam up` starts services).
-
-`serve <service> [--listen A] [--ready-file F]`, the form `riverbeam up` gives each service,
-runs the service without loading the command line (typer, rich and every other command's
-modules): a service's idle memory is what the service uses. Any other form, including
-`serve` with other options, `--help` or a mistake, goes to the full command line, which
-treats it exactly as before.
-"""
-
-from __future__ import annotations
+"""`python -m services.cli ...`: the riverbeam command (how `riverbeam up` starts services)."""
 
 import sys
 
-
-def _plain_serve(argv: list[str]) -> tuple[str, str | None, str | None] | None:
-    """(service, listen, ready_file) when argv is exactly the plain serve form, else None."""
-    if len(argv) < 2 or argv[0] != "serve":
-        return None
-    service, rest = argv[1], argv[2:]
-    if service not in ("router", "runner", "sandbox", "store", "console"):
-        return None
-    found: dict[str, str] = {}
-    while rest:
-        option, *tail = rest
-        name, eq, value = option.partition("=")
-        if name not in ("--listen", "--ready-file") or name in found:
-            return None
-        if not eq:
-            if not tail or tail[0].startswith("-"):
-                return None
-            value, tail = tail[0], tail[1:]
-        found[name] = value
-        rest = tail
-    return service, found.get("--listen"), found.get("--ready-file")
-
-
-def run(argv: list[str]) -> None:
-    plain = _plain_serve(argv)
-    if plain is None:
-        from services.cli._app import main
-
-        main()  # reads sys.argv itself
-        return
-    from services.cli._serve import ServiceName, serve
-
-    service, listen, ready_file = plain
-    serve(ServiceName(service), listen, ready_file, {})
-
+from services.cli._entry import run
 
 if __name__ == "__main__":
     run(sys.argv[1:])

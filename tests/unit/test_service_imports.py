@@ -1,12 +1,13 @@
 """What each service process loads before it serves anything (issue 16: idle RSS).
 
-Each probe runs in a fresh interpreter, the way `riverbeam serve <service>` starts: the serve
-module, the service's settings and its app module; the store and the sandbox also enter their
-build (the ServiceApp a server would serve), the runner wires its agents. The probe reports
-sys.modules, and each service must not have loaded the libraries it only needs on a later
-call: no memory thresholds, the modules themselves are counted. It also reports which of our
-pydantic models have been built (a schema and validator each): none is built before a call
-that validates or dumps one.
+Each probe runs in a fresh interpreter and starts the way `riverbeam serve <service>` does
+(the container image's entry point): the console script, with `serve` swapped for the probe,
+which loads the service's settings and its app module; the store and the sandbox also enter
+their build (the ServiceApp a server would serve), the runner wires its agents. The probe
+reports sys.modules, and each service must not have loaded the libraries it only needs on a
+later call: no memory thresholds, the modules themselves are counted. It also reports which
+of our pydantic models have been built (a schema and validator each): none is built before
+a call that validates or dumps one.
 """
 
 from __future__ import annotations
@@ -25,13 +26,22 @@ ROOT = Path(__file__).resolve().parents[2]
 _PROBE = textwrap.dedent(
     """
     import asyncio, json, sys
-    from services.cli._serve import ServiceName, builder_for, settings_for
+    import services.cli._serve as serving
+    from services.cli import main
 
-    name = ServiceName(sys.argv[1])
-    overrides = json.loads(sys.argv[2])
-    settings = settings_for(name, "127.0.0.1:0", overrides)
-    build = builder_for(name, settings)
-    import_only = sys.argv[3] == "import"
+    service, overrides, import_only = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3] == "import"
+    started = []
+
+    def probe_serve(name, listen, ready_file, _overrides):
+        started.append((name, listen))
+
+    serving.serve = probe_serve
+    sys.argv = ["riverbeam", "serve", service, "--listen", "127.0.0.1:0"]
+    main()
+    assert started == [(serving.ServiceName(service), "127.0.0.1:0")], started
+    name = started[0][0]
+    settings = serving.settings_for(name, "127.0.0.1:0", overrides)
+    build = serving.builder_for(name, settings)
 
     async def enter() -> None:
         async with build():
