@@ -9,6 +9,10 @@ memory is what the service uses. Any other form, including `serve` with other op
 
 from __future__ import annotations
 
+# The services that import nats-py (the store and the sandbox speak no NATS).
+_SPEAK_NATS = frozenset({"router", "runner", "console"})
+
+
 def _plain_serve(argv: list[str]) -> tuple[str, str | None, str | None] | None:
     """(service, listen, ready_file) when argv is exactly the plain serve form, else None."""
     if len(argv) < 2 or argv[0] != "serve":
@@ -39,6 +43,10 @@ def run(argv: list[str]) -> None:
         main()  # reads sys.argv itself
         return
     service, listen, ready_file = plain
+    if service in _SPEAK_NATS:
+        from riverbeam.server._lean_nats import import_nats_without_aiohttp
+
+        import_nats_without_aiohttp()  # before anything else imports nats
     from services.cli._serve import ServiceName, serve
 
     serve(ServiceName(service), listen, ready_file, {})

@@ -88,6 +88,7 @@ class NatsServer:
         host: Address to listen on.
         store_dir: JetStream storage; default a temporary directory removed on stop().
         startup_timeout_s: Longest wait for the server to accept connections.
+        websocket: Also listen for websocket clients, without TLS (`ws_url`).
     """
 
     def __init__(
@@ -97,6 +98,7 @@ class NatsServer:
         host: str = "127.0.0.1",
         store_dir: Path | None = None,
         startup_timeout_s: float = 15.0,
+        websocket: bool = False,
     ) -> None:
         found = binary or find_nats_server()
         if found is None:
@@ -111,12 +113,21 @@ class NatsServer:
         self._startup_timeout_s = startup_timeout_s
         self._proc: subprocess.Popen[bytes] | None = None
         self._log_path: Path | None = None
+        self._websocket = websocket
+        self.ws_port = 0
 
     @property
     def url(self) -> str:
         if self._proc is None:
             raise NatsServerError("server not started")
         return f"nats://{self.host}:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        """The websocket listener's URL (a server started with websocket=True)."""
+        if self._proc is None or not self.ws_port:
+            raise NatsServerError("server not started with a websocket listener")
+        return f"ws://{self.host}:{self.ws_port}"
 
     @property
     def pid(self) -> int | None:
@@ -137,7 +148,7 @@ class NatsServer:
         last_error = ""
         # A free port can be taken between choosing it and the server binding it: try again.
         for _ in range(_START_ATTEMPTS):
-            port = _free_port(self.host)
+            port, self.ws_port = _free_port(self.host), 0
             proc = self._spawn(port, base / "jetstream")
             if self._wait_ready(proc, port):
                 self._proc, self.port = proc, port
@@ -150,6 +161,12 @@ class NatsServer:
     def _spawn(self, port: int, store: Path) -> subprocess.Popen[bytes]:
         assert self._log_path is not None
         args = [self.binary, "-a", self.host, "-p", str(port), "-js", "-sd", str(store)]
+        if self._websocket:
+            # Only a config file turns the websocket listener on.
+            self.ws_port = self.ws_port or _free_port(self.host)
+            conf = self._log_path.with_name("websocket.conf")
+            conf.write_text(f'websocket {{ listen: "{self.host}:{self.ws_port}", no_tls: true }}\n')
+            args += ["-c", str(conf)]
         with self._log_path.open("ab") as log:
             return subprocess.Popen(
                 args,

@@ -90,6 +90,7 @@ _NOWHERE = (
     "rich",
     "httpx",  # with the first model request
     "yaml",  # with the first file read
+    "aiohttp",  # nats-py's, for ws:// URLs only: the entry point hides it (where installed)
 )
 
 _NOT_LOADED: dict[str, tuple[str, ...]] = {

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import importlib
 import logging
 import ssl
 from collections.abc import Callable, Sequence
@@ -18,6 +20,21 @@ from riverbeam.core.errors import ErrorCode, RiverbeamError
 __all__ = ["NatsConnection"]
 
 log = logging.getLogger("riverbeam.stream")
+
+
+def _bind_websocket_transport(servers: Sequence[str]) -> None:
+    """Give nats-py's websocket transport aiohttp when a URL needs it and it was imported without.
+
+    A service's entry point imports nats-py with aiohttp hidden (riverbeam.server._lean_nats):
+    the transport module then holds None, which nats-py reports as aiohttp not installed.
+    """
+    if not any(url.lower().startswith(("ws://", "wss://")) for url in servers):
+        return
+    from nats.aio import transport
+
+    if getattr(transport, "aiohttp", None) is None:
+        with contextlib.suppress(ImportError):  # nats-py then says what to install
+            setattr(transport, "aiohttp", importlib.import_module("aiohttp"))  # noqa: B010
 
 
 class NatsConnection:
@@ -131,6 +148,7 @@ class NatsConnection:
                 raise RuntimeError("NatsConnection was closed")
             if self._nc is not None:
                 return
+            _bind_websocket_transport(self._servers)
             nc = NATS()
             try:
                 async with asyncio.timeout(self._initial_timeout_s):
