@@ -6,7 +6,9 @@ and hint from the rich status details, invokes
 `assistant` with stream=true, follows the ack's subject on NATS JetStream (ordered consumer,
 deliver all) until the done frame, compares the frames with the router's FollowStream relay, and
 runs a second turn with InvokeStream (the ack, then the frames, in one call).
-It prints one JSON summary line and exits non-zero on any failure.
+It prints one JSON summary line and exits non-zero on any failure. invoke_stream.mjs runs one
+InvokeStream turn against the Python client's fake router, as is and as a router older than
+InvokeStream, which the client answers with Invoke and FollowStream.
 
 Needs node (>= 20) and npm: without them the module skips, except in CI (CI=true) where that is
 a failure. tests/support/ts_client.py installs the package's locked dependencies (`npm ci`) and
@@ -29,6 +31,7 @@ from riverbeam.stream import find_nats_server
 from services.cli._up import LocalStack
 from tests.conftest import missing_service
 from tests.support.ts_client import node_env, prepared_ts_client
+from tests.unit.client.fake_router import FakeRiverbeam, FakeRouterThread
 
 pytestmark = [pytest.mark.e2e, pytest.mark.nats]
 
@@ -116,3 +119,34 @@ async def test_node_client_exits_non_zero_on_failure(node: str, stack: LocalStac
     assert summary["ok"] is False
     assert summary["step"] == "ListAgents"
     assert "no-such-agent" in str(summary["error"])
+
+
+@pytest.mark.parametrize("older", [False, True], ids=["router-with-it", "older-router"])
+async def test_node_invoke_stream_against_routers_with_and_without_it(
+    node: str, older: bool
+) -> None:
+    fake = FakeRiverbeam(older=older)
+    with FakeRouterThread(fake) as router:
+        done = await asyncio.to_thread(
+            subprocess.run,
+            [node, "invoke_stream.mjs", "--router", router.address, "--text", "hi"],
+            cwd=NODE_DIR,
+            env=node_env(),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=CLIENT_TIMEOUT_S,
+            check=False,
+        )
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    events = json.loads(done.stdout.strip().splitlines()[-1])["events"]
+    ack, frames = events[0], events[1:]
+    assert ack["kind"] == "ack" and UUID_RE.match(ack["request_id"])
+    assert frames and all(f["kind"] == "frame" for f in frames)
+    assert [f["seq"] for f in frames] == list(range(1, len(frames) + 1))
+    assert {f["request_id"] for f in frames} == {ack["request_id"]}
+    assert frames[-1]["type"] == "done"
+    calls = [name for name, _ in fake.calls]
+    # The older router refuses the method before anything runs: the turn is sent once, as Invoke.
+    assert calls == (["InvokeStream", "Invoke", "FollowStream"] if older else ["InvokeStream"])
+    assert len(fake.invokes) == 1

@@ -11,7 +11,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 
-import { toRiverbeamError } from "./errors.js";
+import { type RiverbeamError, toRiverbeamError } from "./errors.js";
 import type { ToolExecution } from "./gen/riverbeam/v1/ledger_pb.js";
 import type { Action, Interaction, Message, Run, Session } from "./gen/riverbeam/v1/records_pb.js";
 import { RiverbeamService } from "./gen/riverbeam/v1/riverbeam_service_pb.js";
@@ -222,7 +222,9 @@ export class RiverbeamClient {
   /**
    * Run an agent and read its frames in one call (InvokeStream): the StreamAck first, then the
    * frames as `follow` relays them (StreamChunk JSON, as on NATS), ending with the done or error
-   * frame. Aborting stops the reading, not the run (`cancel` stops it).
+   * frame. Aborting stops the reading, not the run (`cancel` stops it). A router older than
+   * InvokeStream (UNIMPLEMENTED from the transport, before any event) gets the same turn as
+   * Invoke with stream: true, then FollowStream of its ack.
    */
   async *invokeStream(
     agentName: string,
@@ -239,8 +241,10 @@ export class RiverbeamClient {
       requestId: options.requestId,
       interactionId: options.interactionId,
     };
+    let events = 0;
     try {
       for await (const response of this.client.invokeStream({ request }, { signal })) {
+        events += 1;
         if (response.event.case === "ack") {
           yield response.event.value;
         } else if (response.event.case === "chunk") {
@@ -248,9 +252,16 @@ export class RiverbeamClient {
           yield json as unknown as Frame;
         }
       }
+      return;
     } catch (err) {
-      throw toRiverbeamError(err);
+      const error = toRiverbeamError(err);
+      if (events > 0 || !unimplemented(error)) throw error;
     }
+    // Nothing ran: the router refused the method itself, so the turn is sent once, as Invoke.
+    const ack = await this.invoke(agentName, text, { ...options, sessionId: request.sessionId, stream: true });
+    if (ack.$typeName !== "riverbeam.v1.StreamAck") throw new Error("Invoke with stream: true returned no ack");
+    yield ack;
+    yield* this.follow(ack.requestId, 0, signal);
   }
 
   /**
@@ -268,4 +279,9 @@ export class RiverbeamClient {
       throw toRiverbeamError(err);
     }
   }
+}
+
+/** A status the router did not send itself (no ErrorInfo) saying the method is unknown. */
+function unimplemented(error: RiverbeamError): boolean {
+  return error.transport && error.grpcCode === "UNIMPLEMENTED";
 }
