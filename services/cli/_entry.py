@@ -1,10 +1,11 @@
 """Where the riverbeam command starts: `riverbeam ...` and `python -m services.cli ...`.
 
-`serve <service> [--listen A] [--ready-file F]`, the form `riverbeam up` gives each service
-and the container image's entry point (`riverbeam serve router`), runs the service without
-loading the command line (typer, rich and every other command's modules): a service's idle
-memory is what the service uses. Any other form, including `serve` with other options,
-`--help` or a mistake, goes to the full command line, which treats it exactly as before.
+`serve <service> [--listen A] [--ready-file F]` (and the runner's `--config` and `--agents`),
+the form `riverbeam up` gives each service and the container image's entry point (`riverbeam
+serve router`), runs the service without loading the command line (typer, rich and every
+other command's modules): a service's idle memory is what the service uses. Any other form,
+including `serve` with other options, `--help` or a mistake, goes to the full command line,
+which treats it exactly as before.
 """
 
 from __future__ import annotations
@@ -13,8 +14,17 @@ from __future__ import annotations
 _SPEAK_NATS = frozenset({"router", "runner", "console"})
 
 
-def _plain_serve(argv: list[str]) -> tuple[str, str | None, str | None] | None:
-    """(service, listen, ready_file) when argv is exactly the plain serve form, else None."""
+# The options the plain form takes, and the services that take each.
+_PLAIN_OPTIONS = {
+    "--listen": frozenset({"router", "runner", "sandbox", "store", "console"}),
+    "--ready-file": frozenset({"router", "runner", "sandbox", "store", "console"}),
+    "--config": frozenset({"runner"}),
+    "--agents": frozenset({"runner"}),
+}
+
+
+def _plain_serve(argv: list[str]) -> tuple[str, dict[str, str]] | None:
+    """(service, {option: value}) when argv is exactly the plain serve form, else None."""
     if len(argv) < 2 or argv[0] != "serve":
         return None
     service, rest = argv[1], argv[2:]
@@ -24,7 +34,7 @@ def _plain_serve(argv: list[str]) -> tuple[str, str | None, str | None] | None:
     while rest:
         option, *tail = rest
         name, eq, value = option.partition("=")
-        if name not in ("--listen", "--ready-file") or name in found:
+        if service not in _PLAIN_OPTIONS.get(name, ()) or name in found:
             return None
         if not eq:
             if not tail or tail[0].startswith("-"):
@@ -32,7 +42,19 @@ def _plain_serve(argv: list[str]) -> tuple[str, str | None, str | None] | None:
             value, tail = tail[0], tail[1:]
         found[name] = value
         rest = tail
-    return service, found.get("--listen"), found.get("--ready-file")
+    return service, found
+
+
+def _overrides(found: dict[str, str]) -> dict[str, object]:
+    """The runner's --agents and --config as settings, as `serve_overrides` makes them."""
+    overrides: dict[str, object] = {}
+    if found.get("--agents"):
+        overrides["agents"] = found["--agents"]
+    if "--config" in found:
+        from pathlib import Path
+
+        overrides["config"] = Path(found["--config"]).resolve()
+    return overrides
 
 
 def run(argv: list[str]) -> None:
@@ -42,11 +64,11 @@ def run(argv: list[str]) -> None:
 
         main()  # reads sys.argv itself
         return
-    service, listen, ready_file = plain
+    service, found = plain
     if service in _SPEAK_NATS:
         from riverbeam.server._lean_nats import import_nats_without_aiohttp
 
         import_nats_without_aiohttp()  # before anything else imports nats
     from services.cli._serve import ServiceName, serve
 
-    serve(ServiceName(service), listen, ready_file, {})
+    serve(ServiceName(service), found.get("--listen"), found.get("--ready-file"), _overrides(found))
