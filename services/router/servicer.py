@@ -197,6 +197,19 @@ class RiverbeamServicer(pb_grpc.RiverbeamServiceServicer):
             else:  # the runner's StreamAck message, handed on as it came
                 yield pb.InvokeStreamResponse(ack=event)
 
+    async def ResumeStream(
+        self, request: pb.ResumeStreamRequest, context: Any
+    ) -> AsyncIterator[pb.ResumeStreamResponse]:
+        principal = self._principal(context)
+        events = self._gw.resume_stream(
+            principal, ResumePayload.from_proto(request.request), timeout_s=_remaining(context)
+        )
+        async for event in events:
+            if isinstance(event, StreamChunk):
+                yield pb.ResumeStreamResponse(chunk=event.to_proto())
+            else:
+                yield pb.ResumeStreamResponse(ack=event.to_proto())
+
     async def FollowStream(
         self, request: pb.FollowStreamRequest, context: Any
     ) -> AsyncIterator[pb.FollowStreamResponse]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import AsyncGenerator, Sequence
 from typing import Any, Literal, overload
@@ -10,6 +11,7 @@ from riverbeam.client._approvals import action_response
 from riverbeam.client._connection import DEFAULT_TARGET, DEFAULT_TIMEOUT_S
 from riverbeam.client._nats import follow_nats
 from riverbeam.client._reads import _ReadCalls
+from riverbeam.client._requests import invoke_message, resume_message
 from riverbeam.client._sequence import SequenceGuard
 from riverbeam.core.errors import ErrorCode, RiverbeamError
 from riverbeam.stream import DEFAULT_STREAM_NAME
@@ -20,9 +22,7 @@ from riverbeam.types import (
     AgentResult,
     ContentPart,
     InvokeAuthContext,
-    InvokePayload,
     JsonObject,
-    ResumePayload,
     StreamAck,
     StreamChunk,
     TurnConfig,
@@ -159,7 +159,7 @@ class RiverbeamClient(_ReadCalls):
             interaction_id: Continue this interaction of the session (a new one when None);
                 after a handoff its turns go to the agent it was handed to.
         """
-        message = _invoke_message(
+        message = invoke_message(
             agent_name,
             content,
             session_id=session_id,
@@ -204,27 +204,43 @@ class RiverbeamClient(_ReadCalls):
             content: An optional further turn.
             metadata, model_override, auth_context, request_id, timeout_s: As for `invoke`.
         """
-        if content is None:
-            parts: list[ContentPart] = []
-        elif isinstance(content, str):
-            parts = [ContentPart.of_text(content)]
-        else:
-            parts = list(content)
-        payload = ResumePayload.parse(
-            {
-                "agent_name": agent_name,
-                "session_id": session_id,
-                "interaction_id": interaction_id,
-                "content": [p.to_json_dict() for p in parts],
-                "actions": [a.to_json_dict() for a in actions],
-                "metadata": metadata,
-                "model_override": model_override,
-                "auth_context": auth_context.to_json_dict() if auth_context else None,
-                "request_id": request_id,
-            }
+        message = resume_message(
+            agent_name,
+            session_id,
+            interaction_id,
+            actions,
+            content=content,
+            metadata=metadata,
+            model_override=model_override,
+            auth_context=auth_context,
+            request_id=request_id,
         )
-        reply = await self._unary("Resume", payload.to_proto(), timeout_s)
+        reply = await self._unary("Resume", message, timeout_s)
         return StreamAck.from_proto(reply.ack)
+
+    async def resume_stream(
+        self,
+        agent_name: str | None,
+        session_id: str,
+        interaction_id: str,
+        actions: Sequence[ActionResponseEnvelope],
+        *,
+        timeout_s: float | None = None,
+        **options: Any,
+    ) -> AsyncGenerator[StreamAck | StreamChunk, None]:
+        """Answer pending actions and read the resumed run's frames in one call (ResumeStream).
+
+        Takes `resume`'s arguments; yields its StreamAck, then the frames `follow` would
+        relay, as `invoke_stream` does (a router older than ResumeStream gets Resume and
+        FollowStream). `timeout_s` covers the whole call.
+        """
+        message = resume_message(agent_name, session_id, interaction_id, actions, **options)
+        request = pb.ResumeStreamRequest(request=message)
+        async with contextlib.aclosing(
+            self._acked_frames("ResumeStream", request, "Resume", message, timeout_s)
+        ) as events:
+            async for event in events:
+                yield event
 
     async def approve(
         self,
@@ -334,6 +350,32 @@ class RiverbeamClient(_ReadCalls):
             interaction_id=interaction_id,
         )
 
+    async def answer_stream(
+        self,
+        session_id: str,
+        interaction_id: str,
+        *,
+        approve: bool,
+        action_id: str | None = None,
+        actions: Sequence[Action] | None = None,
+        agent_name: str | None = None,
+        responder_id: str | None = None,
+        reason: str | None = None,
+        request_id: str | None = None,
+        timeout_s: float | None = None,
+    ) -> AsyncGenerator[StreamAck | StreamChunk, None]:
+        """`approve` (True) or `decline` (False), then the resumed run's frames, in one call
+        (`resume_stream`): the StreamAck, then the frames. Raises as `approve` does."""
+        status: ActionResponseStatus = "submitted" if approve else "cancelled"
+        answered = await self._answers(
+            status, session_id, interaction_id, action_id, actions, agent_name, responder_id, reason
+        )
+        async with contextlib.aclosing(
+            self.resume_stream(*answered, request_id=request_id, timeout_s=timeout_s)
+        ) as events:
+            async for event in events:
+                yield event
+
     async def _respond(
         self,
         status: ActionResponseStatus,
@@ -347,6 +389,23 @@ class RiverbeamClient(_ReadCalls):
         reason: str | None,
         request_id: str | None,
     ) -> StreamAck:
+        answered = await self._answers(
+            status, session_id, interaction_id, action_id, actions, agent_name, responder_id, reason
+        )
+        return await self.resume(*answered, request_id=request_id)
+
+    async def _answers(
+        self,
+        status: ActionResponseStatus,
+        session_id: str,
+        interaction_id: str,
+        action_id: str | None,
+        actions: Sequence[Action] | None,
+        agent_name: str | None,
+        responder_id: str | None,
+        reason: str | None,
+    ) -> tuple[str | None, str, str, list[ActionResponseEnvelope]]:
+        """resume's (agent, session, interaction, envelopes) answering the pending actions."""
         session_id = _canonical(session_id, "session_id", ErrorCode.INVALID_UUID)
         interaction_id = _canonical(interaction_id, "interaction_id", ErrorCode.INVALID_UUID)
         if actions is None:
@@ -359,9 +418,7 @@ class RiverbeamClient(_ReadCalls):
             action_response(a, status=status, responder_id=responder_id, reason=reason)
             for a in actions
         ]
-        return await self.resume(
-            agent_name, session_id, interaction_id, envelopes, request_id=request_id
-        )
+        return agent_name, session_id, interaction_id, envelopes
 
     async def cancel(self, request_id: str, *, reason: str | None = None) -> bool:
         """Stop a running request; True when a live run was found and told to stop."""
@@ -400,9 +457,22 @@ class RiverbeamClient(_ReadCalls):
         Raises:
             RiverbeamError: what `invoke` and `follow` raise.
         """
-        message = _invoke_message(agent_name, content, stream=True, **options)
+        message = invoke_message(agent_name, content, stream=True, **options)
         request = pb.InvokeStreamRequest(request=message)
-        call = self._stub().InvokeStream(request, metadata=self._metadata, timeout=timeout_s)
+        async with contextlib.aclosing(
+            self._acked_frames("InvokeStream", request, "Invoke", message, timeout_s)
+        ) as events:
+            async for event in events:
+                yield event
+
+    async def _acked_frames(
+        self, method: str, request: Any, unary: str, message: Any, timeout_s: float | None
+    ) -> AsyncGenerator[StreamAck | StreamChunk, None]:
+        """A call answering `ack`, then `chunk`s (InvokeStream, ResumeStream): the ack, then
+        the frames up to the terminal one. A router without `method` answers UNIMPLEMENTED
+        before anything runs: `message` then goes as the `unary` call, and its ack is followed.
+        """
+        call = getattr(self._stub(), method)(request, metadata=self._metadata, timeout=timeout_s)
         guard: SequenceGuard | None = None
         request_id: str | None = None
         older_router = False
@@ -428,7 +498,7 @@ class RiverbeamClient(_ReadCalls):
         finally:
             call.cancel()
         if older_router:
-            reply = await self._unary("Invoke", message, timeout_s)
+            reply = await self._unary(unary, message, timeout_s)
             ack = StreamAck.from_proto(reply.ack)
             yield ack
             async for frame in self.follow(ack.request_id, timeout_s=timeout_s):
@@ -509,54 +579,6 @@ def _canonical(value: str, field: str, code: ErrorCode) -> str:
     return str(parsed)
 
 
-def _config_json(config: TurnConfig | JsonObject | None) -> JsonObject | None:
-    if isinstance(config, TurnConfig):
-        return config.to_json_dict()
-    return config
-
-
 def _unimplemented(err: RiverbeamError) -> bool:
     """A status the router did not send itself (no ErrorInfo) saying the method is unknown."""
     return err.transport and err.details.get("grpc_code") == "UNIMPLEMENTED"
-
-
-def _invoke_message(
-    agent_name: str,
-    content: str | Sequence[ContentPart],
-    *,
-    session_id: str | None = None,
-    stream: bool = False,
-    metadata: JsonObject | None = None,
-    model_override: str | None = None,
-    auth_context: InvokeAuthContext | None = None,
-    request_id: str | None = None,
-    response_schema: JsonObject | None = None,
-    time_limit_s: float | None = None,
-    token_budget: int | None = None,
-    turn_config: TurnConfig | JsonObject | None = None,
-    session_config: TurnConfig | JsonObject | None = None,
-    interaction_id: str | None = None,
-) -> Any:
-    """The InvokeRequest message of an invoke (validated as the router will)."""
-    parts = [ContentPart.of_text(content)] if isinstance(content, str) else list(content)
-    payload = InvokePayload.parse(
-        {
-            "agent_name": agent_name,
-            "content": [p.to_json_dict() for p in parts],
-            "session_id": session_id or str(uuid.uuid4()),
-            "stream": stream,
-            "metadata": metadata,
-            "model_override": model_override,
-            "auth_context": auth_context.to_json_dict() if auth_context else None,
-            "request_id": request_id,
-            "response_schema": response_schema,
-            "time_limit_s": time_limit_s,
-            "token_budget": token_budget,
-            "turn_config": _config_json(turn_config),
-            "session_config": _config_json(session_config),
-        }
-    )
-    message = payload.to_proto()
-    if interaction_id is not None:
-        message.interaction_id = interaction_id
-    return message

@@ -424,7 +424,45 @@ async def invoke_stream(body: InvokeBody, request: Request, client: Client) -> R
         auth_context=body.auth_context,
         request_id=body.request_id,
     )
-    # A refused invoke raises here (the generator ends with it): a problem+json response.
+    return await _acked_event_stream(events, request)
+
+
+_RESUME_STREAM_DESCRIPTION = """\
+Answer pending actions and read the resumed run's frames in one call (the ResumeStream RPC):
+the body is `POST /v1/resume`'s, the response what `POST /v1/invoke/stream` sends (`event:
+ack`, then the frames, ending after the `done` or `error` frame). A refused resume is a
+problem+json response (nothing was answered); closing the connection stops the reading, not
+the run."""
+
+
+@api_router.post(
+    "/resume/stream",
+    tags=["invoke"],
+    summary="Resume and stream its frames (SSE)",
+    description=_RESUME_STREAM_DESCRIPTION,
+    response_class=Response,
+    responses=_event_stream("text/event-stream: the ack, then the frames"),
+)
+async def resume_stream(body: ResumePayload, request: Request, client: Client) -> Response:
+    events = client.resume_stream(
+        body.agent_name,
+        body.session_id,
+        body.interaction_id,
+        body.actions,
+        content=body.content,
+        metadata=body.metadata,
+        model_override=body.model_override,
+        auth_context=body.auth_context,
+        request_id=body.request_id,
+    )
+    return await _acked_event_stream(events, request)
+
+
+async def _acked_event_stream(
+    events: AsyncGenerator[StreamAck | StreamChunk, None], request: Request
+) -> Response:
+    """SSE of an ack-then-frames call: `event: ack`, then the frames' events."""
+    # A refused call raises here (the generator ends with it): a problem+json response.
     ack = await anext(events)
     settings = _settings(request)
 

@@ -1,4 +1,4 @@
-"""InvokeStream: run an agent and relay its frames in the same call.
+"""InvokeStream and ResumeStream: run (or resume) an agent and relay its frames in the same call.
 
 Invoke with stream = true, then FollowStream, costs a caller who reads frames over gRPC a
 second call, and its JetStream consumer is made only once that call arrives, after the run
@@ -7,6 +7,10 @@ id is known before: the caller's, or one chosen here), so the frames are waiting
 StreamAck is. The caller's use of the session is the invoke's own check (the begin-run step):
 nothing more is read before relaying. Ending the call stops the relay, not the run (Cancel
 stops the run), as for FollowStream.
+
+ResumeStream is the same for Resume, with one difference: an approver may resume a session it
+may not read, so the relay checks what FollowStream would check after that Resume (a grant
+for a caller who may read the session, the approval rule otherwise).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from riverbeam.core.ids import new_id
 from riverbeam.gateway._early import discard_early, subscribe_early, subscribed_early
 from riverbeam.gateway._follow import StreamFollowing
 from riverbeam.runtime import RunnerReply
-from riverbeam.types import AgentResult, InvokeRequest, StreamAck, StreamChunk
+from riverbeam.types import AgentResult, InvokeRequest, ResumePayload, StreamAck, StreamChunk
 
 __all__ = ["InvokeStreaming", "stream_request"]
 
@@ -38,8 +42,8 @@ def stream_request(wire: Any) -> Any:
 
 
 class InvokeStreaming(StreamFollowing):
-    """The invoke-and-follow half of the Gateway (a mixin: the Gateway provides
-    `invoke_relayed`)."""
+    """The invoke-and-follow and resume-and-follow half of the Gateway (a mixin: the Gateway
+    provides `invoke_relayed` and `resume`)."""
 
     @abc.abstractmethod
     async def invoke_relayed(
@@ -86,6 +90,51 @@ class InvokeStreaming(StreamFollowing):
             raise
         try:
             ack, run_id = await self._ack_of(reply, request_id)
+            yield ack
+            async with contextlib.aclosing(
+                self._relay(request_id, run_id, True, 0, subscribed)
+            ) as relay:
+                async for frame in relay:
+                    yield frame
+        finally:
+            if subscribed is not None:
+                await subscribed.aclose()
+
+    @abc.abstractmethod
+    async def resume(
+        self, principal: Principal, payload: ResumePayload, *, timeout_s: float | None = None
+    ) -> StreamAck: ...
+
+    async def resume_stream(
+        self, principal: Principal, payload: ResumePayload, *, timeout_s: float | None = None
+    ) -> AsyncIterator[StreamAck | StreamChunk]:
+        """The resumed request's StreamAck, then its frames until the terminal one.
+
+        Raises:
+            RiverbeamError: STREAM_NOT_FOUND when this router has no stream access (before
+                anything runs); whatever Resume raises; what FollowStream raises, its access
+                check included (the run then goes on: only the relay is refused).
+        """
+        if self._frames is None:
+            raise RiverbeamError(ErrorCode.STREAM_NOT_FOUND, "this router has no stream access")
+        if payload.request_id is None:
+            payload = payload.model_copy(update={"request_id": new_id()})
+        request_id = payload.request_id
+        assert request_id is not None
+        early = subscribe_early(self._frames, request_id, after_a_turn=False)
+        try:
+            ack = await self.resume(principal, payload, timeout_s=timeout_s)
+            granted = self._grants.lookup(principal, request_id)
+            if granted is not None:
+                run_id = granted.run_id
+            else:
+                run, session = await self._request_run_with_session(request_id)
+                run_id = (await self._may_reach(principal, run, session)).run_id
+            subscribed = await subscribed_early(early)
+        except BaseException:
+            await discard_early(early)
+            raise
+        try:
             yield ack
             async with contextlib.aclosing(
                 self._relay(request_id, run_id, True, 0, subscribed)

@@ -26,7 +26,8 @@ __all__ = [
 
 # Unary calls: milliseconds to a few seconds (a non-streamed Invoke waits for its whole run).
 _RPC_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
-# Server-streaming calls (FollowStream, InvokeStream) last as long as the caller follows: up to hours.
+# Server-streaming calls (FollowStream, InvokeStream, ResumeStream) last as long as the caller
+# follows: up to hours.
 _STREAM_BUCKETS = (0.1, 0.5, 1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600)
 # A model call takes from well under a second to a few minutes.
 _MODEL_BUCKETS = (0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 45, 60, 90, 120, 180, 300)
@@ -45,7 +46,8 @@ RPC_LATENCY = Histogram(
 )
 RPC_STREAM_DURATION = Histogram(
     "riverbeam_rpc_stream_duration_seconds",
-    "Duration of server-streaming gRPC calls (FollowStream, InvokeStream), start to last message",
+    "Duration of server-streaming gRPC calls (FollowStream, InvokeStream, ResumeStream),"
+    " start to last message",
     ["service", "method"],
     buckets=_STREAM_BUCKETS,
 )

@@ -207,6 +207,20 @@ class InvokeStreamResponse(_message.Message):
     chunk: _types_pb2.StreamChunk
     def __init__(self, ack: _Optional[_Union[_types_pb2.StreamAck, _Mapping]] = ..., chunk: _Optional[_Union[_types_pb2.StreamChunk, _Mapping]] = ...) -> None: ...
 
+class ResumeStreamRequest(_message.Message):
+    __slots__ = ("request",)
+    REQUEST_FIELD_NUMBER: _ClassVar[int]
+    request: ResumeRequest
+    def __init__(self, request: _Optional[_Union[ResumeRequest, _Mapping]] = ...) -> None: ...
+
+class ResumeStreamResponse(_message.Message):
+    __slots__ = ("ack", "chunk")
+    ACK_FIELD_NUMBER: _ClassVar[int]
+    CHUNK_FIELD_NUMBER: _ClassVar[int]
+    ack: _types_pb2.StreamAck
+    chunk: _types_pb2.StreamChunk
+    def __init__(self, ack: _Optional[_Union[_types_pb2.StreamAck, _Mapping]] = ..., chunk: _Optional[_Union[_types_pb2.StreamChunk, _Mapping]] = ...) -> None: ...
+
 class GetUsageRequest(_message.Message):
     __slots__ = ("group_by", "start_time", "end_time", "user_id", "org_id", "session_id")
     GROUP_BY_FIELD_NUMBER: _ClassVar[int]

@@ -116,6 +116,11 @@ class RiverbeamServiceStub:
                 request_serializer=riverbeam_dot_v1_dot_ledger__pb2.ListToolExecutionsRequest.SerializeToString,
                 response_deserializer=riverbeam_dot_v1_dot_ledger__pb2.ListToolExecutionsResponse.FromString,
                 _registered_method=True)
+        self.ResumeStream = channel.unary_stream(
+                '/riverbeam.v1.RiverbeamService/ResumeStream',
+                request_serializer=riverbeam_dot_v1_dot_riverbeam__service__pb2.ResumeStreamRequest.SerializeToString,
+                response_deserializer=riverbeam_dot_v1_dot_riverbeam__service__pb2.ResumeStreamResponse.FromString,
+                _registered_method=True)
 
 
 class RiverbeamServiceServicer:
@@ -233,6 +238,16 @@ class RiverbeamServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ResumeStream(self, request, context):
+        """Answer pending actions and relay the resumed run's frames in the same call, as
+        InvokeStream does for Invoke: the StreamAck Resume returns, then the request's frames,
+        ending after the done or error frame. Who may follow them is who may follow the request
+        after Resume (an approver included). Ending the call stops the relay, not the run.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RiverbeamServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -315,6 +330,11 @@ def add_RiverbeamServiceServicer_to_server(servicer, server):
                     servicer.ListToolExecutions,
                     request_deserializer=riverbeam_dot_v1_dot_ledger__pb2.ListToolExecutionsRequest.FromString,
                     response_serializer=riverbeam_dot_v1_dot_ledger__pb2.ListToolExecutionsResponse.SerializeToString,
+            ),
+            'ResumeStream': grpc.unary_stream_rpc_method_handler(
+                    servicer.ResumeStream,
+                    request_deserializer=riverbeam_dot_v1_dot_riverbeam__service__pb2.ResumeStreamRequest.FromString,
+                    response_serializer=riverbeam_dot_v1_dot_riverbeam__service__pb2.ResumeStreamResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -749,6 +769,33 @@ class RiverbeamService:
             '/riverbeam.v1.RiverbeamService/ListToolExecutions',
             riverbeam_dot_v1_dot_ledger__pb2.ListToolExecutionsRequest.SerializeToString,
             riverbeam_dot_v1_dot_ledger__pb2.ListToolExecutionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResumeStream(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/riverbeam.v1.RiverbeamService/ResumeStream',
+            riverbeam_dot_v1_dot_riverbeam__service__pb2.ResumeStreamRequest.SerializeToString,
+            riverbeam_dot_v1_dot_riverbeam__service__pb2.ResumeStreamResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -46,6 +46,7 @@ RPC_ROUTES = {
     "ListToolExecutions": ("get", "/v1/runs/{run_id}/tool-executions"),
     "FollowStream": ("get", "/v1/requests/{request_id}/frames"),
     "InvokeStream": ("post", "/v1/invoke/stream"),
+    "ResumeStream": ("post", "/v1/resume/stream"),
 }
 
 
@@ -329,6 +330,57 @@ async def test_author_push_declined_over_http_runs_nothing(console_env: ConsoleE
 
     origin = pygit2.Repository(str(console_env.origin))
     assert origin.references.get("refs/heads/riverbeam/work") is None  # nothing was pushed
+
+
+async def test_resume_stream_sends_the_ack_then_the_resumed_runs_frames(
+    console_env: ConsoleEnv,
+) -> None:
+    await console_env.chat.clear()
+    await console_env.chat.push(
+        tool_calls([call("write_file", {"path": "notes/sse.md", "body": "via sse\n"})]),
+        tool_calls([call("git_add", {"path": "notes/sse.md"})]),
+        tool_calls([call("git_commit", {"message": "Add sse notes"})]),
+        tool_calls([call("git_push", {})], text="May I push?"),
+        text("Understood, not pushed."),
+    )
+    session_id = str(uuid.uuid4())
+    async with console_env.http() as http:
+        result = await http.post(
+            "/v1/invoke",
+            json={"agent_name": "author", "content": "write and publish", "session_id": session_id},
+        )
+        paused = result.json()
+        assert paused["interrupted"], paused
+        [action] = (await http.get("/v1/inbox", params={"session_id": session_id})).json()[
+            "actions"
+        ]
+        body = {
+            "session_id": session_id,
+            "interaction_id": paused["interaction_id"],
+            "actions": [
+                {
+                    "action_id": action["action_id"],
+                    "kind": "confirmation",
+                    "request_id": str(uuid.uuid4()),
+                    "status": "cancelled",
+                    "payload": {"approved": False, "reason": "not today"},
+                }
+            ],
+        }
+        response = await http.post("/v1/resume/stream", json=body)
+        assert response.status_code == 200, response.text
+        assert response.headers["content-type"].startswith("text/event-stream")
+        ack, *events = sse_events(response.text)
+        assert ack["event"] == "ack"
+        request_id = json.loads(ack["data"])["request_id"]
+        frames = [StreamChunk.parse(e["data"]) for e in events]
+        assert_sequenced(frames)
+        assert {f.request_id for f in frames} == {request_id}
+        assert frames[-1].type == "done" and frames[-1].result is not None
+        assert frames[-1].result.text == "Understood, not pushed."
+        # The same answer again is refused as a problem document: nothing is answered twice.
+        again = await http.post("/v1/resume/stream", json=body)
+        assert_problem(again, 400, "BEM-066")
 
 
 async def test_no_token_in_the_console_log(console_env: ConsoleEnv) -> None:

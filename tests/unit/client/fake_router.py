@@ -87,7 +87,7 @@ class FakeRiverbeam(pb_grpc.RiverbeamServiceServicer):  # type: ignore[misc]
     page_limit: int = 2  # the most items per page, whatever the client asks: forces pagination
     gap_at: int | None = None  # skip this frame seq in FollowStream (to test gap detection)
     repeat_frames: bool = False  # send every frame twice (to test duplicate dropping)
-    older: bool = False  # answer InvokeStream as a router without it (UNIMPLEMENTED)
+    older: bool = False  # answer InvokeStream and ResumeStream as a router without them
     calls: list[tuple[str, Any]] = field(default_factory=list)
     authorizations: list[str | None] = field(default_factory=list)
     pages_served: dict[str, int] = field(default_factory=dict)
@@ -167,6 +167,24 @@ class FakeRiverbeam(pb_grpc.RiverbeamServiceServicer):  # type: ignore[misc]
             payload.agent_name, payload.session_id, payload.interaction_id, frames, request_id
         )
         return pb.ResumeResponse(ack=ack.to_proto())
+
+    async def ResumeStream(
+        self, request: Any, context: Any
+    ) -> AsyncIterator[pb.ResumeStreamResponse]:
+        """As the router: the resume, its ack, then its frames; as a router older than
+        ResumeStream (UNIMPLEMENTED, no ErrorInfo) with `older`."""
+        self._enter("ResumeStream", request, context)
+        if self.older:
+            await context.abort(grpc.StatusCode.UNIMPLEMENTED, "Method not found!")
+        wire = request.request
+        if not wire.request_id:
+            wire.request_id = str(uuid.uuid4())
+        reply = await self.Resume(wire, context)
+        self.calls.pop()  # the Resume above is this call's, not another one
+        self.authorizations.pop()
+        yield pb.ResumeStreamResponse(ack=reply.ack)
+        async for frame in self._relayed(reply.ack.request_id, 0):
+            yield pb.ResumeStreamResponse(chunk=frame)
 
     async def Cancel(self, request: Any, context: Any) -> pb.CancelResponse:
         self._enter("Cancel", request, context)
