@@ -31,7 +31,13 @@ from riverbeam.stream import find_nats_server
 from services.cli._up import LocalStack
 from tests.conftest import missing_service
 from tests.support.ts_client import node_env, prepared_ts_client
-from tests.unit.client.fake_router import FakeRiverbeam, FakeRouterThread
+from tests.unit.client.fake_router import (
+    ACTION_PENDING,
+    INTERACTION_WAITING,
+    SESSION,
+    FakeRiverbeam,
+    FakeRouterThread,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.nats]
 
@@ -122,14 +128,23 @@ async def test_node_client_exits_non_zero_on_failure(node: str, stack: LocalStac
 
 
 @pytest.mark.parametrize("older", [False, True], ids=["router-with-it", "older-router"])
-async def test_node_invoke_stream_against_routers_with_and_without_it(
-    node: str, older: bool
+@pytest.mark.parametrize("method", ["InvokeStream", "ResumeStream"])
+async def test_node_streams_against_routers_with_and_without_the_method(
+    node: str, method: str, older: bool
 ) -> None:
     fake = FakeRiverbeam(older=older)
+    args = ["--text", "hi"]
+    if method == "ResumeStream":
+        args = [
+            "--agent",
+            "author",
+            "--resume",
+            f"{SESSION},{INTERACTION_WAITING},{ACTION_PENDING}",
+        ]
     with FakeRouterThread(fake) as router:
         done = await asyncio.to_thread(
             subprocess.run,
-            [node, "invoke_stream.mjs", "--router", router.address, "--text", "hi"],
+            [node, "invoke_stream.mjs", "--router", router.address, *args],
             cwd=NODE_DIR,
             env=node_env(),
             stdin=subprocess.DEVNULL,
@@ -147,6 +162,8 @@ async def test_node_invoke_stream_against_routers_with_and_without_it(
     assert {f["request_id"] for f in frames} == {ack["request_id"]}
     assert frames[-1]["type"] == "done"
     calls = [name for name, _ in fake.calls]
-    # The older router refuses the method before anything runs: the turn is sent once, as Invoke.
-    assert calls == (["InvokeStream", "Invoke", "FollowStream"] if older else ["InvokeStream"])
-    assert len(fake.invokes) == 1
+    # The older router refuses the method before anything runs: the turn is sent once, unary.
+    unary = method.removesuffix("Stream")
+    assert calls == ([method, unary, "FollowStream"] if older else [method])
+    sent = fake.resumes if method == "ResumeStream" else fake.invokes
+    assert len(sent) == 1

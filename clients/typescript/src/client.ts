@@ -22,6 +22,7 @@ import {
   type AgentResult,
   type ModelConfig,
   type StreamAck,
+  type StreamChunk,
   type UsageRow,
 } from "./gen/riverbeam/v1/types_pb.js";
 import type { Frame } from "./frames.js";
@@ -116,31 +117,24 @@ export class RiverbeamClient {
 
   /** Answer pending actions (approve: submitted; decline: cancelled); the resumed run's ack. */
   async resume(options: ResumeOptions): Promise<StreamAck> {
-    // As the Python client answers: `submitted` runs the stored call, anything else runs nothing.
-    const actions = options.actions.map((a) => {
-      const status = a.status ?? "submitted";
-      return create(ActionResponseEnvelopeSchema, {
-        actionId: a.actionId,
-        kind: a.kind ?? "confirmation",
-        requestId: crypto.randomUUID(),
-        status,
-        payload: { approved: status === "submitted", ...(a.reason ? { reason: a.reason } : {}) },
-      });
-    });
-    const response = await this.call((o) =>
-      this.client.resume(
-        {
-          agentName: options.agentName,
-          sessionId: options.sessionId,
-          interactionId: options.interactionId,
-          actions,
-          requestId: options.requestId,
-        },
-        o,
-      ),
-    );
+    const request = resumeRequest(options);
+    const response = await this.call((o) => this.client.resume(request, o));
     if (response.ack === undefined) throw new Error("Resume returned no ack");
     return response.ack;
+  }
+
+  /**
+   * Answer pending actions and read the resumed run's frames in one call (ResumeStream): the
+   * StreamAck `resume` returns, then the frames as `follow` relays them, ending with the done
+   * or error frame. A router older than ResumeStream gets `resume`, then `follow`.
+   */
+  async *resumeStream(options: ResumeOptions, signal?: AbortSignal): AsyncGenerator<StreamAck | Frame> {
+    const request = resumeRequest(options);
+    yield* this.ackedFrames(
+      () => this.client.resumeStream({ request }, { signal }),
+      () => this.resume(options),
+      signal,
+    );
   }
 
   /** Stop a running request; false when no live run was found. */
@@ -241,9 +235,30 @@ export class RiverbeamClient {
       requestId: options.requestId,
       interactionId: options.interactionId,
     };
+    yield* this.ackedFrames(
+      () => this.client.invokeStream({ request }, { signal }),
+      async () => {
+        const ack = await this.invoke(agentName, text, { ...options, sessionId: request.sessionId, stream: true });
+        if (ack.$typeName !== "riverbeam.v1.StreamAck") throw new Error("Invoke with stream: true returned no ack");
+        return ack;
+      },
+      signal,
+    );
+  }
+
+  /**
+   * An ack-then-chunks call (InvokeStream, ResumeStream). A router without the method
+   * (UNIMPLEMENTED from the transport, before any event) ran nothing: the turn is sent once as
+   * the unary call (`unary`), and its ack is followed.
+   */
+  private async *ackedFrames(
+    open: () => AsyncIterable<{ event: { case: "ack"; value: StreamAck } | { case: "chunk"; value: StreamChunk } | { case: undefined; value?: undefined } }>,
+    unary: () => Promise<StreamAck>,
+    signal?: AbortSignal,
+  ): AsyncGenerator<StreamAck | Frame> {
     let events = 0;
     try {
-      for await (const response of this.client.invokeStream({ request }, { signal })) {
+      for await (const response of open()) {
         events += 1;
         if (response.event.case === "ack") {
           yield response.event.value;
@@ -257,9 +272,7 @@ export class RiverbeamClient {
       const error = toRiverbeamError(err);
       if (events > 0 || !unimplemented(error)) throw error;
     }
-    // Nothing ran: the router refused the method itself, so the turn is sent once, as Invoke.
-    const ack = await this.invoke(agentName, text, { ...options, sessionId: request.sessionId, stream: true });
-    if (ack.$typeName !== "riverbeam.v1.StreamAck") throw new Error("Invoke with stream: true returned no ack");
+    const ack = await unary();
     yield ack;
     yield* this.follow(ack.requestId, 0, signal);
   }
@@ -284,4 +297,26 @@ export class RiverbeamClient {
 /** A status the router did not send itself (no ErrorInfo) saying the method is unknown. */
 function unimplemented(error: RiverbeamError): boolean {
   return error.transport && error.grpcCode === "UNIMPLEMENTED";
+}
+
+/** The ResumeRequest of `options`, answered as the Python client answers: `submitted` runs the
+ * stored call, anything else runs nothing. */
+function resumeRequest(options: ResumeOptions) {
+  const actions = options.actions.map((a) => {
+    const status = a.status ?? "submitted";
+    return create(ActionResponseEnvelopeSchema, {
+      actionId: a.actionId,
+      kind: a.kind ?? "confirmation",
+      requestId: crypto.randomUUID(),
+      status,
+      payload: { approved: status === "submitted", ...(a.reason ? { reason: a.reason } : {}) },
+    });
+  });
+  return {
+    agentName: options.agentName,
+    sessionId: options.sessionId,
+    interactionId: options.interactionId,
+    actions,
+    requestId: options.requestId,
+  };
 }

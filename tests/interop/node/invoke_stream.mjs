@@ -2,6 +2,8 @@
 // One InvokeStream turn with the TypeScript client package, its events printed as one JSON line:
 //
 //   node invoke_stream.mjs --router 127.0.0.1:50051 [--agent assistant] [--text "hello"]
+//   node invoke_stream.mjs --router ... --resume SESSION,INTERACTION,ACTION   (ResumeStream,
+//                                                                           approving ACTION)
 //
 // {"events":[{"kind":"ack","request_id":...},{"kind":"frame","seq":1,"type":...},...]}, exit 0;
 // on an error {"error":..., "code": "BEM-NNN"}, exit 2. tests/interop/test_node_client.py runs
@@ -16,6 +18,7 @@ const { values: opts } = parseArgs({
     router: { type: "string", default: "127.0.0.1:50051" },
     agent: { type: "string", default: "assistant" },
     text: { type: "string", default: "hello from node" },
+    resume: { type: "string" },
   },
   strict: true,
 });
@@ -23,7 +26,14 @@ const { values: opts } = parseArgs({
 const client = new RiverbeamClient(opts.router, { timeoutMs: 10_000 });
 const events = [];
 try {
-  for await (const event of client.invokeStream(opts.agent, opts.text)) {
+  let stream;
+  if (opts.resume) {
+    const [sessionId, interactionId, actionId] = opts.resume.split(",");
+    stream = client.resumeStream({ agentName: opts.agent, sessionId, interactionId, actions: [{ actionId }] });
+  } else {
+    stream = client.invokeStream(opts.agent, opts.text);
+  }
+  for await (const event of stream) {
     if (event.$typeName === "riverbeam.v1.StreamAck") {
       events.push({ kind: "ack", request_id: event.requestId, session_id: event.sessionId });
     } else {
