@@ -177,7 +177,7 @@ async def invoke(
 async def _frames_of(
     events: AsyncIterator[StreamAck | StreamChunk],
 ) -> AsyncGenerator[StreamChunk, None]:
-    """The frames after an InvokeStream's ack."""
+    """The frames after an InvokeStream's or a ResumeStream's ack."""
     async for event in events:
         if isinstance(event, StreamChunk):
             yield event
@@ -211,15 +211,26 @@ async def respond(
             ),
             soft_wrap=True,
         )
-    answer = client.approve if approve else client.decline
-    ack = await answer(session_id, interaction_id, actions=actions, agent_name=agent, reason=reason)
-    progress.request_id = ack.request_id
-    consoles.err.print(
-        Text(f"session {ack.session_id} · request {ack.request_id}", style="dim"), soft_wrap=True
+    # The answers and the resumed run's frames in one call (ResumeStream).
+    events = client.answer_stream(
+        session_id,
+        interaction_id,
+        approve=approve,
+        actions=actions,
+        agent_name=agent,
+        reason=reason,
     )
-    return await show_frames(
-        client.follow(ack.request_id), consoles, json_mode=json_mode, progress=progress
-    )
+    async with contextlib.aclosing(events):
+        ack = await anext(events)
+        assert isinstance(ack, StreamAck)
+        progress.request_id = ack.request_id
+        consoles.err.print(
+            Text(f"session {ack.session_id} · request {ack.request_id}", style="dim"),
+            soft_wrap=True,
+        )
+        return await show_frames(
+            _frames_of(events), consoles, json_mode=json_mode, progress=progress
+        )
 
 
 async def follow_request(

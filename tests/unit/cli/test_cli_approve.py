@@ -33,6 +33,9 @@ def test_approve_resumes_with_submitted_envelopes_and_follows(cli: Cli) -> None:
     assert f'approve git_push {{"ref": "docs/update"}}  ({ACTION_PENDING})' in result.stderr
     assert "← git_push" in result.stdout
     assert "Pushed." in result.stdout
+    # The answer and the resumed run's frames on one call.
+    calls = [name for name, _ in cli.fake.calls]
+    assert calls[-1] == "ResumeStream" and "Resume" not in calls and "FollowStream" not in calls
 
 
 def test_decline_sends_cancelled(cli: Cli) -> None:
