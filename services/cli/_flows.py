@@ -161,6 +161,17 @@ async def invoke(
     events = client.invoke_stream(
         agent, text, session_id=session_id, metadata=metadata, model_override=model, **extra
     )
+    return await _show_acked(events, consoles, progress, json_mode=json_mode)
+
+
+async def _show_acked(
+    events: AsyncGenerator[StreamAck | StreamChunk, None],
+    consoles: Consoles,
+    progress: Progress,
+    *,
+    json_mode: bool,
+) -> ExitCode:
+    """Show an InvokeStream's or a ResumeStream's events: the ack's ids, then the frames."""
     async with contextlib.aclosing(events):
         ack = await anext(events)
         assert isinstance(ack, StreamAck)
@@ -220,17 +231,7 @@ async def respond(
         agent_name=agent,
         reason=reason,
     )
-    async with contextlib.aclosing(events):
-        ack = await anext(events)
-        assert isinstance(ack, StreamAck)
-        progress.request_id = ack.request_id
-        consoles.err.print(
-            Text(f"session {ack.session_id} · request {ack.request_id}", style="dim"),
-            soft_wrap=True,
-        )
-        return await show_frames(
-            _frames_of(events), consoles, json_mode=json_mode, progress=progress
-        )
+    return await _show_acked(events, consoles, progress, json_mode=json_mode)
 
 
 async def follow_request(

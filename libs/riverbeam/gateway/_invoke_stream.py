@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import abc
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from riverbeam.auth import Principal
@@ -81,24 +81,14 @@ class InvokeStreaming(StreamFollowing):
                 field="request_id",
             )
         request_id = request.request_id
-        early = subscribe_early(self._frames, request_id, after_a_turn=False)
-        try:
+
+        async def begin() -> tuple[Any | StreamAck, str]:
             reply = await self.invoke_relayed(principal, request, timeout_s=timeout_s, wire=wire)
-            subscribed = await subscribed_early(early)
-        except BaseException:
-            await discard_early(early)
-            raise
-        try:
-            ack, run_id = await self._ack_of(reply, request_id)
-            yield ack
-            async with contextlib.aclosing(
-                self._relay(request_id, run_id, True, 0, subscribed)
-            ) as relay:
-                async for frame in relay:
-                    yield frame
-        finally:
-            if subscribed is not None:
-                await subscribed.aclose()
+            return await self._ack_of(reply, request_id)
+
+        async with contextlib.aclosing(self._begun_and_relayed(request_id, begin)) as events:
+            async for event in events:
+                yield event
 
     @abc.abstractmethod
     async def resume(
@@ -121,15 +111,30 @@ class InvokeStreaming(StreamFollowing):
             payload = payload.model_copy(update={"request_id": new_id()})
         request_id = payload.request_id
         assert request_id is not None
-        early = subscribe_early(self._frames, request_id, after_a_turn=False)
-        try:
+
+        async def begin() -> tuple[StreamAck, str]:
             ack = await self.resume(principal, payload, timeout_s=timeout_s)
             granted = self._grants.lookup(principal, request_id)
             if granted is not None:
-                run_id = granted.run_id
-            else:
-                run, session = await self._request_run_with_session(request_id)
-                run_id = (await self._may_reach(principal, run, session)).run_id
+                return ack, granted.run_id
+            run, session = await self._request_run_with_session(request_id)
+            return ack, (await self._may_reach(principal, run, session)).run_id
+
+        async with contextlib.aclosing(self._begun_and_relayed(request_id, begin)) as events:
+            async for event in events:
+                yield event
+
+    async def _begun_and_relayed(
+        self, request_id: str, begin: Callable[[], Awaitable[tuple[Any, str]]]
+    ) -> AsyncGenerator[Any, None]:
+        """The ack `begin()` gives (with the run's id), then the request's frames.
+
+        The request's consumer is made while `begin` runs; a `begin` that raises removes it.
+        """
+        assert self._frames is not None
+        early = subscribe_early(self._frames, request_id, after_a_turn=False)
+        try:
+            ack, run_id = await begin()
             subscribed = await subscribed_early(early)
         except BaseException:
             await discard_early(early)
