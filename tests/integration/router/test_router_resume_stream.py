@@ -4,7 +4,6 @@ call; who may follow them is who may follow the request after Resume."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -23,17 +22,10 @@ from tests.integration.router.router_kit import (
     refused_stream,
 )
 from tests.integration.router.test_router_follow import consumers, direct
+from tests.integration.router.test_router_invoke_stream import events_of
 from tests.integration.router.test_router_refusals import resume_request
 
 pytestmark = pytest.mark.nats
-
-
-async def events_of(stream: AsyncIterator[StreamAck | StreamChunk]) -> list[Any]:
-    out: list[Any] = []
-    async with asyncio.timeout(GUARD_S):
-        async for event in stream:
-            out.append(event)
-    return out
 
 
 async def answers(client: RiverbeamClient, session_id: str, interaction_id: str) -> list[Any]:
