@@ -84,11 +84,18 @@ def _session_line(console: Console, result: AgentResult) -> None:
     )
 
 
-def finish(consoles: Consoles, result: AgentResult, *, json_mode: bool, streamed: bool) -> ExitCode:
+def finish(
+    consoles: Consoles,
+    result: AgentResult,
+    *,
+    json_mode: bool,
+    streamed: bool,
+    tools_shown: bool = False,
+) -> ExitCode:
     """Show a final result; the exit status says whether it completed or awaits approval."""
     info = consoles.err if json_mode else consoles.out  # with --json, stdout holds only JSON
     if not json_mode:
-        render_result(consoles.out, result, streamed=streamed)
+        render_result(consoles.out, result, streamed=streamed, tools_shown=tools_shown)
     code = ExitCode.OK
     if result.interrupted:
         render_interrupted(info, result)
@@ -125,7 +132,13 @@ async def show_frames(
         print_frame_error(consoles.err, last.error_code, last.error)
         return ExitCode.RUN_FAILED
     assert last.result is not None
-    return finish(consoles, last.result, json_mode=json_mode, streamed=renderer.streamed_text)
+    return finish(
+        consoles,
+        last.result,
+        json_mode=json_mode,
+        streamed=renderer.streamed_text,
+        tools_shown=renderer.shown_tools,
+    )
 
 
 async def invoke(

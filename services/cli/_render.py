@@ -88,6 +88,7 @@ class FrameRenderer:
         self._mid_line = False
         self._thinking_shown = False
         self.streamed_text = False
+        self.shown_tools = False  # a tool frame of the run itself was shown
         self.frames = 0
         self.last_seq = 0
         self._speaker: str | None = None  # the child agent whose text line is open
@@ -183,12 +184,16 @@ class FrameRenderer:
             line.append(" ")
             line.append(compact_json(data.tool_args or {}))
         self._thinking_shown = False
+        self.shown_tools = True
         self._line(line)
 
 
-def render_result(console: Console, result: AgentResult, *, streamed: bool = False) -> None:
-    """The final result: its text (unless it was streamed), tool calls, and token usage."""
-    if not streamed:
+def render_result(
+    console: Console, result: AgentResult, *, streamed: bool = False, tools_shown: bool = False
+) -> None:
+    """The final result: its tool calls (unless their frames were shown), its text (unless it
+    was streamed), and token usage."""
+    if not tools_shown:
         for call in result.tool_calls:
             line = Text("→ tool ", style="cyan")
             line.append(call.tool_name, style="bold")
@@ -201,8 +206,8 @@ def render_result(console: Console, result: AgentResult, *, streamed: bool = Fal
                 back.append(" ")
                 back.append(compact_json(call.result), style="dim")
                 console.print(back, soft_wrap=True)
-        if result.text:
-            console.print(Text(result.text), soft_wrap=True)
+    if not streamed and result.text:
+        console.print(Text(result.text), soft_wrap=True)
     if result.handoff_to:
         line = Text(f"⇢ handed off to {result.handoff_to}", style="magenta")
         if result.session_id and result.interaction_id:

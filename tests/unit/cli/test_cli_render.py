@@ -103,6 +103,40 @@ def test_render_result_prints_text_once() -> None:
     assert out.getvalue().startswith("Done.\n")
 
 
+def test_tool_calls_shown_as_frames_are_not_listed_again() -> None:
+    """A resumed run's held call streams as tool frames and its text arrives whole with done:
+    the summary prints the text, not the calls a second time."""
+    done = StreamChunk.parse(
+        {"type": "done", "result": {
+            "agent_name": "author", "content": [{"type": "text", "text": "Pushed."}],
+            "tool_calls": [{"tool_name": "git_push", "args": {"ref": "x"}, "result": {"ok": True}}],
+        }}
+    )  # fmt: skip
+    console, out = _console()
+    r = FrameRenderer(console)
+    r.frame(StreamChunk.parse(
+        {"type": "tool", "data": {"role": "ai", "type": "action", "tool_name": "git_push", "tool_args": {"ref": "x"}}}
+    ))  # fmt: skip
+    r.frame(StreamChunk.parse(
+        {"type": "tool", "data": {"role": "tool", "type": "tool_result", "tool_name": "git_push", "tool_result": {"ok": True}}}
+    ))  # fmt: skip
+    r.frame(done)
+    assert done.result is not None
+    render_result(console, done.result, streamed=r.streamed_text, tools_shown=r.shown_tools)
+    lines = out.getvalue().splitlines()
+    assert [line for line in lines if "git_push" in line] == [
+        '→ tool git_push {"ref": "x"}',
+        '← git_push {"ok": true}',
+    ]
+    assert "Pushed." in lines
+    # Without the frames (a waited-for invoke), the summary lists the calls.
+    console, out = _console()
+    render_result(console, done.result, streamed=False)
+    assert out.getvalue().startswith(
+        '→ tool git_push {"ref": "x"}\n← git_push {"ok": true}\nPushed.\n'
+    )
+
+
 def test_render_interrupted_prints_the_commands() -> None:
     result = AgentResult.parse(
         {"agent_name": "a", "interrupted": True, "session_id": "S", "interaction_id": "I",
