@@ -475,6 +475,41 @@ async def _acked_event_stream(
     return EventSourceResponse(sent(), ping=int(settings.sse_ping_s), headers=_SSE_HEADERS)
 
 
+_ANSWER_STREAM_DESCRIPTION = """\
+`POST /v1/actions/{action_id}/approve` (or `/decline`) and the resumed run's frames in one call
+(the ResumeStream RPC): the same Server-Sent Events as `POST /v1/resume/stream` (`event: ack`,
+then the frames). A refused answer is a problem+json response (nothing was answered)."""
+
+
+@api_router.post(
+    "/actions/{action_id}/{verb}/stream",
+    tags=["approvals"],
+    summary="Approve or decline an action and stream the resumed run (SSE)",
+    description=_ANSWER_STREAM_DESCRIPTION,
+    response_class=Response,
+    responses=_event_stream("text/event-stream: the ack, then the frames"),
+)
+async def answer_stream(
+    request: Request,
+    client: Client,
+    action_id: Id,
+    verb: Literal["approve", "decline"],
+    body: Annotated[AnswerBody | None, Body()] = None,
+) -> Response:
+    action = await client.get_action(action_id)
+    events = client.answer_stream(
+        action.session_id,
+        action.interaction_id,
+        approve=verb == "approve",
+        action_id=action.action_id,
+        agent_name=action.agent_name,
+        reason=body.reason if body else None,
+        responder_id=body.responder_id if body else None,
+        request_id=body.request_id if body else None,
+    )
+    return await _acked_event_stream(events, request)
+
+
 # ---- /chat: the AI SDK UI message stream ----------------------------------------------------------
 chat_router = APIRouter(responses=PROBLEM_RESPONSES)
 

@@ -332,8 +332,9 @@ async def test_author_push_declined_over_http_runs_nothing(console_env: ConsoleE
     assert origin.references.get("refs/heads/riverbeam/work") is None  # nothing was pushed
 
 
-async def test_resume_stream_sends_the_ack_then_the_resumed_runs_frames(
-    console_env: ConsoleEnv,
+@pytest.mark.parametrize("endpoint", ["/v1/resume/stream", "/v1/actions/{action_id}/decline/stream"])
+async def test_a_streamed_answer_sends_the_ack_then_the_resumed_runs_frames(
+    console_env: ConsoleEnv, endpoint: str
 ) -> None:
     await console_env.chat.clear()
     await console_env.chat.push(
@@ -354,20 +355,23 @@ async def test_resume_stream_sends_the_ack_then_the_resumed_runs_frames(
         [action] = (await http.get("/v1/inbox", params={"session_id": session_id})).json()[
             "actions"
         ]
-        body = {
-            "session_id": session_id,
-            "interaction_id": paused["interaction_id"],
-            "actions": [
-                {
-                    "action_id": action["action_id"],
-                    "kind": "confirmation",
-                    "request_id": str(uuid.uuid4()),
-                    "status": "cancelled",
-                    "payload": {"approved": False, "reason": "not today"},
-                }
-            ],
-        }
-        response = await http.post("/v1/resume/stream", json=body)
+        body: dict[str, Any] = {"reason": "not today"}
+        if endpoint == "/v1/resume/stream":
+            body = {
+                "session_id": session_id,
+                "interaction_id": paused["interaction_id"],
+                "actions": [
+                    {
+                        "action_id": action["action_id"],
+                        "kind": "confirmation",
+                        "request_id": str(uuid.uuid4()),
+                        "status": "cancelled",
+                        "payload": {"approved": False, "reason": "not today"},
+                    }
+                ],
+            }
+        url = endpoint.format(action_id=action["action_id"])
+        response = await http.post(url, json=body)
         assert response.status_code == 200, response.text
         assert response.headers["content-type"].startswith("text/event-stream")
         ack, *events = sse_events(response.text)
@@ -378,8 +382,10 @@ async def test_resume_stream_sends_the_ack_then_the_resumed_runs_frames(
         assert {f.request_id for f in frames} == {request_id}
         assert frames[-1].type == "done" and frames[-1].result is not None
         assert frames[-1].result.text == "Understood, not pushed."
+        declined = (await http.get(f"/v1/actions/{action['action_id']}")).json()
+        assert (declined["status"], declined["outcome"]) == ("cancelled", "declined")
         # The same answer again is refused as a problem document: nothing is answered twice.
-        again = await http.post("/v1/resume/stream", json=body)
+        again = await http.post(url, json=body)
         assert_problem(again, 400, "BEM-066")
 
 

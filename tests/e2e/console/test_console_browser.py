@@ -140,6 +140,10 @@ async def test_author_task_approved_in_the_inbox(
     done = await page.wait_for_selector(".action-card .done-summary")  # type: ignore[attr-defined]
     assert "completed" in await done.inner_text()
     assert "Pushed it." in await card.inner_text()
+    # The answer and the resumed run's frames came on one call (ResumeStream).
+    action_id = await card.get_attribute("data-action-id")  # type: ignore[attr-defined]
+    log = console_env.stack.log_path("console").read_text()
+    assert f"POST /v1/actions/{action_id}/approve/stream" in log
     origin = pygit2.Repository(str(console_env.origin))
     pushed = [r for r in set(origin.references) - before if r.startswith(SESSION_BRANCHES)]
     assert len(pushed) == 1, list(origin.references)

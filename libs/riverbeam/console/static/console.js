@@ -74,6 +74,39 @@ async function api(method, path, body) {
   return data;
 }
 
+// Reads a text/event-stream response: onEvent(event, payload, id) for each event with data;
+// `event: problem` is thrown as a Problem. Resolves true once a terminal frame was read.
+async function readEvents(response, onEvent) {
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  let terminal = false;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return terminal;
+    buffer += value.replace(/\r\n/g, "\n");
+    let cut;
+    while ((cut = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, cut);
+      buffer = buffer.slice(cut + 2);
+      const event = { event: "message", data: [], id: null };
+      for (const line of block.split("\n")) {
+        if (!line || line.startsWith(":")) continue;
+        const colon = line.indexOf(":");
+        const field = colon < 0 ? line : line.slice(0, colon);
+        const data = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+        if (field === "data") event.data.push(data);
+        else if (field === "event") event.event = data;
+        else if (field === "id") event.id = data;
+      }
+      if (!event.data.length) continue;
+      const payload = JSON.parse(event.data.join("\n"));
+      if (event.event === "problem") throw new Problem(payload);
+      onEvent(event.event, payload, event.id);
+      if (event.event === "message" && (payload.type === "done" || payload.type === "error")) terminal = true;
+    }
+  }
+}
+
 // Follows GET /v1/requests/{id}/frames (SSE) with fetch, so the token can be sent as a header.
 // Calls onFrame for each frame; resolves after the terminal frame; reconnects with Last-Event-ID.
 async function followFrames(requestId, onFrame, { afterSeq = 0, signal } = {}) {
@@ -84,38 +117,41 @@ async function followFrames(requestId, onFrame, { afterSeq = 0, signal } = {}) {
     const response = await fetch(`/v1/requests/${encodeURIComponent(requestId)}/frames`, { headers: headers(extra), signal });
     if (response.status === 204) return;
     if (!response.ok) throw new Problem(await response.json());
-    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-    let buffer = "";
-    let terminal = false;
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += value.replace(/\r\n/g, "\n");
-      let cut;
-      while ((cut = buffer.indexOf("\n\n")) >= 0) {
-        const block = buffer.slice(0, cut);
-        buffer = buffer.slice(cut + 2);
-        const event = { event: "message", data: [], id: null };
-        for (const line of block.split("\n")) {
-          if (!line || line.startsWith(":")) continue;
-          const colon = line.indexOf(":");
-          const field = colon < 0 ? line : line.slice(0, colon);
-          const data = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
-          if (field === "data") event.data.push(data);
-          else if (field === "event") event.event = data;
-          else if (field === "id") event.id = data;
-        }
-        if (!event.data.length) continue;
-        const payload = JSON.parse(event.data.join("\n"));
-        if (event.event === "problem") throw new Problem(payload);
-        if (event.id) last = Number(event.id);
-        onFrame(payload);
-        if (payload.type === "done" || payload.type === "error") terminal = true;
-      }
-    }
+    const terminal = await readEvents(response, (_event, frame, id) => {
+      if (id) last = Number(id);
+      onFrame(frame);
+    });
     if (terminal) return;
   }
   throw new Problem({ code: "BEM-086", title: "stream ended without a done frame", detail: requestId });
+}
+
+// POSTs to an endpoint answering `event: ack`, then frames (/v1/invoke/stream, /v1/resume/stream,
+// /v1/actions/{id}/{verb}/stream). Calls onAck, then onFrame for each frame; a stream that
+// breaks before its terminal frame is followed on from the last frame read.
+async function postStream(path, body, onAck, onFrame) {
+  const response = await fetch(path, {
+    method: "POST",
+    headers: headers({ "Content-Type": "application/json", Accept: "text/event-stream" }),
+    body: JSON.stringify(body),
+  });
+  lastTraceId = response.headers.get("x-trace-id");
+  if (!response.ok) throw new Problem(await response.json());
+  let ack = null;
+  let last = 0;
+  const terminal = await readEvents(response, (event, payload, id) => {
+    if (event === "ack") {
+      ack = payload;
+      onAck(payload);
+      return;
+    }
+    if (id) last = Number(id);
+    onFrame(payload);
+  });
+  if (terminal) return ack;
+  if (ack === null) throw new Problem({ code: "BEM-086", title: "stream ended before its ack", detail: path });
+  await followFrames(ack.request_id, onFrame, { afterSeq: last });
+  return ack;
 }
 
 // ---- frame rendering (shared by the playground, the inbox and replays) --------------------------
@@ -354,13 +390,20 @@ function actionCard(action) {
     for (const b of buttons.querySelectorAll("button")) b.disabled = true;
     out.replaceChildren(answerView.reply, answerView.tools, answerView.summary);
     try {
-      const ack = await api("POST", `/v1/actions/${action.action_id}/${verb}`, { reason: `${verb}d in the console` });
-      const traceId = lastTraceId;
-      state.replaceChildren(status(verb === "approve" ? "approved" : "declined"));
-      await followFrames(ack.request_id, (frame) => {
-        if (frame.run_id) rememberRun(frame.run_id, traceId);
-        answerView.add(frame);
-      });
+      // The answer and the resumed run's frames in one call (ResumeStream).
+      let traceId = null;
+      await postStream(
+        `/v1/actions/${action.action_id}/${verb}/stream`,
+        { reason: `${verb}d in the console` },
+        () => {
+          traceId = lastTraceId;
+          state.replaceChildren(status(verb === "approve" ? "approved" : "declined"));
+        },
+        (frame) => {
+          if (frame.run_id) rememberRun(frame.run_id, traceId);
+          answerView.add(frame);
+        },
+      );
       refreshInboxCount();
     } catch (err) {
       showProblem(err);
