@@ -260,15 +260,20 @@ async def test_cors_is_off_unless_configured(console_env: ConsoleEnv) -> None:
         assert "access-control-allow-origin" not in plain.headers
 
 
-async def test_author_push_declined_over_http_runs_nothing(console_env: ConsoleEnv) -> None:
+async def script_a_held_push(console_env: ConsoleEnv, name: str) -> None:
+    """The author writes notes/<name>.md, commits it, asks to push, and (declined) says so."""
     await console_env.chat.clear()
     await console_env.chat.push(
-        tool_calls([call("write_file", {"path": "notes/http.md", "body": "via http\n"})]),
-        tool_calls([call("git_add", {"path": "notes/http.md"})]),
-        tool_calls([call("git_commit", {"message": "Add http notes"})]),
+        tool_calls([call("write_file", {"path": f"notes/{name}.md", "body": f"via {name}\n"})]),
+        tool_calls([call("git_add", {"path": f"notes/{name}.md"})]),
+        tool_calls([call("git_commit", {"message": f"Add {name} notes"})]),
         tool_calls([call("git_push", {})], text="May I push?"),
         text("Understood, not pushed."),
     )
+
+
+async def test_author_push_declined_over_http_runs_nothing(console_env: ConsoleEnv) -> None:
+    await script_a_held_push(console_env, "http")
     session_id = str(uuid.uuid4())
     async with console_env.http() as http:
         result = await http.post(
@@ -332,18 +337,13 @@ async def test_author_push_declined_over_http_runs_nothing(console_env: ConsoleE
     assert origin.references.get("refs/heads/riverbeam/work") is None  # nothing was pushed
 
 
-@pytest.mark.parametrize("endpoint", ["/v1/resume/stream", "/v1/actions/{action_id}/decline/stream"])
+@pytest.mark.parametrize(
+    "endpoint", ["/v1/resume/stream", "/v1/actions/{action_id}/decline/stream"]
+)
 async def test_a_streamed_answer_sends_the_ack_then_the_resumed_runs_frames(
     console_env: ConsoleEnv, endpoint: str
 ) -> None:
-    await console_env.chat.clear()
-    await console_env.chat.push(
-        tool_calls([call("write_file", {"path": "notes/sse.md", "body": "via sse\n"})]),
-        tool_calls([call("git_add", {"path": "notes/sse.md"})]),
-        tool_calls([call("git_commit", {"message": "Add sse notes"})]),
-        tool_calls([call("git_push", {})], text="May I push?"),
-        text("Understood, not pushed."),
-    )
+    await script_a_held_push(console_env, "sse")
     session_id = str(uuid.uuid4())
     async with console_env.http() as http:
         result = await http.post(

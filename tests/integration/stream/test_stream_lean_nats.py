@@ -80,21 +80,18 @@ def _child(url: str) -> dict[str, object]:
     return result
 
 
-def test_a_nats_url_never_loads_aiohttp(server: NatsServer) -> None:
-    out = _child(server.url)
+@pytest.mark.parametrize(
+    ("scheme", "loads_aiohttp"),
+    [("nats", False), ("ws", True)],
+    ids=["a nats URL never loads aiohttp", "a websocket URL still connects"],
+)
+def test_nats_imported_without_aiohttp(
+    server: NatsServer, scheme: str, loads_aiohttp: bool
+) -> None:
+    out = _child(server.url if scheme == "nats" else server.ws_url)
     assert out == {
         "hid": True,
         "received": "over the wire",
         "jetstream": True,
-        "aiohttp_loaded": False,
-    }
-
-
-def test_a_websocket_url_still_connects(server: NatsServer) -> None:
-    out = _child(server.ws_url)
-    assert out == {
-        "hid": True,
-        "received": "over the wire",
-        "jetstream": True,
-        "aiohttp_loaded": True,
+        "aiohttp_loaded": loads_aiohttp,
     }
