@@ -61,20 +61,11 @@ async def stack(node: str, tmp_path_factory: pytest.TempPathFactory) -> AsyncIte
         yield up
 
 
-async def _run_client(
-    node: str, stack: LocalStack, *args: str
-) -> tuple[int, dict[str, object], str]:
-    """Run client.mjs against the stack: (exit code, the JSON summary line, stderr)."""
-    argv = [
-        node, "client.mjs",
-        "--router", stack.router,
-        "--nats", stack.nats_url,
-        "--timeout", "10",
-        *args,
-    ]  # fmt: skip
+async def _node(argv: list[str]) -> subprocess.CompletedProcess[str]:
+    """Run a node script of tests/interop/node (killed after CLIENT_TIMEOUT_S)."""
     try:
         # subprocess.run kills the child when the timeout expires.
-        done = await asyncio.to_thread(
+        return await asyncio.to_thread(
             subprocess.run,
             argv,
             cwd=NODE_DIR,
@@ -86,7 +77,21 @@ async def _run_client(
             check=False,
         )
     except subprocess.TimeoutExpired as exc:
-        pytest.fail(f"node client.mjs did not finish within {CLIENT_TIMEOUT_S:g}s: {exc.stdout!r}")
+        pytest.fail(f"node {argv[1]} did not finish within {CLIENT_TIMEOUT_S:g}s: {exc.stdout!r}")
+
+
+async def _run_client(
+    node: str, stack: LocalStack, *args: str
+) -> tuple[int, dict[str, object], str]:
+    """Run client.mjs against the stack: (exit code, the JSON summary line, stderr)."""
+    argv = [
+        node, "client.mjs",
+        "--router", stack.router,
+        "--nats", stack.nats_url,
+        "--timeout", "10",
+        *args,
+    ]  # fmt: skip
+    done = await _node(argv)
     lines = [line for line in done.stdout.splitlines() if line.strip()]
     assert len(lines) == 1, (
         f"expected one summary line, got stdout={done.stdout!r} stderr={done.stderr!r}"
@@ -142,17 +147,7 @@ async def test_node_streams_against_routers_with_and_without_the_method(
             f"{SESSION},{INTERACTION_WAITING},{ACTION_PENDING}",
         ]
     with FakeRouterThread(fake) as router:
-        done = await asyncio.to_thread(
-            subprocess.run,
-            [node, "invoke_stream.mjs", "--router", router.address, *args],
-            cwd=NODE_DIR,
-            env=node_env(),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=CLIENT_TIMEOUT_S,
-            check=False,
-        )
+        done = await _node([node, "invoke_stream.mjs", "--router", router.address, *args])
     assert done.returncode == 0, (done.stdout, done.stderr)
     events = json.loads(done.stdout.strip().splitlines()[-1])["events"]
     ack, frames = events[0], events[1:]
