@@ -10,14 +10,15 @@ which treats it exactly as before.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+_SERVICES = frozenset({"router", "runner", "sandbox", "store", "console"})
 # The services that import nats-py (the store and the sandbox speak no NATS).
 _SPEAK_NATS = frozenset({"router", "runner", "console"})
-
-
 # The options the plain form takes, and the services that take each.
 _PLAIN_OPTIONS = {
-    "--listen": frozenset({"router", "runner", "sandbox", "store", "console"}),
-    "--ready-file": frozenset({"router", "runner", "sandbox", "store", "console"}),
+    "--listen": _SERVICES,
+    "--ready-file": _SERVICES,
     "--config": frozenset({"runner"}),
     "--agents": frozenset({"runner"}),
 }
@@ -28,7 +29,7 @@ def _plain_serve(argv: list[str]) -> tuple[str, dict[str, str]] | None:
     if len(argv) < 2 or argv[0] != "serve":
         return None
     service, rest = argv[1], argv[2:]
-    if service not in ("router", "runner", "sandbox", "store", "console"):
+    if service not in _SERVICES:
         return None
     found: dict[str, str] = {}
     while rest:
@@ -45,15 +46,14 @@ def _plain_serve(argv: list[str]) -> tuple[str, dict[str, str]] | None:
     return service, found
 
 
-def _overrides(found: dict[str, str]) -> dict[str, object]:
-    """The runner's --agents and --config as settings, as `serve_overrides` makes them."""
+def runner_overrides(*, agents: str | None, config: Path | str | None) -> dict[str, object]:
+    """The runner's --agents and --config as settings (also the full command's, through
+    `serve_overrides`)."""
     overrides: dict[str, object] = {}
-    if found.get("--agents"):
-        overrides["agents"] = found["--agents"]
-    if "--config" in found:
-        from pathlib import Path
-
-        overrides["config"] = Path(found["--config"]).resolve()
+    if agents:
+        overrides["agents"] = agents
+    if config is not None:
+        overrides["config"] = Path(config).resolve()
     return overrides
 
 
@@ -71,4 +71,5 @@ def run(argv: list[str]) -> None:
         import_nats_without_aiohttp()  # before anything else imports nats
     from services.cli._serve import ServiceName, serve
 
-    serve(ServiceName(service), found.get("--listen"), found.get("--ready-file"), _overrides(found))
+    overrides = runner_overrides(agents=found.get("--agents"), config=found.get("--config"))
+    serve(ServiceName(service), found.get("--listen"), found.get("--ready-file"), overrides)

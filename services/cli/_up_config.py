@@ -19,6 +19,7 @@ from pathlib import Path
 from rich.text import Text
 
 from riverbeam.agents import load_config
+from services.cli._entry import runner_overrides
 from services.cli._errors import ExitCode
 from services.cli._flows import Consoles
 from services.cli._up import LocalStack, StackError, log_tail
@@ -135,11 +136,7 @@ async def watch_and_restart(
 
 def serve_overrides(service: str, *, agents: str | None, config: Path | None) -> dict[str, object]:
     """`riverbeam serve runner --agents/--config` as settings; other services take neither."""
-    overrides: dict[str, object] = {}
-    if agents:
-        overrides["agents"] = agents
-    if config is not None:
-        overrides["config"] = config.resolve()
+    overrides = runner_overrides(agents=agents, config=config)
     if overrides and service != "runner":
         import typer
 
