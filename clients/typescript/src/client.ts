@@ -117,7 +117,10 @@ export class RiverbeamClient {
 
   /** Answer pending actions (approve: submitted; decline: cancelled); the resumed run's ack. */
   async resume(options: ResumeOptions): Promise<StreamAck> {
-    const request = resumeRequest(options);
+    return this.resumeWith(resumeRequest(options));
+  }
+
+  private async resumeWith(request: ReturnType<typeof resumeRequest>): Promise<StreamAck> {
     const response = await this.call((o) => this.client.resume(request, o));
     if (response.ack === undefined) throw new Error("Resume returned no ack");
     return response.ack;
@@ -132,7 +135,7 @@ export class RiverbeamClient {
     const request = resumeRequest(options);
     yield* this.ackedFrames(
       () => this.client.resumeStream({ request }, { signal }),
-      () => this.resume(options),
+      () => this.resumeWith(request),
       signal,
     );
   }

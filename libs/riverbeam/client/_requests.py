@@ -25,6 +25,11 @@ def _config_json(config: TurnConfig | JsonObject | None) -> JsonObject | None:
     return config
 
 
+def _parts(content: str | Sequence[ContentPart]) -> list[ContentPart]:
+    """A turn's content parts: a string is one text part."""
+    return [ContentPart.of_text(content)] if isinstance(content, str) else list(content)
+
+
 def resume_message(
     agent_name: str | None,
     session_id: str,
@@ -38,12 +43,7 @@ def resume_message(
     request_id: str | None = None,
 ) -> Any:
     """The ResumeRequest message of a resume (validated as the router will)."""
-    if content is None:
-        parts: list[ContentPart] = []
-    elif isinstance(content, str):
-        parts = [ContentPart.of_text(content)]
-    else:
-        parts = list(content)
+    parts = _parts(content) if content is not None else []
     payload = ResumePayload.parse(
         {
             "agent_name": agent_name,
@@ -78,7 +78,7 @@ def invoke_message(
     interaction_id: str | None = None,
 ) -> Any:
     """The InvokeRequest message of an invoke (validated as the router will)."""
-    parts = [ContentPart.of_text(content)] if isinstance(content, str) else list(content)
+    parts = _parts(content)
     payload = InvokePayload.parse(
         {
             "agent_name": agent_name,
